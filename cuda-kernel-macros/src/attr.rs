@@ -1,0 +1,75 @@
+//! The arguments of `#[kernel(...)]` on a block, and of `#[kernel(...)]` on a fn inside it.
+
+use syn::{Attribute, LitStr, Path};
+
+use crate::report::Errors;
+
+/// `#[kernel(crate = path)]` on the block.
+pub struct BlockArgs {
+    /// Where the runtime is: `::cuda_kernel` unless re-exported elsewhere.
+    pub krate: Path,
+}
+
+/// Parses the block's arguments, reporting unknown ones and going on.
+pub fn parse_block_args(cx: &mut Errors, args: proc_macro2::TokenStream) -> BlockArgs {
+    let mut krate = None;
+    let parser = syn::meta::parser(|meta| {
+        if meta.path.is_ident("crate") {
+            let path: Path = meta.value()?.parse()?;
+            if krate.replace(path).is_some() {
+                return Err(meta.error("duplicate `crate` argument"));
+            }
+            Ok(())
+        } else {
+            Err(meta.error(format!(
+                "unknown #[kernel] argument `{}`: expected `crate = path`",
+                path_text(&meta.path)
+            )))
+        }
+    });
+    if let Err(e) = syn::parse::Parser::parse2(parser, args) {
+        cx.push(e);
+    }
+    BlockArgs {
+        krate: krate.unwrap_or_else(|| syn::parse_quote!(::cuda_kernel)),
+    }
+}
+
+/// `#[kernel(name = "symbol")]` on a fn: binds the declaration to an explicit entry symbol.
+#[derive(Default)]
+pub struct FnArgs {
+    /// The entry symbol, when it differs from the fn's name.
+    pub name: Option<LitStr>,
+}
+
+/// Parses one `#[kernel(...)]` attribute on a fn into `args`.
+pub fn parse_fn_args(cx: &mut Errors, attr: &Attribute, args: &mut FnArgs) {
+    let result = attr.parse_nested_meta(|meta| {
+        if meta.path.is_ident("name") {
+            let name: LitStr = meta.value()?.parse()?;
+            if args.name.replace(name).is_some() {
+                return Err(meta.error("duplicate `name` argument"));
+            }
+            Ok(())
+        } else {
+            Err(meta.error(format!(
+                "unknown #[kernel] argument `{}` on a kernel fn: expected `name = \"symbol\"`",
+                path_text(&meta.path)
+            )))
+        }
+    });
+    if let Err(e) = result {
+        cx.push(e);
+    }
+}
+
+fn path_text(path: &Path) -> String {
+    let mut text = String::new();
+    for (i, segment) in path.segments.iter().enumerate() {
+        if i > 0 {
+            text.push_str("::");
+        }
+        text.push_str(&segment.ident.to_string());
+    }
+    text
+}

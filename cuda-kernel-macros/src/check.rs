@@ -1,0 +1,283 @@
+//! The rules a kernel declaration must follow; each function opens with the rule it enforces.
+
+use std::collections::HashSet;
+
+use quote::ToTokens;
+use syn::{GenericArgument, PathArguments, ReturnType, Type};
+
+use crate::ast::{Block, Kernel, Param};
+use crate::report::Errors;
+
+/// Names the launcher takes for itself.
+const LAUNCHER_ARGS: &[&str] = &["stream", "config"];
+
+/// Checks the whole block, reporting every problem.
+pub fn check_block(cx: &mut Errors, block: &Block) {
+    check_abi(cx, &block.abi);
+    check_unique_names(cx, block);
+    for kernel in &block.kernels {
+        check_kernel(cx, kernel);
+    }
+}
+
+/// Rule: kernels use the C ABI, so the block is `extern "C"` (or plain `extern`, which is "C").
+fn check_abi(cx: &mut Errors, abi: &syn::Abi) {
+    if let Some(name) = &abi.name {
+        if name.value() != "C" {
+            cx.error(
+                abi,
+                format!(
+                    "unsupported ABI \"{}\": CUDA kernels use the C ABI, write extern \"C\"",
+                    name.value()
+                ),
+            );
+        }
+    }
+}
+
+/// Rule: two kernels of a block generate different types. (Two declarations may bind the same
+/// entry symbol: each is checked against the kernel on its own.)
+fn check_unique_names(cx: &mut Errors, block: &Block) {
+    let mut types = HashSet::new();
+    for kernel in &block.kernels {
+        let ty = kernel.type_ident().to_string();
+        if !types.insert(ty.clone()) {
+            cx.error(
+                &kernel.ident,
+                format!("a second kernel would generate the type `{ty}`: rename one of them"),
+            );
+        }
+    }
+}
+
+fn check_kernel(cx: &mut Errors, kernel: &Kernel) {
+    check_signature_shape(cx, kernel);
+    check_symbol(cx, kernel);
+    let mut names = HashSet::new();
+    for param in &kernel.params {
+        check_param_name(cx, param, &mut names);
+        if let Some(message) = param_type_error(&param.ty) {
+            cx.error(&param.ty, message);
+        }
+    }
+}
+
+/// Rule: a kernel is a plain C function returning void: no generics, no variadics, no return
+/// type, no const/async/extern qualifiers.
+fn check_signature_shape(cx: &mut Errors, kernel: &Kernel) {
+    let sig = &kernel.sig;
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        cx.error(
+            &sig.generics,
+            "kernel declarations cannot be generic: declare one fn per instantiation, binding \
+             each with #[kernel(name = \"mangled_symbol\")]",
+        );
+    }
+    if let Some(variadic) = &sig.variadic {
+        cx.error(
+            variadic,
+            "CUDA kernels cannot be variadic: declare every parameter",
+        );
+    }
+    if let ReturnType::Type(arrow, ty) = &sig.output {
+        cx.error(
+            quote::quote!(#arrow #ty),
+            "CUDA kernels return void: remove the return type and write results through a *mut pointer",
+        );
+    }
+    if let Some(constness) = &sig.constness {
+        cx.error(constness, "kernel declarations cannot be `const`");
+    }
+    if let Some(asyncness) = &sig.asyncness {
+        cx.error(asyncness, "kernel declarations cannot be `async`: launches are already asynchronous");
+    }
+    if let Some(abi) = &sig.abi {
+        cx.error(abi, "the ABI belongs on the block: write `fn name(...)` inside `extern \"C\" { ... }`");
+    }
+}
+
+/// Rule: an explicit entry symbol is a non-empty identifier-like string without NUL.
+fn check_symbol(cx: &mut Errors, kernel: &Kernel) {
+    if let Some(name) = &kernel.symbol {
+        let value = name.value();
+        if value.is_empty() || value.contains('\0') || value.chars().any(char::is_whitespace) {
+            cx.error(name, "expected an entry symbol such as \"_Z5scaleIfEvPT_S0_j\"");
+        }
+    }
+}
+
+/// Rule: parameter names are unique, not the launcher's own (`stream`, `config`), and not
+/// `__`-prefixed (reserved for generated locals).
+fn check_param_name(cx: &mut Errors, param: &Param, seen: &mut HashSet<String>) {
+    let name = param.ident.to_string();
+    if LAUNCHER_ARGS.contains(&name.as_str()) {
+        cx.error(
+            &param.ident,
+            format!(
+                "parameter `{name}` would clash with the launcher's own `{name}` argument: rename it \
+                 (names do not affect the kernel's ABI)"
+            ),
+        );
+    } else if name.starts_with("__") {
+        cx.error(&param.ident, "names starting with `__` are reserved for generated code: rename the parameter");
+    } else if !seen.insert(name.clone()) {
+        cx.error(&param.ident, format!("parameter `{name}` is declared twice"));
+    }
+}
+
+/// Rule: a parameter's type is a C type passed by value: a scalar, a vector type, or a raw
+/// pointer to device memory. What is not, and why, as a message saying what to write instead;
+/// `None` for types left to the `KernelParam` bound.
+pub fn param_type_error(ty: &Type) -> Option<String> {
+    let text = type_text(ty);
+    match ty {
+        Type::Ptr(ptr) => match &*ptr.elem {
+            Type::Slice(slice) => Some(format!(
+                "unsupported parameter type `{text}`: a device pointer points at elements, write {} {}",
+                if ptr.mutability.is_some() { "*mut" } else { "*const" },
+                type_text(&slice.elem)
+            )),
+            elem => param_type_error(elem)
+                .map(|inner| format!("unsupported pointee in `{text}`: {inner}")),
+        },
+        Type::Reference(r) => Some(match &*r.elem {
+            Type::Slice(slice) => {
+                let elem = type_text(&slice.elem);
+                format!(
+                    "unsupported parameter type `{text}`: pass device memory as *const {elem} or *mut {elem}"
+                )
+            }
+            Type::Path(p) if p.path.is_ident("str") => format!(
+                "unsupported parameter type `{text}`: host strings cannot reach a kernel, pass device bytes as *const u8"
+            ),
+            elem => {
+                let elem = type_text(elem);
+                format!(
+                    "unsupported parameter type `{text}`: kernels take values or device pointers, write {elem} or *const {elem}"
+                )
+            }
+        }),
+        Type::Slice(slice) => {
+            let elem = type_text(&slice.elem);
+            Some(format!(
+                "unsupported parameter type `{text}`: pass device memory as *const {elem} or *mut {elem}"
+            ))
+        }
+        Type::Array(array) => {
+            let elem = type_text(&array.elem);
+            Some(format!(
+                "unsupported parameter type `{text}`: C does not pass arrays by value, pass device memory as *const {elem} or a vector type such as Float4"
+            ))
+        }
+        Type::Tuple(tuple) if tuple.elems.is_empty() => Some(
+            "`()` is not a kernel parameter: remove the parameter".to_string(),
+        ),
+        Type::Tuple(_) => Some(format!(
+            "unsupported parameter type `{text}`: tuples have no C layout, pass each element as its own parameter"
+        )),
+        Type::Paren(p) => param_type_error(&p.elem),
+        Type::Group(g) => param_type_error(&g.elem),
+        Type::Path(p) if p.qself.is_none() => path_type_error(&p.path, &text),
+        Type::Path(_) => None,
+        _ => Some(format!(
+            "unsupported parameter type `{text}`: kernels take scalars, vector types and *const T / *mut T"
+        )),
+    }
+}
+
+fn path_type_error(path: &syn::Path, text: &str) -> Option<String> {
+    let last = path.segments.last()?;
+    let name = last.ident.to_string();
+    let elem = match &last.arguments {
+        PathArguments::AngleBracketed(args) => args.args.iter().find_map(|a| match a {
+            GenericArgument::Type(t) => Some(type_text(t)),
+            _ => None,
+        }),
+        _ => None,
+    };
+    let elem = elem.unwrap_or_else(|| "T".to_string());
+    let message = match name.as_str() {
+        "Vec" | "Box" | "Rc" | "Arc" => format!(
+            "unsupported parameter type `{text}`: host memory cannot reach a kernel, declare *const {elem} or *mut {elem} and pass a CudaSlice"
+        ),
+        "String" => format!(
+            "unsupported parameter type `{text}`: host strings cannot reach a kernel, pass device bytes as *const u8"
+        ),
+        "CudaSlice" | "CudaView" | "CudaViewMut" => format!(
+            "declare the C type of the parameter, *const {elem} or *mut {elem}: the launcher then takes a &{name}<{elem}>"
+        ),
+        "Option" => format!(
+            "unsupported parameter type `{text}`: C has no Option, pass the value and a flag as two parameters"
+        ),
+        "usize" | "isize" => format!(
+            "`{name}` has no fixed width in a kernel signature: write {} for size_t, or a 32-bit type",
+            if name == "usize" { "u64" } else { "i64" }
+        ),
+        "char" => "`char` is a 4-byte Unicode scalar in Rust: write i8 or u8 for C's char".to_string(),
+        "i128" | "u128" => format!("`{name}` is not a CUDA kernel parameter type: split it into two 64-bit parameters"),
+        "str" => "unsupported parameter type `str`: pass device bytes as *const u8".to_string(),
+        _ => return None,
+    };
+    Some(message)
+}
+
+/// The type as the user wrote it, with rustfmt-like spacing.
+pub fn type_text(ty: &Type) -> String {
+    let text = ty.to_token_stream().to_string();
+    text.replace("* const ", "*const ")
+        .replace("* mut ", "*mut ")
+        .replace(" ,", ",")
+        .replace("< ", "<")
+        .replace(" <", "<")
+        .replace(" >", ">")
+        .replace("& ", "&")
+        .replace("[ ", "[")
+        .replace(" ]", "]")
+        .replace(" ;", ";")
+        .replace("( ", "(")
+        .replace(" )", ")")
+        .replace(":: ", "::")
+        .replace(" ::", "::")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use syn::parse_quote;
+
+    fn error(ty: Type) -> String {
+        param_type_error(&ty).unwrap_or_default()
+    }
+
+    #[test]
+    fn accepted_types_are_left_to_the_trait_bound() {
+        for ty in [
+            parse_quote!(u32),
+            parse_quote!(half::f16),
+            parse_quote!(cuda_kernel::Float4),
+            parse_quote!(*const f32),
+            parse_quote!(*mut *const u8),
+            parse_quote!(MyStruct),
+        ] {
+            assert_eq!(param_type_error(&ty), None, "{}", type_text(&ty));
+        }
+    }
+
+    #[test]
+    fn rejected_types_say_what_to_write() {
+        assert_eq!(
+            error(parse_quote!(&[f32])),
+            "unsupported parameter type `&[f32]`: pass device memory as *const f32 or *mut f32"
+        );
+        assert!(error(parse_quote!(&mut u32)).contains("write u32 or *const u32"));
+        assert!(error(parse_quote!(Vec<f32>)).contains("declare *const f32 or *mut f32"));
+        assert!(error(parse_quote!(String)).contains("*const u8"));
+        assert!(error(parse_quote!((u32, u32))).contains("tuples have no C layout"));
+        assert!(error(parse_quote!([f32; 4])).contains("Float4"));
+        assert!(error(parse_quote!(usize)).contains("u64"));
+        assert!(error(parse_quote!(*const [f32])).contains("write *const f32"));
+        assert!(error(parse_quote!(*const Vec<u8>)).starts_with("unsupported pointee in `*const Vec<u8>`"));
+        assert!(error(parse_quote!(CudaSlice<f32>)).contains("&CudaSlice<f32>"));
+        assert!(error(parse_quote!(impl Copy)).contains("unsupported parameter type"));
+    }
+}

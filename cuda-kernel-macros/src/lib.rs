@@ -1,0 +1,22 @@
+//! Procedural macros of cuda-kernel. Use them through the `cuda-kernel` crate, which re-exports
+//! them and documents them.
+
+mod ast;
+mod attr;
+mod check;
+mod expand;
+mod parse;
+mod report;
+
+#[cfg(test)]
+mod tests;
+
+use proc_macro::TokenStream;
+
+/// Declares CUDA kernels by their C signatures and generates a typed launcher for each.
+///
+/// See the `cuda-kernel` crate's documentation of `kernel`, which is the manual.
+#[proc_macro_attribute]
+pub fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
+    expand::kernel(args.into(), input.into()).into()
+}

@@ -1,0 +1,33 @@
+//! Error accumulation: every phase reports all it finds, each error on its culprit's span.
+
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+use std::fmt::Display;
+
+/// The errors found so far; phases push and go on.
+#[derive(Default)]
+pub struct Errors {
+    errors: Vec<syn::Error>,
+}
+
+impl Errors {
+    /// An error spanning `tokens`.
+    pub fn error(&mut self, tokens: impl ToTokens, message: impl Display) {
+        self.errors.push(syn::Error::new_spanned(tokens, message));
+    }
+
+    /// An error from a syn parser.
+    pub fn push(&mut self, error: syn::Error) {
+        self.errors.push(error);
+    }
+
+    /// Whether any error was reported.
+    pub fn has_errors(&self) -> bool {
+        !self.errors.is_empty()
+    }
+
+    /// `compile_error!` invocations, one per error, each on its span.
+    pub fn to_compile_errors(&self) -> TokenStream {
+        self.errors.iter().map(syn::Error::to_compile_error).collect()
+    }
+}

@@ -1,0 +1,151 @@
+//! Expansion tests: parse a declaration, expand it, and look at what matters.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::expand;
+
+/// The expansion, formatted; `contains` ignores the line breaks the formatter chose.
+struct Expansion(String);
+
+impl Expansion {
+    fn contains(&self, needle: &str) -> bool {
+        squash(&self.0).contains(&squash(needle))
+    }
+
+    fn matches(&self, needle: &str) -> usize {
+        squash(&self.0).matches(&squash(needle)).count()
+    }
+}
+
+impl std::fmt::Display for Expansion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn squash(s: &str) -> String {
+    s.split_whitespace().collect()
+}
+
+fn expand(args: TokenStream, input: TokenStream) -> Expansion {
+    let tokens = expand::kernel(args, input);
+    match syn::parse2::<syn::File>(tokens.clone()) {
+        Ok(file) => Expansion(prettyplease::unparse(&file)),
+        Err(e) => panic!("expansion is not a Rust file: {e}\n{tokens}"),
+    }
+}
+
+#[test]
+fn vector_add_expands_to_a_type_with_layout_load_and_launch() {
+    let out = expand(
+        quote!(),
+        quote! {
+            unsafe extern "C" {
+                /// c[i] = a[i] + b[i] for i < n
+                pub fn vector_add(a: *const f32, b: *const f32, c: *mut f32, n: u32);
+            }
+        },
+    );
+    assert!(out.contains("pub struct VectorAdd {"), "{out}");
+    assert!(out.contains("/// c[i] = a[i] + b[i] for i < n"), "{out}");
+    assert!(out.contains("pub const NAME: &'static str = \"vector_add\";"), "{out}");
+    assert!(
+        out.contains("::cuda_kernel::__private::ParamSlot::of::<*const f32>(\"a\")"),
+        "{out}"
+    );
+    assert!(out.contains("::cuda_kernel::__private::ParamSlot::of::<u32>(\"n\")"), "{out}");
+    assert!(out.contains("pub unsafe fn launch("), "{out}");
+    assert!(out.contains("a: &impl ::cuda_kernel::__private::DevicePtr<f32>"), "{out}");
+    assert!(out.contains("c: &mut impl ::cuda_kernel::__private::DevicePtrMut<f32>"), "{out}");
+    assert!(out.contains("n: u32,"), "{out}");
+    assert!(out.contains("ParamBuffer::<{ VectorAdd::LAYOUT.size }"), "{out}");
+    assert!(out.contains("__buf.put(&VectorAdd::LAYOUT.params[3], &n);"), "{out}");
+    // Guards of device pointers are held by name (not `_`), so they drop after the launch.
+    assert!(out.contains("let (__ptr2, __sync2) ="), "{out}");
+    assert!(!out.contains("compile_error"), "{out}");
+}
+
+#[test]
+fn safe_fn_gets_a_safe_launcher_and_others_an_unsafe_one() {
+    let out = expand(
+        quote!(),
+        quote! {
+            unsafe extern "C" {
+                pub safe fn fill(x: *mut f32, v: f32, n: u32);
+                fn scale(x: *mut f32, v: f32, n: u32);
+            }
+        },
+    );
+    assert!(out.contains("pub fn launch("), "{out}");
+    assert!(out.contains("pub unsafe fn launch("), "{out}");
+    assert!(out.contains("struct Fill"), "{out}");
+    assert!(out.contains("struct Scale"), "{out}");
+}
+
+#[test]
+fn crate_argument_replaces_the_runtime_path() {
+    let out = expand(
+        quote!(crate = ::my_gpu::cuda_kernel),
+        quote! { extern "C" { fn k(n: u32); } },
+    );
+    assert!(out.contains("::my_gpu::cuda_kernel::__private::ParamLayout"), "{out}");
+    assert_eq!(
+        out.0.matches("::cuda_kernel::").count(),
+        out.0.matches("::my_gpu::cuda_kernel::").count(),
+        "{out}"
+    );
+}
+
+#[test]
+fn name_argument_binds_another_symbol() {
+    let out = expand(
+        quote!(),
+        quote! {
+            extern "C" {
+                #[kernel(name = "_Z5scaleIfEvPT_S0_j")]
+                pub fn scale_f32(x: *mut f32, a: f32, n: u32);
+            }
+        },
+    );
+    assert!(out.contains("pub struct ScaleF32"), "{out}");
+    assert!(out.contains("NAME: &'static str = \"_Z5scaleIfEvPT_S0_j\""), "{out}");
+}
+
+#[test]
+fn errors_accumulate_and_stand_ins_keep_call_sites_resolving() {
+    let out = expand(
+        quote!(bogus),
+        quote! {
+            extern "C" {
+                fn a(x: &[f32], n: usize) -> u32;
+                static B: u32;
+            }
+        },
+    );
+    for expected in [
+        "unknown #[kernel] argument `bogus`",
+        "unsupported parameter type `&[f32]`",
+        "`usize` has no fixed width",
+        "CUDA kernels return void",
+        "statics cannot be declared",
+    ] {
+        assert!(out.contains(expected), "missing {expected:?} in\n{out}");
+    }
+    assert!(out.contains("struct A;"), "{out}");
+    assert!(out.contains("x: impl ::cuda_kernel::__private::core::marker::Sized"), "{out}");
+}
+
+#[test]
+fn cfg_and_lint_attributes_are_carried_to_the_generated_items() {
+    let out = expand(
+        quote!(),
+        quote! {
+            extern "C" {
+                #[cfg(feature = "gpu")]
+                fn k(n: u32);
+            }
+        },
+    );
+    assert_eq!(out.matches("#[cfg(feature = \"gpu\")]"), 3, "{out}");
+}

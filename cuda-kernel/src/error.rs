@@ -1,0 +1,163 @@
+//! The error type of every fallible operation in cuda-kernel.
+
+use crate::ParamLayout;
+use cudarc::driver::{DriverError, sys};
+
+/// What can go wrong when loading or launching a kernel.
+///
+/// Every message names what failed and, where there is one, what to do about it.
+///
+/// ```
+/// let e = cuda_kernel::Error::KernelNotFound { kernel: "vector_add".into() };
+/// assert!(e.to_string().contains("`vector_add`"));
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The CUDA driver library (`libcuda.so` / `nvcuda.dll`) could not be loaded.
+    #[error(
+        "no CUDA driver on this machine: libcuda could not be loaded (install the NVIDIA driver, or run on a machine with a CUDA GPU)"
+    )]
+    NoDriver,
+
+    /// The module has no kernel of this name.
+    #[error(
+        "kernel `{kernel}` not found in the module: check the .entry names in its PTX (a kernel not declared extern \"C\" appears under its C++-mangled name)"
+    )]
+    KernelNotFound {
+        /// The entry symbol that was looked up.
+        kernel: String,
+    },
+
+    /// The loaded function's parameters differ from the `#[kernel]` declaration.
+    #[error(transparent)]
+    SignatureMismatch(Box<SignatureMismatch>),
+
+    /// PTX text that cannot be handed to the driver.
+    #[error("invalid PTX: {0}")]
+    InvalidPtx(&'static str),
+
+    /// A CUDA driver call failed.
+    #[error("{call} failed: {}", driver_error_text(.source))]
+    Driver {
+        /// The driver entry point that failed (`cuLaunchKernel`, ...).
+        call: &'static str,
+        /// The driver's error code.
+        source: DriverError,
+    },
+}
+
+impl Error {
+    /// Wraps a driver error with the name of the call that returned it.
+    pub(crate) fn driver(call: &'static str) -> impl FnOnce(DriverError) -> Error {
+        move |source| Error::Driver { call, source }
+    }
+
+    /// The driver's result code, for [`Error::Driver`].
+    pub fn driver_code(&self) -> Option<sys::CUresult> {
+        match self {
+            Error::Driver { source, .. } => Some(source.0),
+            _ => None,
+        }
+    }
+}
+
+/// `CUDA_ERROR_INVALID_VALUE (invalid argument)`: the code's name and the driver's description.
+fn driver_error_text(e: &DriverError) -> String {
+    // The code's Debug form is its name. The description needs the driver library: cudarc
+    // panics without it, and an `Error::Driver` can be built by hand on any machine.
+    match crate::driver::is_present().then(|| e.error_string()) {
+        Some(Ok(text)) => format!("{:?} ({})", e.0, text.to_string_lossy()),
+        _ => format!("{:?}", e.0),
+    }
+}
+
+/// A kernel whose loaded function takes different parameters than its declaration says.
+///
+/// Returned by a generated `load` when the driver reports the function's parameter offsets and
+/// sizes (`cuFuncGetParamInfo`, CUDA 12.4+) and they differ from the declared
+/// [`ParamLayout`]. Launching such a kernel would hand it misplaced bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SignatureMismatch {
+    /// The kernel's entry symbol.
+    pub kernel: String,
+    /// The layout the declaration computes.
+    pub declared: ParamLayout,
+    /// `(offset, size)` of each parameter of the loaded function, as the driver reports them.
+    pub loaded: Vec<(usize, usize)>,
+}
+
+impl std::fmt::Display for SignatureMismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "kernel `{}` does not match its declaration: ", self.kernel)?;
+        let declared = self.declared.params;
+        let first = declared
+            .iter()
+            .zip(&self.loaded)
+            .position(|(d, &l)| (d.offset, d.size) != l);
+        match first {
+            Some(i) => {
+                let (d, (lo, ls)) = (&declared[i], self.loaded[i]);
+                write!(
+                    f,
+                    "parameter {i} `{}` is declared at offset {} with {} bytes, but the loaded function has it at offset {lo} with {ls} bytes",
+                    d.name, d.offset, d.size
+                )?;
+            }
+            None => write!(
+                f,
+                "the declaration has {} parameters, the loaded function {}",
+                declared.len(),
+                self.loaded.len()
+            )?,
+        }
+        write!(f, "; declared {}, loaded (", self.declared)?;
+        for (i, (o, s)) in self.loaded.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{o}:{s}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+impl std::error::Error for SignatureMismatch {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ParamLayout, ParamSlot};
+
+    static SLOTS: [ParamSlot; 2] =
+        ParamLayout::place([ParamSlot::of::<*const f32>("a"), ParamSlot::of::<u32>("n")]);
+
+    #[test]
+    fn mismatch_names_kernel_parameter_and_both_layouts() {
+        let e = Error::SignatureMismatch(Box::new(SignatureMismatch {
+            kernel: "k".into(),
+            declared: ParamLayout::from_slots(&SLOTS),
+            loaded: vec![(0, 8), (8, 8)],
+        }));
+        assert_eq!(
+            e.to_string(),
+            "kernel `k` does not match its declaration: parameter 1 `n` is declared at offset 8 \
+             with 4 bytes, but the loaded function has it at offset 8 with 8 bytes; declared \
+             (a@0:8, n@8:4) = 12 bytes, loaded (0:8, 8:8)"
+        );
+    }
+
+    #[test]
+    fn mismatch_in_count_says_both_counts() {
+        let e = SignatureMismatch {
+            kernel: "k".into(),
+            declared: ParamLayout::from_slots(&SLOTS),
+            loaded: vec![(0, 8), (8, 4), (12, 4)],
+        };
+        assert!(
+            e.to_string()
+                .contains("the declaration has 2 parameters, the loaded function 3"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,198 @@
+//! Loading a declared kernel and launching it with one packed parameter buffer.
+
+use std::ffi::{CString, c_void};
+use std::sync::Arc;
+
+use cudarc::driver::{CudaFunction, CudaModule, CudaStream, LaunchConfig, sys};
+
+use crate::{Error, KernelParam, ParamLayout, ParamSlot, SignatureMismatch};
+
+/// First driver version with `cuFuncGetParamInfo` (CUDA 12.4).
+const PARAM_INFO_DRIVER: i32 = 12_040;
+
+/// Looks up the kernel `name` in `module` and checks its parameters against `layout`.
+///
+/// The check asks the driver for each parameter's offset and size (`cuFuncGetParamInfo`) and
+/// returns [`Error::SignatureMismatch`] on any difference, including a different parameter
+/// count. It works the same for modules loaded from PTX, cubin or fatbin. Drivers older than
+/// CUDA 12.4 lack the call: there the check is skipped and the declaration is trusted.
+pub fn load_function(
+    module: &Arc<CudaModule>,
+    name: &str,
+    layout: &ParamLayout,
+) -> Result<CudaFunction, Error> {
+    crate::driver::require()?;
+    // cudarc's load_function panics on an interior NUL; no entry can have one anyway.
+    if CString::new(name).is_err() {
+        return Err(Error::KernelNotFound { kernel: name.into() });
+    }
+    let function = module.load_function(name).map_err(|e| match e.0 {
+        sys::CUresult::CUDA_ERROR_NOT_FOUND => Error::KernelNotFound { kernel: name.into() },
+        _ => Error::Driver {
+            call: "cuModuleGetFunction",
+            source: e,
+        },
+    })?;
+    if crate::driver::version()? >= PARAM_INFO_DRIVER {
+        check_signature(&function, name, layout)?;
+    }
+    Ok(function)
+}
+
+/// Compares `layout` with the offsets and sizes the driver reports for `function`.
+fn check_signature(function: &CudaFunction, name: &str, layout: &ParamLayout) -> Result<(), Error> {
+    let mut loaded = Vec::with_capacity(layout.params.len());
+    // One index past the declared count as well: a function with more parameters answers it.
+    for index in 0..=layout.params.len() {
+        let (mut offset, mut size) = (0usize, 0usize);
+        // SAFETY: the function handle is alive (held by `function`); the out-pointers are valid.
+        // Only reached on drivers of CUDA 12.4 or newer, which export the symbol.
+        let result = unsafe {
+            sys::cuFuncGetParamInfo(function.cu_function(), index, &mut offset, &mut size)
+        };
+        match result {
+            sys::CUresult::CUDA_SUCCESS => loaded.push((offset, size)),
+            // Past the last parameter.
+            sys::CUresult::CUDA_ERROR_INVALID_VALUE => break,
+            code => {
+                return Err(Error::Driver {
+                    call: "cuFuncGetParamInfo",
+                    source: cudarc::driver::DriverError(code),
+                });
+            }
+        }
+    }
+    let matches = loaded.len() == layout.params.len()
+        && layout
+            .params
+            .iter()
+            .zip(&loaded)
+            .all(|(p, &(offset, size))| (p.offset, p.size) == (offset, size));
+    if matches {
+        Ok(())
+    } else {
+        Err(Error::SignatureMismatch(Box::new(SignatureMismatch {
+            kernel: name.into(),
+            declared: *layout,
+            loaded,
+        })))
+    }
+}
+
+/// The parameter buffer of one launch: `N` is the layout's size, so the buffer lives on the
+/// stack. Starts zeroed, so padding between parameters reaches the device as zeros.
+#[repr(C, align(16))]
+pub struct ParamBuffer<const N: usize>([u8; N]);
+
+impl<const N: usize> ParamBuffer<N> {
+    /// A zeroed buffer.
+    #[inline(always)]
+    pub const fn new() -> Self {
+        ParamBuffer([0; N])
+    }
+
+    /// Writes `value` into its slot.
+    #[inline(always)]
+    pub fn put<T: KernelParam>(&mut self, slot: &ParamSlot, value: &T) {
+        value.write(&mut self.0[slot.offset..slot.offset + T::SIZE]);
+    }
+
+    /// The packed bytes.
+    #[inline(always)]
+    pub fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// The packed bytes, for the driver.
+    #[inline(always)]
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        &mut self.0
+    }
+}
+
+impl<const N: usize> Default for ParamBuffer<N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Launches `function` on `stream`, passing `params` through `CU_LAUNCH_PARAM_BUFFER_POINTER`.
+///
+/// # Safety
+/// `params` must be the packed parameters of `function`, and every device address in it must
+/// stay valid until the kernel has run.
+#[inline]
+pub unsafe fn launch_packed(
+    function: &CudaFunction,
+    stream: &CudaStream,
+    config: LaunchConfig,
+    params: &mut [u8],
+) -> Result<(), Error> {
+    stream
+        .context()
+        .bind_to_thread()
+        .map_err(Error::driver("cuCtxSetCurrent"))?;
+    let mut size = params.len();
+    // The driver takes no buffer for a kernel without parameters: a size of 0 is
+    // CUDA_ERROR_INVALID_VALUE.
+    let mut extra = [
+        sys::CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT as usize as *mut c_void,
+        params.as_mut_ptr().cast::<c_void>(),
+        sys::CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT as usize as *mut c_void,
+        (&raw mut size).cast::<c_void>(),
+        sys::CU_LAUNCH_PARAM_END_AS_INT as usize as *mut c_void,
+    ];
+    let extra_ptr = if params.is_empty() {
+        std::ptr::null_mut()
+    } else {
+        extra.as_mut_ptr()
+    };
+    let (gx, gy, gz) = config.grid_dim;
+    let (bx, by, bz) = config.block_dim;
+    // SAFETY: the function and stream handles are alive; `extra` points at the packed buffer and
+    // its size, both alive for the call, which copies them; the caller vouches for the contents.
+    unsafe {
+        sys::cuLaunchKernel(
+            function.cu_function(),
+            gx,
+            gy,
+            gz,
+            bx,
+            by,
+            bz,
+            config.shared_mem_bytes,
+            stream.cu_stream(),
+            std::ptr::null_mut(),
+            extra_ptr,
+        )
+    }
+    .result()
+    .map_err(Error::driver("cuLaunchKernel"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Float4;
+
+    #[test]
+    fn buffer_packs_each_value_at_its_slot_and_zeroes_padding() {
+        static SLOTS: [ParamSlot; 3] = ParamLayout::place([
+            ParamSlot::of::<u8>("c"),
+            ParamSlot::of::<Float4>("v"),
+            ParamSlot::of::<u16>("s"),
+        ]);
+        const LAYOUT: ParamLayout = ParamLayout::from_slots(&SLOTS);
+        let mut buf = ParamBuffer::<{ LAYOUT.size }>::new();
+        buf.put(&LAYOUT.params[0], &0xabu8);
+        buf.put(&LAYOUT.params[1], &Float4::new(1.0, 2.0, 3.0, 4.0));
+        buf.put(&LAYOUT.params[2], &0x0102u16);
+        let b = buf.bytes();
+        assert_eq!(b.len(), 34);
+        assert_eq!(b[0], 0xab);
+        assert!(b[1..16].iter().all(|&x| x == 0), "padding must be zero");
+        assert_eq!(b[16..20], 1.0f32.to_le_bytes());
+        assert_eq!(b[28..32], 4.0f32.to_le_bytes());
+        assert_eq!(b[32..34], [0x02, 0x01]);
+    }
+}

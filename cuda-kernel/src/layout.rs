@@ -1,0 +1,246 @@
+//! Parameter layouts: where each kernel parameter sits in the launch's parameter buffer.
+
+/// Largest parameter buffer a kernel can take on Volta or newer with CUDA 12.1+ (driver R530+).
+///
+/// Older GPUs and drivers allow 4,096 bytes ([`MAX_PARAM_BYTES_LEGACY`]). A declaration whose
+/// parameters exceed this limit does not compile.
+pub const MAX_PARAM_BYTES: usize = 32_764;
+
+/// Parameter space of GPUs older than Volta, and of any GPU under a driver older than CUDA 12.1.
+pub const MAX_PARAM_BYTES_LEGACY: usize = 4_096;
+
+/// Largest alignment whose buffer offset is the same on every GPU architecture.
+///
+/// Parameters aligned to 32 bytes or more land at offsets that depend on where the GPU's constant
+/// bank starts, so a layout computed on the host is only sound up to this alignment.
+pub const MAX_STATIC_ALIGN: usize = 16;
+
+/// One parameter of a kernel: its name and where its bytes go in the parameter buffer.
+///
+/// ```
+/// use cuda_kernel::ParamSlot;
+/// let slot = ParamSlot::of::<f32>("scale");
+/// assert_eq!((slot.size, slot.align), (4, 4));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ParamSlot {
+    /// The parameter's name in the declaration.
+    pub name: &'static str,
+    /// Byte offset of the parameter in the buffer.
+    pub offset: usize,
+    /// Size of the parameter on the device, in bytes.
+    pub size: usize,
+    /// Alignment of the parameter on the device, in bytes.
+    pub align: usize,
+}
+
+impl ParamSlot {
+    /// A slot for a parameter of type `T`, not yet placed (offset 0).
+    ///
+    /// [`ParamLayout::place`] gives each slot of a signature its offset.
+    pub const fn of<T: crate::KernelParam>(name: &'static str) -> ParamSlot {
+        ParamSlot {
+            name,
+            offset: 0,
+            size: T::SIZE,
+            align: T::ALIGN,
+        }
+    }
+
+    /// One past the last byte of the parameter: `offset + size`.
+    pub const fn end(&self) -> usize {
+        self.offset + self.size
+    }
+}
+
+/// The parameter buffer of one kernel signature, computed at compile time.
+///
+/// Each parameter sits at the previous one's end rounded up to its own alignment, starting at 0,
+/// in declaration order; [`size`](Self::size) is the last parameter's end, with no tail padding
+/// (the driver rejects a padded size with `CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES`).
+///
+/// ```
+/// use cuda_kernel::{Float4, ParamLayout, ParamSlot};
+/// // The Programming Guide's example: (int, float4, char, float)
+/// const SLOTS: [ParamSlot; 4] = ParamLayout::place([
+///     ParamSlot::of::<i32>("i"),
+///     ParamSlot::of::<Float4>("f4"),
+///     ParamSlot::of::<i8>("c"),
+///     ParamSlot::of::<f32>("f"),
+/// ]);
+/// const LAYOUT: ParamLayout = ParamLayout::from_slots(&SLOTS);
+/// let offsets: Vec<usize> = LAYOUT.params.iter().map(|p| p.offset).collect();
+/// assert_eq!(offsets, [0, 16, 32, 36]);
+/// assert_eq!(LAYOUT.size, 40);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ParamLayout {
+    /// Bytes the buffer holds: the last parameter's offset plus its size (0 without parameters).
+    pub size: usize,
+    /// Largest alignment among the parameters (1 without parameters).
+    pub align: usize,
+    /// The parameters in declaration order.
+    pub params: &'static [ParamSlot],
+}
+
+impl ParamLayout {
+    /// The layout of a kernel without parameters.
+    pub const EMPTY: ParamLayout = ParamLayout {
+        size: 0,
+        align: 1,
+        params: &[],
+    };
+
+    /// Gives each slot its offset: the previous slot's end rounded up to the slot's alignment.
+    ///
+    /// Fails to evaluate (a compile error in a `const`) when a slot's alignment is not a power
+    /// of two or is above [`MAX_STATIC_ALIGN`].
+    pub const fn place<const N: usize>(mut slots: [ParamSlot; N]) -> [ParamSlot; N] {
+        let mut end: usize = 0;
+        let mut i = 0;
+        while i < N {
+            let align = slots[i].align;
+            assert!(
+                align.is_power_of_two(),
+                "kernel parameter alignment must be a power of two"
+            );
+            assert!(
+                align <= MAX_STATIC_ALIGN,
+                "kernel parameters aligned above 16 bytes land at GPU-dependent offsets and are not supported"
+            );
+            slots[i].offset = end.next_multiple_of(align);
+            end = slots[i].end();
+            i += 1;
+        }
+        slots
+    }
+
+    /// The layout of slots placed by [`place`](Self::place).
+    ///
+    /// Fails to evaluate (a compile error in a `const`) when the parameters exceed
+    /// [`MAX_PARAM_BYTES`].
+    pub const fn from_slots(params: &'static [ParamSlot]) -> ParamLayout {
+        let mut size = 0;
+        let mut align = 1;
+        let mut i = 0;
+        while i < params.len() {
+            if params[i].end() > size {
+                size = params[i].end();
+            }
+            if params[i].align > align {
+                align = params[i].align;
+            }
+            i += 1;
+        }
+        assert!(
+            size <= MAX_PARAM_BYTES,
+            "kernel parameters exceed the 32764 bytes a launch can pass"
+        );
+        ParamLayout {
+            size,
+            align,
+            params,
+        }
+    }
+
+    /// The slot of the parameter called `name`, if there is one.
+    pub fn param(&self, name: &str) -> Option<&ParamSlot> {
+        self.params.iter().find(|p| p.name == name)
+    }
+}
+
+impl core::fmt::Display for ParamLayout {
+    /// `(a@0:8, n@8:4) = 12 bytes`: each parameter as `name@offset:size`.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("(")?;
+        for (i, p) in self.params.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{}@{}:{}", p.name, p.offset, p.size)?;
+        }
+        write!(f, ") = {} bytes", self.size)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Double2, Float2, Float4, Int2};
+    use half::f16;
+
+    fn layout<const N: usize>(slots: [ParamSlot; N]) -> Vec<(usize, usize)> {
+        ParamLayout::place(slots)
+            .iter()
+            .map(|s| (s.offset, s.size))
+            .collect()
+    }
+
+    #[test]
+    fn programming_guide_example_extended() {
+        // (int, float4, char, float, CUdeviceptr, float2, double, __half, double2): the offsets
+        // nvcc gives the echo_guide kernel (kernels/cuda/echo.cu).
+        let slots = ParamLayout::place([
+            ParamSlot::of::<i32>("i"),
+            ParamSlot::of::<Float4>("f4"),
+            ParamSlot::of::<i8>("c"),
+            ParamSlot::of::<f32>("f"),
+            ParamSlot::of::<u64>("p"),
+            ParamSlot::of::<Float2>("f2"),
+            ParamSlot::of::<f64>("d"),
+            ParamSlot::of::<f16>("h"),
+            ParamSlot::of::<Double2>("d2"),
+        ]);
+        let got: Vec<_> = slots.iter().map(|s| (s.offset, s.size)).collect();
+        assert_eq!(
+            got,
+            [
+                (0, 4),
+                (16, 16),
+                (32, 1),
+                (36, 4),
+                (40, 8),
+                (48, 8),
+                (56, 8),
+                (64, 2),
+                (80, 16)
+            ]
+        );
+    }
+
+    #[test]
+    fn size_has_no_tail_padding() {
+        static SLOTS: [ParamSlot; 2] =
+            ParamLayout::place([ParamSlot::of::<f64>("d"), ParamSlot::of::<u8>("b")]);
+        let l = ParamLayout::from_slots(&SLOTS);
+        assert_eq!(l.size, 9, "size must stop at the last byte, not round up to 16");
+        assert_eq!(l.align, 8);
+    }
+
+    #[test]
+    fn every_scalar_after_a_byte_is_rounded_to_its_alignment() {
+        assert_eq!(layout([ParamSlot::of::<u8>("a"), ParamSlot::of::<u16>("b")]), [(0, 1), (2, 2)]);
+        assert_eq!(layout([ParamSlot::of::<u8>("a"), ParamSlot::of::<f32>("b")]), [(0, 1), (4, 4)]);
+        assert_eq!(layout([ParamSlot::of::<u8>("a"), ParamSlot::of::<i64>("b")]), [(0, 1), (8, 8)]);
+        assert_eq!(layout([ParamSlot::of::<u8>("a"), ParamSlot::of::<Int2>("b")]), [(0, 1), (8, 8)]);
+        assert_eq!(layout([ParamSlot::of::<u8>("a"), ParamSlot::of::<Float4>("b")]), [(0, 1), (16, 16)]);
+        assert_eq!(layout([ParamSlot::of::<u8>("a"), ParamSlot::of::<*const f64>("b")]), [(0, 1), (8, 8)]);
+        assert_eq!(layout([ParamSlot::of::<bool>("a"), ParamSlot::of::<f16>("b")]), [(0, 1), (2, 2)]);
+    }
+
+    #[test]
+    fn empty_layout() {
+        static SLOTS: [ParamSlot; 0] = ParamLayout::place([]);
+        assert_eq!(ParamLayout::from_slots(&SLOTS), ParamLayout::EMPTY);
+    }
+
+    #[test]
+    fn display_names_offsets_and_sizes() {
+        static SLOTS: [ParamSlot; 2] =
+            ParamLayout::place([ParamSlot::of::<*const f32>("a"), ParamSlot::of::<u32>("n")]);
+        let l = ParamLayout::from_slots(&SLOTS);
+        assert_eq!(l.to_string(), "(a@0:8, n@8:4) = 12 bytes");
+        assert_eq!(l.param("n").map(|p| p.offset), Some(8));
+        assert_eq!(l.param("m"), None);
+    }
+}

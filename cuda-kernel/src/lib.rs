@@ -1,0 +1,161 @@
+//! Typed CUDA kernel launches.
+//!
+//! Declare a kernel's C signature once, as an `extern "C"` block under [`#[kernel]`](kernel),
+//! and launch it through a generated type whose `launch` method the Rust compiler checks:
+//!
+//! ```no_run
+//! use cuda_kernel::kernel;
+//! use cuda_kernel::cudarc::driver::LaunchConfig;
+//!
+//! #[kernel]
+//! unsafe extern "C" {
+//!     /// c[i] = a[i] + b[i] for i < n
+//!     pub fn vector_add(a: *const f32, b: *const f32, c: *mut f32, n: u32);
+//! }
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # const VECTOR_ADD_PTX: &str = "";
+//! // PTX from nvcc, for example include_str!("../ptx/vector_add.ptx")
+//! let ctx = cuda_kernel::driver::context(0)?;
+//! let stream = ctx.default_stream();
+//! let module = cuda_kernel::driver::load_ptx(&ctx, VECTOR_ADD_PTX)?;
+//! let kernel = VectorAdd::load(&module)?;
+//!
+//! let n = 1 << 20;
+//! let a = stream.clone_htod(&vec![1.0f32; n])?;
+//! let b = stream.clone_htod(&vec![2.0f32; n])?;
+//! let mut c = stream.alloc_zeros::<f32>(n)?;
+//! // SAFETY: vector_add reads a and b and writes c at indices below n, all of length n.
+//! unsafe { kernel.launch(&stream, LaunchConfig::for_num_elems(n as u32), &a, &b, &mut c, n as u32)? };
+//! assert!(stream.clone_dtoh(&c)?.iter().all(|&x| x == 3.0));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! The arguments are packed into one buffer exactly as the device lays out the parameters (see
+//! [`ParamLayout`]) and passed to `cuLaunchKernel` through `CU_LAUNCH_PARAM_BUFFER_POINTER`.
+//! Loading compares the declaration with the parameters the driver reports for the kernel and
+//! refuses a mismatch ([`Error::SignatureMismatch`]).
+
+#![warn(missing_docs)]
+
+#[cfg(not(target_endian = "little"))]
+compile_error!("cuda-kernel packs parameters for little-endian GPUs from a little-endian host");
+
+pub mod driver;
+mod error;
+mod launch;
+mod layout;
+mod param;
+mod vector;
+
+/// Declares CUDA kernels by their C signatures and generates a typed launcher for each.
+///
+/// # Declaring
+///
+/// Put `#[kernel]` on an `extern "C"` block (Rust 2024 spells it `unsafe extern "C"`) holding
+/// one `fn` per kernel, with the parameters of the kernel's C signature in order:
+///
+/// ```
+/// use cuda_kernel::{Float4, kernel};
+///
+/// #[kernel]
+/// unsafe extern "C" {
+///     /// c[i] = a[i] + b[i] for i < n
+///     pub fn vector_add(a: *const f32, b: *const f32, c: *mut f32, n: u32);
+///
+///     /// Declared `safe`: its author vouches that any argument values are sound.
+///     pub safe fn fill(x: *mut Float4, value: Float4, n: u32);
+///
+///     /// A C++ kernel without `extern "C"`, bound by its mangled name.
+///     #[kernel(name = "_Z5scaleIfEvPT_S0_j")]
+///     pub fn scale_f32(x: *mut f32, a: f32, n: u32);
+/// }
+///
+/// assert_eq!(VectorAdd::NAME, "vector_add");
+/// assert_eq!(VectorAdd::LAYOUT.size, 28);
+/// assert_eq!(Fill::LAYOUT.params[1].offset, 16); // float4 is 16-byte aligned
+/// ```
+///
+/// | C parameter | declare | `launch` takes |
+/// |---|---|---|
+/// | `const T*` | `*const T` | `&impl DevicePtr<T>`: `&CudaSlice<T>`, `&CudaView<T>`, `&CudaViewMut<T>` |
+/// | `T*` | `*mut T` | `&mut impl DevicePtrMut<T>`: `&mut CudaSlice<T>`, `&mut CudaViewMut<T>` |
+/// | `bool`, `char`, `short`, `int`, `long long` (signed/unsigned) | `bool`, `i8`/`u8`, `i16`/`u16`, `i32`/`u32`, `i64`/`u64` | the value |
+/// | `float`, `double`, `__half`, `__nv_bfloat16` | `f32`, `f64`, `half::f16`, `half::bf16` | the value |
+/// | `float2`, `float4`, `double2`, `int2`, `int4`, `uint4` | [`Float2`], [`Float4`], [`Double2`], [`Int2`], [`Int4`], [`Uint4`] | the value |
+/// | `CUdeviceptr` | `u64` | the address |
+///
+/// Any type implementing [`KernelParam`] can be a parameter.
+///
+/// # What it generates
+///
+/// For each `fn`, a type named in UpperCamelCase (`vector_add` → `VectorAdd`) with the fn's
+/// visibility and doc comments, and:
+///
+/// - `NAME: &'static str`: the entry symbol;
+/// - `LAYOUT: ParamLayout`: each parameter's offset, size and alignment in the parameter
+///   buffer, computed at compile time as the device lays them out ([`ParamLayout`]);
+/// - `load(&Arc<CudaModule>) -> Result<Self, Error>`: looks the kernel up and compares its
+///   parameters with `LAYOUT` using the driver's `cuFuncGetParamInfo` (CUDA 12.4+ drivers), so a
+///   declaration that disagrees with the loaded kernel is [`Error::SignatureMismatch`], never a
+///   launch reading garbage;
+/// - `launch(&self, stream, config, args...) -> Result<(), Error>`: packs the arguments into one
+///   stack buffer and launches through `CU_LAUNCH_PARAM_BUFFER_POINTER`. `config` is a cudarc
+///   `LaunchConfig`. The launcher is `unsafe fn` unless the kernel was declared `safe fn`: the
+///   compiler checks the arguments' types, not what the kernel does with them;
+/// - `function(&self) -> &CudaFunction`: the loaded function.
+///
+/// Device memory arguments are borrowed through cudarc's `DevicePtr`/`DevicePtrMut`, so the
+/// launch waits for earlier writes to them (and later work waits for it) exactly as cudarc's
+/// own launches do when its multi-stream event tracking is on.
+///
+/// # Rejected at compile time
+///
+/// ABIs other than `"C"`, generic or variadic fns, return types, references, slices, `Vec`,
+/// `String`, tuples and arrays by value, `usize`/`isize`/`char`, patterns instead of parameter
+/// names, statics, types and macros inside the block, unknown `#[kernel(...)]` arguments, and
+/// signatures whose parameters exceed [`MAX_PARAM_BYTES`]. Each error points at the culprit and
+/// says what to write instead; a wrong argument at a `launch` call is a type error at the
+/// argument.
+///
+/// ```compile_fail
+/// #[cuda_kernel::kernel]
+/// unsafe extern "C" {
+///     fn sum(x: &[f32]) -> f32; // unsupported parameter type `&[f32]`: pass device memory ...
+/// }
+/// ```
+///
+/// # Arguments
+///
+/// - `crate = path`: where the runtime is, for crates that re-export `cuda_kernel`
+///   (`#[kernel(crate = my_gpu::cuda_kernel)]`).
+/// - On a fn, `name = "symbol"`: the entry symbol, when it is not the fn's name.
+pub use cuda_kernel_macros::kernel;
+pub use error::{Error, SignatureMismatch};
+pub use layout::{
+    MAX_PARAM_BYTES, MAX_PARAM_BYTES_LEGACY, MAX_STATIC_ALIGN, ParamLayout, ParamSlot,
+};
+pub use param::KernelParam;
+pub use vector::{Double2, Float2, Float4, Int2, Int4, Uint4};
+
+/// The CUDA bindings cuda-kernel builds on (driver API, dynamic loading).
+pub use cudarc;
+/// Half-precision floats: `half::f16` is CUDA's `__half`, `half::bf16` its `__nv_bfloat16`.
+pub use half;
+
+/// What `#[kernel]` expands to refers to; not public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::launch::{ParamBuffer, launch_packed, load_function};
+    pub use crate::{Error, KernelParam, ParamLayout, ParamSlot};
+    pub use ::core;
+    pub use ::cudarc;
+    pub use ::cudarc::driver::{
+        CudaFunction, CudaModule, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig,
+    };
+    pub use ::std::sync::Arc;
+
+    /// Compiles only for parameter types; the macro spans it on the declared type.
+    pub const fn require_param<T: KernelParam>() {}
+}

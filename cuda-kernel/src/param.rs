@@ -1,0 +1,137 @@
+//! The `KernelParam` trait: types a kernel takes by value, with their device size and alignment.
+
+use half::{bf16, f16};
+
+/// A type a CUDA kernel can take by value, with its size and alignment on the device.
+///
+/// Implemented for `bool`, the fixed-width integers, `f32`, `f64`, [`half::f16`],
+/// [`half::bf16`], the vector types of this crate ([`Float4`](crate::Float4), ...), and raw
+/// pointers to any of these (a device address, 8 bytes). `usize`, `isize`, `char` and `u128`
+/// have no fixed CUDA counterpart and are not parameters.
+///
+/// ```
+/// use cuda_kernel::{Float4, KernelParam};
+/// assert_eq!((<Float4 as KernelParam>::SIZE, <Float4 as KernelParam>::ALIGN), (16, 16));
+/// let mut bytes = [0u8; 4];
+/// 1.5f32.write(&mut bytes);
+/// assert_eq!(bytes, 1.5f32.to_le_bytes());
+/// ```
+///
+/// # Safety
+/// `SIZE` and `ALIGN` must be the type's size and alignment in device code, and
+/// [`write`](Self::write) must produce the bytes device code reads for the value, leaving padding
+/// zeroed. A wrong implementation makes every kernel taking the type read garbage.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a CUDA kernel parameter type",
+    label = "not a kernel parameter type",
+    note = "parameters are bool, i8..i64, u8..u64, f32, f64, half::f16, half::bf16, the vector types of cuda_kernel (Float4, Int2, ...), and *const T / *mut T for device memory"
+)]
+pub unsafe trait KernelParam: Copy {
+    /// Size of the type on the device, in bytes.
+    const SIZE: usize;
+    /// Alignment of the type on the device, in bytes.
+    const ALIGN: usize;
+
+    /// Writes the device representation of `self` into `out`, which is exactly
+    /// [`SIZE`](Self::SIZE) bytes long and zeroed.
+    fn write(&self, out: &mut [u8]);
+}
+
+/// Implements `KernelParam` for a `Pod` type whose host layout is its device layout, and asserts
+/// at compile time that the host size and alignment are the device's.
+macro_rules! pod_param {
+    ($($ty:ty => $size:literal, $align:literal;)*) => {$(
+        const _: () = assert!(
+            core::mem::size_of::<$ty>() == $size && core::mem::align_of::<$ty>() == $align
+        );
+        // SAFETY: the assertion above proves the host layout is the device's (CUDA-ABI.md), and
+        // a Pod type has no padding, so its bytes are its device representation.
+        unsafe impl $crate::KernelParam for $ty {
+            const SIZE: usize = $size;
+            const ALIGN: usize = $align;
+            #[inline(always)]
+            fn write(&self, out: &mut [u8]) {
+                out.copy_from_slice(bytemuck::bytes_of(self));
+            }
+        }
+    )*};
+}
+pub(crate) use pod_param;
+
+pod_param! {
+    i8 => 1, 1;
+    u8 => 1, 1;
+    i16 => 2, 2;
+    u16 => 2, 2;
+    i32 => 4, 4;
+    u32 => 4, 4;
+    i64 => 8, 8;
+    u64 => 8, 8;
+    f32 => 4, 4;
+    f64 => 8, 8;
+    f16 => 2, 2;
+    bf16 => 2, 2;
+}
+
+// SAFETY: C++ `bool` on the device is one byte holding 0 or 1.
+unsafe impl KernelParam for bool {
+    const SIZE: usize = 1;
+    const ALIGN: usize = 1;
+    #[inline(always)]
+    fn write(&self, out: &mut [u8]) {
+        out[0] = u8::from(*self);
+    }
+}
+
+// SAFETY: a device pointer is a 64-bit address (CUdeviceptr); the launcher passes device
+// addresses, never host pointers, for pointer parameters.
+unsafe impl<T: KernelParam> KernelParam for *const T {
+    const SIZE: usize = 8;
+    const ALIGN: usize = 8;
+    #[inline(always)]
+    fn write(&self, out: &mut [u8]) {
+        (*self as usize as u64).write(out);
+    }
+}
+
+// SAFETY: as for `*const T`.
+unsafe impl<T: KernelParam> KernelParam for *mut T {
+    const SIZE: usize = 8;
+    const ALIGN: usize = 8;
+    #[inline(always)]
+    fn write(&self, out: &mut [u8]) {
+        (*self as usize as u64).write(out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bytes<T: KernelParam>(v: T) -> Vec<u8> {
+        let mut out = vec![0u8; T::SIZE];
+        v.write(&mut out);
+        out
+    }
+
+    #[test]
+    fn scalars_write_little_endian_bytes() {
+        assert_eq!(bytes(0x1234_5678u32), [0x78, 0x56, 0x34, 0x12]);
+        assert_eq!(bytes(-2i16), [0xfe, 0xff]);
+        assert_eq!(bytes(1.0f64), 1.0f64.to_le_bytes());
+        assert_eq!(bytes(f16::from_f32(1.0)), [0x00, 0x3c]);
+        assert_eq!(bytes(bf16::from_f32(1.0)), [0x80, 0x3f]);
+    }
+
+    #[test]
+    fn bool_is_one_byte_zero_or_one() {
+        assert_eq!(bytes(true), [1]);
+        assert_eq!(bytes(false), [0]);
+    }
+
+    #[test]
+    fn pointers_are_eight_byte_addresses() {
+        assert_eq!((<*const f32>::SIZE, <*mut u8>::ALIGN), (8, 8));
+        assert_eq!(bytes(0x10usize as *const f32), [0x10, 0, 0, 0, 0, 0, 0, 0]);
+    }
+}

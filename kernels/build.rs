@@ -1,0 +1,73 @@
+//! Fails the build when a CUDA source changed after its PTX was generated.
+//!
+//! scripts/regen-ptx.sh writes `// cuda-kernel-source-sha256: <hash>` as the first line of each
+//! PTX file; the PTX is committed so that building needs no CUDA toolkit.
+
+use sha2::{Digest, Sha256};
+use std::fmt::Write as _;
+use std::path::Path;
+
+const MARKER: &str = "// cuda-kernel-source-sha256: ";
+
+fn main() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    println!("cargo::rerun-if-changed=cuda");
+    println!("cargo::rerun-if-changed=ptx");
+    let mut problems = Vec::new();
+    let mut sources: Vec<_> = match std::fs::read_dir(dir.join("cuda")) {
+        Ok(entries) => entries.filter_map(|e| e.ok().map(|e| e.path())).collect(),
+        Err(e) => fail(&[format!("cannot read kernels/cuda: {e}")]),
+    };
+    sources.sort();
+    for cu in sources.iter().filter(|p| p.extension().is_some_and(|e| e == "cu")) {
+        let name = cu.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+        let ptx = dir.join("ptx").join(format!("{name}.ptx"));
+        println!("cargo::rerun-if-changed={}", cu.display());
+        println!("cargo::rerun-if-changed={}", ptx.display());
+        let source = match std::fs::read(cu) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                problems.push(format!("cannot read kernels/cuda/{name}.cu: {e}"));
+                continue;
+            }
+        };
+        let recorded = match std::fs::read_to_string(&ptx) {
+            Ok(text) => text
+                .lines()
+                .next()
+                .and_then(|line| line.strip_prefix(MARKER))
+                .map(str::to_owned),
+            Err(_) => {
+                problems.push(format!("kernels/ptx/{name}.ptx is missing"));
+                continue;
+            }
+        };
+        let actual = Sha256::digest(&source).iter().fold(String::new(), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        });
+        match recorded {
+            Some(hash) if hash.trim() == actual => {}
+            Some(_) => problems.push(format!(
+                "kernels/cuda/{name}.cu changed after kernels/ptx/{name}.ptx was generated"
+            )),
+            None => problems.push(format!(
+                "kernels/ptx/{name}.ptx does not record its source's hash (was it written by hand?)"
+            )),
+        }
+    }
+    if !problems.is_empty() {
+        fail(&problems);
+    }
+}
+
+fn fail(problems: &[String]) -> ! {
+    for problem in problems {
+        eprintln!("error: {problem}");
+    }
+    eprintln!(
+        "error: regenerate the PTX on a machine with the CUDA toolkit: scripts/regen-ptx.sh \
+         (or scripts/device-bundle.sh for the project's GPU machine), then commit kernels/ptx/"
+    );
+    std::process::exit(1);
+}

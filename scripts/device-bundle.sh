@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Builds everything the GPU machine runs (it has no Rust toolchain) into .device/: the release
+# test binaries that hold GPU tests, the examples, and the scripts. Then, with the device tool:
+#   run  command: bash .device/scripts/device-run.sh   carry: [".device"]
+# Results come back under $OUT (see device-run.sh).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+rm -rf .device
+mkdir -p .device/bin .device/scripts
+cargo build --release --examples
+cp target/release/examples/vector_add .device/bin/
+# Test binaries of the root package's tests/ whose names hold GPU tests.
+cargo test --release --no-run --message-format=json --test gpu 2>/dev/null |
+    sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' |
+    while read -r exe; do
+        cp "$exe" ".device/bin/$(basename "$exe" | sed 's/-[0-9a-f]*$//')"
+    done
+cp scripts/device-run.sh scripts/device-probe.sh scripts/regen-ptx.sh .device/scripts/
+ls -la .device/bin
+du -sh .device

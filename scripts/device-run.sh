@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine, from the repository root, over the bundle scripts/device-bundle.sh
+# built. Writes logs to $OUT (or ./device-out).
+set -uo pipefail
+out=${OUT:-device-out}
+mkdir -p "$out"
+status=0
+bash .device/scripts/device-probe.sh 2>&1 | tee "$out/probe.txt"
+for test in .device/bin/*; do
+    name=$(basename "$test")
+    case "$name" in vector_add) continue ;; esac
+    echo "== $name --ignored"
+    "$test" --ignored --test-threads=1 2>&1 | tee "$out/test-$name.txt" || status=1
+done
+echo "== example vector_add"
+{ .device/bin/vector_add && .device/bin/vector_add 1000003 && .device/bin/vector_add 1; } 2>&1 | tee "$out/example-vector_add.txt" || status=1
+exit $status

@@ -1,0 +1,1 @@
+//! Workspace root package: hosts the top-level examples/ and tests/.

@@ -1,0 +1,304 @@
+//! Typed launches on a real GPU. Ignored without one: run with
+//! `cargo test --release --test gpu -- --ignored` on a CUDA machine (scripts/device-bundle.sh).
+
+use std::sync::Arc;
+
+use cuda_kernel::cudarc::driver::{CudaContext, CudaModule, CudaStream, LaunchConfig};
+use cuda_kernel::half::{bf16, f16};
+use cuda_kernel::{Double2, Error, Float2, Float4, Int2, Int4, Uint4, kernel};
+use kernels::*;
+
+fn setup(ptx: &str) -> (Arc<CudaContext>, Arc<CudaStream>, Arc<CudaModule>) {
+    let ctx = cuda_kernel::driver::context(0).expect("a CUDA GPU");
+    let stream = ctx.default_stream();
+    let module = cuda_kernel::driver::load_ptx(&ctx, ptx).expect("PTX loads");
+    (ctx, stream, module)
+}
+
+fn one_thread() -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (1, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn vector_add_adds_every_element() {
+    let (_ctx, stream, module) = setup(VECTOR_ADD_PTX);
+    let kernel = VectorAdd::load(&module).unwrap();
+    let n = 1_000_003usize; // not a multiple of the block size
+    let a_host: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let b_host: Vec<f32> = (0..n).map(|i| 0.25 - (i % 97) as f32).collect();
+    let a = stream.clone_htod(&a_host).unwrap();
+    let b = stream.clone_htod(&b_host).unwrap();
+    let mut c = stream.alloc_zeros::<f32>(n).unwrap();
+    unsafe {
+        kernel
+            .launch(&stream, LaunchConfig::for_num_elems(n as u32), &a, &b, &mut c, n as u32)
+            .unwrap()
+    };
+    let c_host = stream.clone_dtoh(&c).unwrap();
+    for i in 0..n {
+        assert_eq!(c_host[i], a_host[i] + b_host[i], "element {i}");
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn vector_add_f4_adds_float4_elements_and_views_work() {
+    let (_ctx, stream, module) = setup(VECTOR_ADD_PTX);
+    let kernel = VectorAddF4::load(&module).unwrap();
+    let n4 = 4099usize;
+    let a_host: Vec<Float4> = (0..n4)
+        .map(|i| Float4::new(i as f32, 1.0, -2.0, 0.5 * i as f32))
+        .collect();
+    let b_host: Vec<Float4> = (0..n4).map(|i| Float4::new(1.0, i as f32, 2.0, 0.5)).collect();
+    let a = stream.clone_htod(&a_host).unwrap();
+    let b = stream.clone_htod(&b_host).unwrap();
+    let mut c = stream.alloc_zeros::<Float4>(n4 + 8).unwrap();
+    // Write into the middle of c through a view, reading a and b through views too.
+    let mut c_mid = c.slice_mut(4..4 + n4);
+    unsafe {
+        kernel
+            .launch(
+                &stream,
+                LaunchConfig::for_num_elems(n4 as u32),
+                &a.slice(..),
+                &b.slice(..),
+                &mut c_mid,
+                n4 as u32,
+            )
+            .unwrap()
+    };
+    let c_host = stream.clone_dtoh(&c).unwrap();
+    assert_eq!(c_host[..4], [Float4::default(); 4]);
+    assert_eq!(c_host[4 + n4..], [Float4::default(); 4]);
+    for i in 0..n4 {
+        let (x, y) = (a_host[i], b_host[i]);
+        let want = Float4::new(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+        assert_eq!(c_host[4 + i], want, "element {i}");
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn echo_guide_receives_every_parameter_bit_exactly() {
+    let (_ctx, stream, module) = setup(ECHO_PTX);
+    let kernel = EchoGuide::load(&module).unwrap();
+    let mut out = stream.alloc_zeros::<u8>(96).unwrap();
+    let i = -0x1234_5678;
+    let f4 = Float4::new(1.5, -0.0, f32::from_bits(0x7f80_0001 & 0x7fbf_ffff), 3.25e-38);
+    let c = -7i8;
+    let f = f32::from_bits(0x3f80_1234);
+    let p = 0x0123_4567_89ab_cdefu64;
+    let f2 = Float2::new(f32::MAX, f32::MIN_POSITIVE);
+    let d = f64::from_bits(0x4009_21fb_5444_2d18);
+    let h = f16::from_bits(0x3c01);
+    let d2 = Double2::new(-1.0e300, f64::from_bits(0x0000_0000_0000_0001));
+    unsafe {
+        kernel
+            .launch(&stream, one_thread(), i, f4, c, f, p, f2, d, h, d2, &mut out)
+            .unwrap()
+    };
+    let bytes = stream.clone_dtoh(&out).unwrap();
+    let at = |o: usize, n: usize| &bytes[o..o + n];
+    assert_eq!(at(0, 4), i.to_le_bytes());
+    assert_eq!(at(16, 16), bytemuck::bytes_of(&f4));
+    assert_eq!(at(32, 1), c.to_le_bytes());
+    assert_eq!(at(36, 4), f.to_bits().to_le_bytes());
+    assert_eq!(at(40, 8), p.to_le_bytes());
+    assert_eq!(at(48, 8), bytemuck::bytes_of(&f2));
+    assert_eq!(at(56, 8), d.to_bits().to_le_bytes());
+    assert_eq!(at(64, 2), h.to_bits().to_le_bytes());
+    assert_eq!(at(80, 16), bytemuck::bytes_of(&d2));
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn echo_scalars_receives_every_scalar_after_a_byte() {
+    let (_ctx, stream, module) = setup(ECHO_PTX);
+    let kernel = EchoScalars::load(&module).unwrap();
+    let mut out = stream.alloc_zeros::<u8>(96).unwrap();
+    let pads: [i8; 15] = [3, 5, 9, 17, 33, 65, -127, 2, 4, 8, 16, 32, 64, -128, 7];
+    let v_bf16 = bf16::from_bits(0xc0a1);
+    let v_f16 = f16::from_bits(0xfbff);
+    let int2 = Int2::new(i32::MIN, 0x0102_0304);
+    let int4 = Int4::new(-1, 2, -3, 0x7fff_fffe);
+    let uint4 = Uint4::new(0xdead_beef, 1, 0x8000_0000, 42);
+    unsafe {
+        kernel
+            .launch(
+                &stream,
+                one_thread(),
+                true,
+                pads[0],
+                -100,
+                pads[1],
+                0xfe,
+                pads[2],
+                -0x1234,
+                pads[3],
+                0xfedc,
+                pads[4],
+                -0x1234_5678,
+                pads[5],
+                0xfedc_ba98,
+                pads[6],
+                -0x0123_4567_89ab_cdef,
+                pads[7],
+                0xfedc_ba98_7654_3210,
+                pads[8],
+                -1.0e-30,
+                pads[9],
+                6.02214076e23,
+                pads[10],
+                v_f16,
+                pads[11],
+                v_bf16,
+                pads[12],
+                int2,
+                pads[13],
+                int4,
+                pads[14],
+                uint4,
+                &mut out,
+            )
+            .unwrap()
+    };
+    let bytes = stream.clone_dtoh(&out).unwrap();
+    let at = |o: usize, n: usize| &bytes[o..o + n];
+    assert_eq!(at(0, 1), [1]);
+    assert_eq!(at(1, 1), (-100i8).to_le_bytes());
+    assert_eq!(at(2, 1), [0xfe]);
+    assert_eq!(at(3, 1), pads.iter().fold(0i8, |x, p| x ^ p).to_le_bytes());
+    assert_eq!(at(4, 2), (-0x1234i16).to_le_bytes());
+    assert_eq!(at(6, 2), 0xfedcu16.to_le_bytes());
+    assert_eq!(at(8, 4), (-0x1234_5678i32).to_le_bytes());
+    assert_eq!(at(12, 4), 0xfedc_ba98u32.to_le_bytes());
+    assert_eq!(at(16, 8), (-0x0123_4567_89ab_cdefi64).to_le_bytes());
+    assert_eq!(at(24, 8), 0xfedc_ba98_7654_3210u64.to_le_bytes());
+    assert_eq!(at(32, 4), (-1.0e-30f32).to_le_bytes());
+    assert_eq!(at(40, 8), 6.02214076e23f64.to_le_bytes());
+    assert_eq!(at(48, 2), v_f16.to_bits().to_le_bytes());
+    assert_eq!(at(50, 2), v_bf16.to_bits().to_le_bytes());
+    assert_eq!(at(56, 8), bytemuck::bytes_of(&int2));
+    assert_eq!(at(64, 16), bytemuck::bytes_of(&int4));
+    assert_eq!(at(80, 16), bytemuck::bytes_of(&uint4));
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn cxx_kernels_launch_by_mangled_name() {
+    let (_ctx, stream, module) = setup(CXX_FIXTURES_PTX);
+    let scale = ScaleF64::load(&module).unwrap();
+    let mut x = stream.clone_htod(&[1.0f64, 2.0, 3.0]).unwrap();
+    unsafe { scale.launch(&stream, LaunchConfig::for_num_elems(3), &mut x, -2.5, 3).unwrap() };
+    assert_eq!(stream.clone_dtoh(&x).unwrap(), [-2.5, -5.0, -7.5]);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn safe_kernel_launches_without_unsafe() {
+    let (_ctx, stream, module) = setup(VECTOR_ADD_PTX);
+    let empty = Empty4::load(&module).unwrap();
+    let a = stream.alloc_zeros::<f32>(1).unwrap();
+    let mut c = stream.alloc_zeros::<f32>(1).unwrap();
+    empty.launch(&stream, one_thread(), &a, &a, &mut c, 1).unwrap();
+    stream.synchronize().unwrap();
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn launch_on_a_second_stream_sees_earlier_writes() {
+    let (ctx, stream, module) = setup(VECTOR_ADD_PTX);
+    let kernel = VectorAdd::load(&module).unwrap();
+    let other = ctx.new_stream().unwrap();
+    let n = 1 << 22;
+    let a = stream.clone_htod(&vec![1.0f32; n]).unwrap();
+    let b = stream.clone_htod(&vec![2.0f32; n]).unwrap();
+    let mut c = stream.alloc_zeros::<f32>(n).unwrap();
+    // Launched on `other` right after the uploads were queued on `stream`: the launcher's
+    // device-pointer guards make `other` wait for them.
+    unsafe {
+        kernel
+            .launch(&other, LaunchConfig::for_num_elems(n as u32), &a, &b, &mut c, n as u32)
+            .unwrap()
+    };
+    let c_host = other.clone_dtoh(&c).unwrap();
+    assert!(c_host.iter().all(|&x| x == 3.0));
+}
+
+mod wrong {
+    use super::kernel;
+
+    #[kernel]
+    unsafe extern "C" {
+        /// vector_add with `n` declared 8 bytes wide: the PTX has .u32.
+        #[kernel(name = "vector_add")]
+        pub fn vector_add_n_u64(a: *const f32, b: *const f32, c: *mut f32, n: u64);
+
+        /// vector_add missing its last parameter.
+        #[kernel(name = "vector_add")]
+        pub fn vector_add_no_n(a: *const f32, b: *const f32, c: *mut f32);
+
+        /// A kernel the module does not have.
+        pub fn vector_sub(a: *const f32, b: *const f32, c: *mut f32, n: u32);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn wrong_declarations_are_refused_at_load() {
+    let (_ctx, _stream, module) = setup(VECTOR_ADD_PTX);
+    match wrong::VectorAddNU64::load(&module) {
+        Err(Error::SignatureMismatch(m)) => {
+            assert_eq!(m.kernel, "vector_add");
+            assert_eq!(m.loaded, [(0, 8), (8, 8), (16, 8), (24, 4)]);
+            let text = m.to_string();
+            assert!(text.contains("parameter 3 `n` is declared at offset 24 with 8 bytes"), "{text}");
+        }
+        other => panic!("expected SignatureMismatch, got {other:?}"),
+    }
+    match wrong::VectorAddNoN::load(&module) {
+        Err(Error::SignatureMismatch(m)) => assert_eq!(m.loaded.len(), 4),
+        other => panic!("expected SignatureMismatch, got {other:?}"),
+    }
+    match wrong::VectorSub::load(&module) {
+        Err(Error::KernelNotFound { kernel }) => assert_eq!(kernel, "vector_sub"),
+        other => panic!("expected KernelNotFound, got {other:?}"),
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn driver_errors_name_the_call_and_the_code() {
+    let (_ctx, stream, module) = setup(VECTOR_ADD_PTX);
+    let kernel = VectorAdd::load(&module).unwrap();
+    let a = stream.alloc_zeros::<f32>(1).unwrap();
+    let mut c = stream.alloc_zeros::<f32>(1).unwrap();
+    let too_many_threads = LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (4096, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let e = unsafe { kernel.launch(&stream, too_many_threads, &a, &a, &mut c, 1) }.unwrap_err();
+    let text = e.to_string();
+    assert!(text.starts_with("cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE"), "{text}");
+    let bad = cuda_kernel::driver::load_ptx(&_ctx, "not ptx").unwrap_err();
+    assert!(bad.to_string().starts_with("cuModuleLoadData failed: CUDA_ERROR_INVALID_PTX"), "{bad}");
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn layouts_agree_with_the_driver() {
+    // load() already compares with cuFuncGetParamInfo; this states the expected numbers.
+    let (_ctx, _stream, module) = setup(ECHO_PTX);
+    EchoGuide::load(&module).unwrap();
+    EchoScalars::load(&module).unwrap();
+    let offsets: Vec<usize> = EchoGuide::LAYOUT.params.iter().map(|p| p.offset).collect();
+    assert_eq!(offsets, [0, 16, 32, 36, 40, 48, 56, 64, 80, 96]);
+    assert_eq!(EchoGuide::LAYOUT.size, 104);
+    assert!(cuda_kernel::driver::version().unwrap() >= 12_040);
+}
