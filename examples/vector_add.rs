@@ -50,9 +50,13 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     // SAFETY: vector_add reads a[i], b[i] and writes c[i] for i < n; all three hold n floats.
     unsafe { vector_add.launch(&stream, config, &a, &b, &mut c, n)? };
     let c_host = stream.clone_dtoh(&c)?;
-    let wrong = (0..len).filter(|&i| c_host[i] != a_host[i] + b_host[i]).count();
+    let wrong = (0..len)
+        .filter(|&i| c_host[i] != a_host[i] + b_host[i])
+        .count();
     if wrong > 0 {
-        let i = (0..len).find(|&i| c_host[i] != a_host[i] + b_host[i]).unwrap_or(0);
+        let i = (0..len)
+            .find(|&i| c_host[i] != a_host[i] + b_host[i])
+            .unwrap_or(0);
         return Err(format!(
             "{wrong} of {n} elements wrong; first at {i}: {} + {} gave {}",
             a_host[i], b_host[i], c_host[i]

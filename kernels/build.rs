@@ -19,8 +19,15 @@ fn main() {
         Err(e) => fail(&[format!("cannot read kernels/cuda: {e}")]),
     };
     sources.sort();
-    for cu in sources.iter().filter(|p| p.extension().is_some_and(|e| e == "cu")) {
-        let name = cu.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+    for cu in sources
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "cu"))
+    {
+        let name = cu
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
         let ptx = dir.join("ptx").join(format!("{name}.ptx"));
         println!("cargo::rerun-if-changed={}", cu.display());
         println!("cargo::rerun-if-changed={}", ptx.display());
@@ -42,10 +49,12 @@ fn main() {
                 continue;
             }
         };
-        let actual = Sha256::digest(&source).iter().fold(String::new(), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        });
+        let actual = Sha256::digest(&source)
+            .iter()
+            .fold(String::new(), |mut s, b| {
+                let _ = write!(s, "{b:02x}");
+                s
+            });
         match recorded {
             Some(hash) if hash.trim() == actual => {}
             Some(_) => problems.push(format!(

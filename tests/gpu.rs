@@ -36,7 +36,14 @@ fn vector_add_adds_every_element() {
     let mut c = stream.alloc_zeros::<f32>(n).unwrap();
     unsafe {
         kernel
-            .launch(&stream, LaunchConfig::for_num_elems(n as u32), &a, &b, &mut c, n as u32)
+            .launch(
+                &stream,
+                LaunchConfig::for_num_elems(n as u32),
+                &a,
+                &b,
+                &mut c,
+                n as u32,
+            )
             .unwrap()
     };
     let c_host = stream.clone_dtoh(&c).unwrap();
@@ -54,7 +61,9 @@ fn vector_add_f4_adds_float4_elements_and_views_work() {
     let a_host: Vec<Float4> = (0..n4)
         .map(|i| Float4::new(i as f32, 1.0, -2.0, 0.5 * i as f32))
         .collect();
-    let b_host: Vec<Float4> = (0..n4).map(|i| Float4::new(1.0, i as f32, 2.0, 0.5)).collect();
+    let b_host: Vec<Float4> = (0..n4)
+        .map(|i| Float4::new(1.0, i as f32, 2.0, 0.5))
+        .collect();
     let a = stream.clone_htod(&a_host).unwrap();
     let b = stream.clone_htod(&b_host).unwrap();
     let mut c = stream.alloc_zeros::<Float4>(n4 + 8).unwrap();
@@ -89,7 +98,12 @@ fn echo_guide_receives_every_parameter_bit_exactly() {
     let kernel = EchoGuide::load(&module).unwrap();
     let mut out = stream.alloc_zeros::<u8>(96).unwrap();
     let i = -0x1234_5678;
-    let f4 = Float4::new(1.5, -0.0, f32::from_bits(0x7f80_0001 & 0x7fbf_ffff), 3.25e-38);
+    let f4 = Float4::new(
+        1.5,
+        -0.0,
+        f32::from_bits(0x7f80_0001 & 0x7fbf_ffff),
+        3.25e-38,
+    );
     let c = -7i8;
     let f = f32::from_bits(0x3f80_1234);
     let p = 0x0123_4567_89ab_cdefu64;
@@ -99,7 +113,20 @@ fn echo_guide_receives_every_parameter_bit_exactly() {
     let d2 = Double2::new(-1.0e300, f64::from_bits(0x0000_0000_0000_0001));
     unsafe {
         kernel
-            .launch(&stream, one_thread(), i, f4, c, f, p, f2, d, h, d2, &mut out)
+            .launch(
+                &stream,
+                one_thread(),
+                i,
+                f4,
+                c,
+                f,
+                p,
+                f2,
+                d,
+                h,
+                d2,
+                &mut out,
+            )
             .unwrap()
     };
     let bytes = stream.clone_dtoh(&out).unwrap();
@@ -194,7 +221,11 @@ fn cxx_kernels_launch_by_mangled_name() {
     let (_ctx, stream, module) = setup(CXX_FIXTURES_PTX);
     let scale = ScaleF64::load(&module).unwrap();
     let mut x = stream.clone_htod(&[1.0f64, 2.0, 3.0]).unwrap();
-    unsafe { scale.launch(&stream, LaunchConfig::for_num_elems(3), &mut x, -2.5, 3).unwrap() };
+    unsafe {
+        scale
+            .launch(&stream, LaunchConfig::for_num_elems(3), &mut x, -2.5, 3)
+            .unwrap()
+    };
     assert_eq!(stream.clone_dtoh(&x).unwrap(), [-2.5, -5.0, -7.5]);
 }
 
@@ -205,7 +236,9 @@ fn safe_kernel_launches_without_unsafe() {
     let empty = Empty4::load(&module).unwrap();
     let a = stream.alloc_zeros::<f32>(1).unwrap();
     let mut c = stream.alloc_zeros::<f32>(1).unwrap();
-    empty.launch(&stream, one_thread(), &a, &a, &mut c, 1).unwrap();
+    empty
+        .launch(&stream, one_thread(), &a, &a, &mut c, 1)
+        .unwrap();
     stream.synchronize().unwrap();
 }
 
@@ -223,7 +256,14 @@ fn launch_on_a_second_stream_sees_earlier_writes() {
     // device-pointer guards make `other` wait for them.
     unsafe {
         kernel
-            .launch(&other, LaunchConfig::for_num_elems(n as u32), &a, &b, &mut c, n as u32)
+            .launch(
+                &other,
+                LaunchConfig::for_num_elems(n as u32),
+                &a,
+                &b,
+                &mut c,
+                n as u32,
+            )
             .unwrap()
     };
     let c_host = other.clone_dtoh(&c).unwrap();
@@ -257,7 +297,10 @@ fn wrong_declarations_are_refused_at_load() {
             assert_eq!(m.kernel, "vector_add");
             assert_eq!(m.loaded, [(0, 8), (8, 8), (16, 8), (24, 4)]);
             let text = m.to_string();
-            assert!(text.contains("parameter 3 `n` is declared at offset 24 with 8 bytes"), "{text}");
+            assert!(
+                text.contains("parameter 3 `n` is declared at offset 24 with 8 bytes"),
+                "{text}"
+            );
         }
         other => panic!("expected SignatureMismatch, got {other:?}"),
     }
@@ -285,9 +328,19 @@ fn driver_errors_name_the_call_and_the_code() {
     };
     let e = unsafe { kernel.launch(&stream, too_many_threads, &a, &a, &mut c, 1) }.unwrap_err();
     let text = e.to_string();
-    assert!(text.starts_with("cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE"), "{text}");
+    assert!(
+        text.starts_with("cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE"),
+        "{text}"
+    );
+    // Text that is not PTX reaches the driver as an image it cannot read.
     let bad = cuda_kernel::driver::load_ptx(&_ctx, "not ptx").unwrap_err();
-    assert!(bad.to_string().starts_with("cuModuleLoadData failed: CUDA_ERROR_INVALID_PTX"), "{bad}");
+    assert!(
+        bad.to_string()
+            .starts_with("cuModuleLoadData failed: CUDA_ERROR_INVALID_IMAGE"),
+        "{bad}"
+    );
+    let nul = cuda_kernel::driver::load_ptx(&_ctx, ".version 9.0\0").unwrap_err();
+    assert!(matches!(nul, Error::InvalidPtx(_)), "{nul}");
 }
 
 #[test]

@@ -71,7 +71,10 @@ impl Kernel {
 
     /// The generated type's name: the fn's name in UpperCamelCase (`vector_add` -> `VectorAdd`).
     pub fn type_ident(&self) -> Ident {
-        Ident::new(&upper_camel_case(&self.ident.to_string()), self.ident.span())
+        Ident::new(
+            &upper_camel_case(&self.ident.to_string()),
+            self.ident.span(),
+        )
     }
 }
 

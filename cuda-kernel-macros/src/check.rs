@@ -89,10 +89,16 @@ fn check_signature_shape(cx: &mut Errors, kernel: &Kernel) {
         cx.error(constness, "kernel declarations cannot be `const`");
     }
     if let Some(asyncness) = &sig.asyncness {
-        cx.error(asyncness, "kernel declarations cannot be `async`: launches are already asynchronous");
+        cx.error(
+            asyncness,
+            "kernel declarations cannot be `async`: launches are already asynchronous",
+        );
     }
     if let Some(abi) = &sig.abi {
-        cx.error(abi, "the ABI belongs on the block: write `fn name(...)` inside `extern \"C\" { ... }`");
+        cx.error(
+            abi,
+            "the ABI belongs on the block: write `fn name(...)` inside `extern \"C\" { ... }`",
+        );
     }
 }
 
@@ -101,7 +107,10 @@ fn check_symbol(cx: &mut Errors, kernel: &Kernel) {
     if let Some(name) = &kernel.symbol {
         let value = name.value();
         if value.is_empty() || value.contains('\0') || value.chars().any(char::is_whitespace) {
-            cx.error(name, "expected an entry symbol such as \"_Z5scaleIfEvPT_S0_j\"");
+            cx.error(
+                name,
+                "expected an entry symbol such as \"_Z5scaleIfEvPT_S0_j\"",
+            );
         }
     }
 }
@@ -119,9 +128,15 @@ fn check_param_name(cx: &mut Errors, param: &Param, seen: &mut HashSet<String>) 
             ),
         );
     } else if name.starts_with("__") {
-        cx.error(&param.ident, "names starting with `__` are reserved for generated code: rename the parameter");
+        cx.error(
+            &param.ident,
+            "names starting with `__` are reserved for generated code: rename the parameter",
+        );
     } else if !seen.insert(name.clone()) {
-        cx.error(&param.ident, format!("parameter `{name}` is declared twice"));
+        cx.error(
+            &param.ident,
+            format!("parameter `{name}` is declared twice"),
+        );
     }
 }
 
@@ -134,11 +149,23 @@ pub fn param_type_error(ty: &Type) -> Option<String> {
         Type::Ptr(ptr) => match &*ptr.elem {
             Type::Slice(slice) => Some(format!(
                 "unsupported parameter type `{text}`: a device pointer points at elements, write {} {}",
-                if ptr.mutability.is_some() { "*mut" } else { "*const" },
+                if ptr.mutability.is_some() {
+                    "*mut"
+                } else {
+                    "*const"
+                },
                 type_text(&slice.elem)
             )),
-            elem => param_type_error(elem)
-                .map(|inner| format!("unsupported pointee in `{text}`: {inner}")),
+            elem => param_type_error(elem).map(|inner| {
+                // The pointee's own problem, without repeating "unsupported parameter type".
+                let reason = match inner.split_once("`: ") {
+                    Some((head, reason)) if head.starts_with("unsupported parameter type") => {
+                        reason
+                    }
+                    _ => &inner,
+                };
+                format!("unsupported pointee in `{text}`: {reason}")
+            }),
         },
         Type::Reference(r) => Some(match &*r.elem {
             Type::Slice(slice) => {
@@ -169,9 +196,9 @@ pub fn param_type_error(ty: &Type) -> Option<String> {
                 "unsupported parameter type `{text}`: C does not pass arrays by value, pass device memory as *const {elem} or a vector type such as Float4"
             ))
         }
-        Type::Tuple(tuple) if tuple.elems.is_empty() => Some(
-            "`()` is not a kernel parameter: remove the parameter".to_string(),
-        ),
+        Type::Tuple(tuple) if tuple.elems.is_empty() => {
+            Some("`()` is not a kernel parameter: remove the parameter".to_string())
+        }
         Type::Tuple(_) => Some(format!(
             "unsupported parameter type `{text}`: tuples have no C layout, pass each element as its own parameter"
         )),
@@ -213,8 +240,12 @@ fn path_type_error(path: &syn::Path, text: &str) -> Option<String> {
             "`{name}` has no fixed width in a kernel signature: write {} for size_t, or a 32-bit type",
             if name == "usize" { "u64" } else { "i64" }
         ),
-        "char" => "`char` is a 4-byte Unicode scalar in Rust: write i8 or u8 for C's char".to_string(),
-        "i128" | "u128" => format!("`{name}` is not a CUDA kernel parameter type: split it into two 64-bit parameters"),
+        "char" => {
+            "`char` is a 4-byte Unicode scalar in Rust: write i8 or u8 for C's char".to_string()
+        }
+        "i128" | "u128" => format!(
+            "`{name}` is not a CUDA kernel parameter type: split it into two 64-bit parameters"
+        ),
         "str" => "unsupported parameter type `str`: pass device bytes as *const u8".to_string(),
         _ => return None,
     };
@@ -276,7 +307,10 @@ mod tests {
         assert!(error(parse_quote!([f32; 4])).contains("Float4"));
         assert!(error(parse_quote!(usize)).contains("u64"));
         assert!(error(parse_quote!(*const [f32])).contains("write *const f32"));
-        assert!(error(parse_quote!(*const Vec<u8>)).starts_with("unsupported pointee in `*const Vec<u8>`"));
+        assert!(
+            error(parse_quote!(*const Vec<u8>))
+                .starts_with("unsupported pointee in `*const Vec<u8>`")
+        );
         assert!(error(parse_quote!(CudaSlice<f32>)).contains("&CudaSlice<f32>"));
         assert!(error(parse_quote!(impl Copy)).contains("unsupported parameter type"));
     }

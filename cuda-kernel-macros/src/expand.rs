@@ -13,15 +13,14 @@ use crate::{attr, check, parse};
 pub fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
     let mut cx = Errors::default();
     let block_args = attr::parse_block_args(&mut cx, args);
-    let item = match syn::parse2::<ItemForeignMod>(input) {
+    let item = match syn::parse2::<ItemForeignMod>(input.clone()) {
         Ok(item) => item,
-        Err(e) => {
-            let message = "#[kernel] goes on an `unsafe extern \"C\" { ... }` block of kernel fn declarations";
-            let mut error = syn::Error::new(e.span(), message);
-            if cx.has_errors() {
-                error.combine(syn::Error::new(Span::call_site(), "see above"));
-            }
-            return error.to_compile_error();
+        Err(_) => {
+            cx.error(
+                input,
+                "#[kernel] goes on an `unsafe extern \"C\" { ... }` block of kernel fn declarations",
+            );
+            return cx.to_compile_errors();
         }
     };
     let block = parse::parse_block(&mut cx, item);
@@ -70,7 +69,9 @@ fn expand_kernel(krate: &Path, kernel: &Kernel) -> TokenStream {
             ParamKind::MutPtr(elem) => {
                 let (ptr, sync) = (format_ident!("__ptr{i}"), format_ident!("__sync{i}"));
                 args.push(quote!(#name: &mut impl #p::DevicePtrMut<#elem>));
-                borrows.push(quote!(let (#ptr, #sync) = #p::DevicePtrMut::device_ptr_mut(#name, stream);));
+                borrows.push(
+                    quote!(let (#ptr, #sync) = #p::DevicePtrMut::device_ptr_mut(#name, stream);),
+                );
                 puts.push(quote!(__buf.put(&#ty::LAYOUT.params[#index], &#ptr);));
             }
             ParamKind::Value => {
@@ -129,6 +130,8 @@ fn expand_kernel(krate: &Path, kernel: &Kernel) -> TokenStream {
             #[doc = #launch_doc]
             #safety_doc
             #[inline]
+            // The kernel's C signature fixes the argument count.
+            #[allow(clippy::too_many_arguments)]
             pub #unsafety fn launch(
                 &self,
                 stream: &#p::CudaStream,
@@ -167,17 +170,17 @@ fn expand_stand_in(krate: &Path, kernel: &Kernel) -> TokenStream {
     let ty = kernel.type_ident();
     let vis = &kernel.vis;
     let symbol = kernel.symbol();
+    // Unnamed (`_`), so that names the checks refused cannot cause errors of their own.
     let args = kernel.params.iter().map(|param| {
-        let name = &param.ident;
         if check::param_type_error(&param.ty).is_some() {
-            return quote!(#name: impl #p::core::marker::Sized);
+            return quote!(_: impl #p::core::marker::Sized);
         }
         match param.kind() {
-            ParamKind::ConstPtr(elem) => quote!(#name: &impl #p::DevicePtr<#elem>),
-            ParamKind::MutPtr(elem) => quote!(#name: &mut impl #p::DevicePtrMut<#elem>),
+            ParamKind::ConstPtr(elem) => quote!(_: &impl #p::DevicePtr<#elem>),
+            ParamKind::MutPtr(elem) => quote!(_: &mut impl #p::DevicePtrMut<#elem>),
             ParamKind::Value => {
                 let param_ty = &param.ty;
-                quote!(#name: #param_ty)
+                quote!(_: #param_ty)
             }
         }
     });
@@ -187,7 +190,13 @@ fn expand_stand_in(krate: &Path, kernel: &Kernel) -> TokenStream {
         #[derive(Debug, Clone)]
         #vis struct #ty;
 
-        #[allow(dead_code, unused_variables, missing_docs, clippy::missing_safety_doc)]
+        #[allow(
+            dead_code,
+            unused_variables,
+            missing_docs,
+            clippy::missing_safety_doc,
+            clippy::too_many_arguments
+        )]
         impl #ty {
             pub const NAME: &'static str = #symbol;
             pub const LAYOUT: #p::ParamLayout = #p::ParamLayout::EMPTY;

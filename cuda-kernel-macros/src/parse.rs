@@ -9,7 +9,15 @@ use crate::attr::{self, FnArgs};
 use crate::report::Errors;
 
 /// Attributes carried from a kernel fn to the generated type and impl.
-const CARRIED_ATTRS: &[&str] = &["cfg", "cfg_attr", "allow", "warn", "deny", "expect", "deprecated"];
+const CARRIED_ATTRS: &[&str] = &[
+    "cfg",
+    "cfg_attr",
+    "allow",
+    "warn",
+    "deny",
+    "expect",
+    "deprecated",
+];
 
 /// Parses the block's items, reporting each one that is not a kernel fn and going on.
 pub fn parse_block(cx: &mut Errors, block: ItemForeignMod) -> Block {
@@ -80,7 +88,10 @@ fn parse_kernel(cx: &mut Errors, f: ForeignItemFn, safe: bool) -> Kernel {
         } else if path.is_ident("kernel") {
             attr::parse_fn_args(cx, &attr, &mut args);
         } else if path.is_ident("link_name") {
-            cx.error(&attr, "use #[kernel(name = \"symbol\")] to bind a kernel to another symbol");
+            cx.error(
+                &attr,
+                "use #[kernel(name = \"symbol\")] to bind a kernel to another symbol",
+            );
         } else if CARRIED_ATTRS.iter().any(|name| path.is_ident(name)) {
             attrs.push(attr);
         } else {

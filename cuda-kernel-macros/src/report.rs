@@ -28,6 +28,9 @@ impl Errors {
 
     /// `compile_error!` invocations, one per error, each on its span.
     pub fn to_compile_errors(&self) -> TokenStream {
-        self.errors.iter().map(syn::Error::to_compile_error).collect()
+        self.errors
+            .iter()
+            .map(syn::Error::to_compile_error)
+            .collect()
     }
 }

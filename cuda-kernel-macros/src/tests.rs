@@ -49,18 +49,36 @@ fn vector_add_expands_to_a_type_with_layout_load_and_launch() {
     );
     assert!(out.contains("pub struct VectorAdd {"), "{out}");
     assert!(out.contains("/// c[i] = a[i] + b[i] for i < n"), "{out}");
-    assert!(out.contains("pub const NAME: &'static str = \"vector_add\";"), "{out}");
+    assert!(
+        out.contains("pub const NAME: &'static str = \"vector_add\";"),
+        "{out}"
+    );
     assert!(
         out.contains("::cuda_kernel::__private::ParamSlot::of::<*const f32>(\"a\")"),
         "{out}"
     );
-    assert!(out.contains("::cuda_kernel::__private::ParamSlot::of::<u32>(\"n\")"), "{out}");
+    assert!(
+        out.contains("::cuda_kernel::__private::ParamSlot::of::<u32>(\"n\")"),
+        "{out}"
+    );
     assert!(out.contains("pub unsafe fn launch("), "{out}");
-    assert!(out.contains("a: &impl ::cuda_kernel::__private::DevicePtr<f32>"), "{out}");
-    assert!(out.contains("c: &mut impl ::cuda_kernel::__private::DevicePtrMut<f32>"), "{out}");
+    assert!(
+        out.contains("a: &impl ::cuda_kernel::__private::DevicePtr<f32>"),
+        "{out}"
+    );
+    assert!(
+        out.contains("c: &mut impl ::cuda_kernel::__private::DevicePtrMut<f32>"),
+        "{out}"
+    );
     assert!(out.contains("n: u32,"), "{out}");
-    assert!(out.contains("ParamBuffer::<{ VectorAdd::LAYOUT.size }"), "{out}");
-    assert!(out.contains("__buf.put(&VectorAdd::LAYOUT.params[3], &n);"), "{out}");
+    assert!(
+        out.contains("ParamBuffer::<{ VectorAdd::LAYOUT.size }"),
+        "{out}"
+    );
+    assert!(
+        out.contains("__buf.put(&VectorAdd::LAYOUT.params[3], &n);"),
+        "{out}"
+    );
     // Guards of device pointers are held by name (not `_`), so they drop after the launch.
     assert!(out.contains("let (__ptr2, __sync2) ="), "{out}");
     assert!(!out.contains("compile_error"), "{out}");
@@ -89,7 +107,10 @@ fn crate_argument_replaces_the_runtime_path() {
         quote!(crate = ::my_gpu::cuda_kernel),
         quote! { extern "C" { fn k(n: u32); } },
     );
-    assert!(out.contains("::my_gpu::cuda_kernel::__private::ParamLayout"), "{out}");
+    assert!(
+        out.contains("::my_gpu::cuda_kernel::__private::ParamLayout"),
+        "{out}"
+    );
     assert_eq!(
         out.0.matches("::cuda_kernel::").count(),
         out.0.matches("::my_gpu::cuda_kernel::").count(),
@@ -109,7 +130,10 @@ fn name_argument_binds_another_symbol() {
         },
     );
     assert!(out.contains("pub struct ScaleF32"), "{out}");
-    assert!(out.contains("NAME: &'static str = \"_Z5scaleIfEvPT_S0_j\""), "{out}");
+    assert!(
+        out.contains("NAME: &'static str = \"_Z5scaleIfEvPT_S0_j\""),
+        "{out}"
+    );
 }
 
 #[test]
@@ -133,7 +157,10 @@ fn errors_accumulate_and_stand_ins_keep_call_sites_resolving() {
         assert!(out.contains(expected), "missing {expected:?} in\n{out}");
     }
     assert!(out.contains("struct A;"), "{out}");
-    assert!(out.contains("x: impl ::cuda_kernel::__private::core::marker::Sized"), "{out}");
+    assert!(
+        out.contains("_: impl ::cuda_kernel::__private::core::marker::Sized"),
+        "{out}"
+    );
 }
 
 #[test]

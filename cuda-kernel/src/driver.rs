@@ -26,7 +26,11 @@ pub fn is_present() -> bool {
 
 /// Returns [`Error::NoDriver`] unless the driver library can be loaded.
 pub fn require() -> Result<(), Error> {
-    if is_present() { Ok(()) } else { Err(Error::NoDriver) }
+    if is_present() {
+        Ok(())
+    } else {
+        Err(Error::NoDriver)
+    }
 }
 
 /// The CUDA version the installed driver supports, as `1000 * major + 10 * minor`

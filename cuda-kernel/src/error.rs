@@ -89,7 +89,11 @@ pub struct SignatureMismatch {
 
 impl std::fmt::Display for SignatureMismatch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "kernel `{}` does not match its declaration: ", self.kernel)?;
+        write!(
+            f,
+            "kernel `{}` does not match its declaration: ",
+            self.kernel
+        )?;
         let declared = self.declared.params;
         let first = declared
             .iter()

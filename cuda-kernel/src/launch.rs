@@ -24,10 +24,14 @@ pub fn load_function(
     crate::driver::require()?;
     // cudarc's load_function panics on an interior NUL; no entry can have one anyway.
     if CString::new(name).is_err() {
-        return Err(Error::KernelNotFound { kernel: name.into() });
+        return Err(Error::KernelNotFound {
+            kernel: name.into(),
+        });
     }
     let function = module.load_function(name).map_err(|e| match e.0 {
-        sys::CUresult::CUDA_ERROR_NOT_FOUND => Error::KernelNotFound { kernel: name.into() },
+        sys::CUresult::CUDA_ERROR_NOT_FOUND => Error::KernelNotFound {
+            kernel: name.into(),
+        },
         _ => Error::Driver {
             call: "cuModuleGetFunction",
             source: e,

@@ -213,19 +213,43 @@ mod tests {
         static SLOTS: [ParamSlot; 2] =
             ParamLayout::place([ParamSlot::of::<f64>("d"), ParamSlot::of::<u8>("b")]);
         let l = ParamLayout::from_slots(&SLOTS);
-        assert_eq!(l.size, 9, "size must stop at the last byte, not round up to 16");
+        assert_eq!(
+            l.size, 9,
+            "size must stop at the last byte, not round up to 16"
+        );
         assert_eq!(l.align, 8);
     }
 
     #[test]
     fn every_scalar_after_a_byte_is_rounded_to_its_alignment() {
-        assert_eq!(layout([ParamSlot::of::<u8>("a"), ParamSlot::of::<u16>("b")]), [(0, 1), (2, 2)]);
-        assert_eq!(layout([ParamSlot::of::<u8>("a"), ParamSlot::of::<f32>("b")]), [(0, 1), (4, 4)]);
-        assert_eq!(layout([ParamSlot::of::<u8>("a"), ParamSlot::of::<i64>("b")]), [(0, 1), (8, 8)]);
-        assert_eq!(layout([ParamSlot::of::<u8>("a"), ParamSlot::of::<Int2>("b")]), [(0, 1), (8, 8)]);
-        assert_eq!(layout([ParamSlot::of::<u8>("a"), ParamSlot::of::<Float4>("b")]), [(0, 1), (16, 16)]);
-        assert_eq!(layout([ParamSlot::of::<u8>("a"), ParamSlot::of::<*const f64>("b")]), [(0, 1), (8, 8)]);
-        assert_eq!(layout([ParamSlot::of::<bool>("a"), ParamSlot::of::<f16>("b")]), [(0, 1), (2, 2)]);
+        assert_eq!(
+            layout([ParamSlot::of::<u8>("a"), ParamSlot::of::<u16>("b")]),
+            [(0, 1), (2, 2)]
+        );
+        assert_eq!(
+            layout([ParamSlot::of::<u8>("a"), ParamSlot::of::<f32>("b")]),
+            [(0, 1), (4, 4)]
+        );
+        assert_eq!(
+            layout([ParamSlot::of::<u8>("a"), ParamSlot::of::<i64>("b")]),
+            [(0, 1), (8, 8)]
+        );
+        assert_eq!(
+            layout([ParamSlot::of::<u8>("a"), ParamSlot::of::<Int2>("b")]),
+            [(0, 1), (8, 8)]
+        );
+        assert_eq!(
+            layout([ParamSlot::of::<u8>("a"), ParamSlot::of::<Float4>("b")]),
+            [(0, 1), (16, 16)]
+        );
+        assert_eq!(
+            layout([ParamSlot::of::<u8>("a"), ParamSlot::of::<*const f64>("b")]),
+            [(0, 1), (8, 8)]
+        );
+        assert_eq!(
+            layout([ParamSlot::of::<bool>("a"), ParamSlot::of::<f16>("b")]),
+            [(0, 1), (2, 2)]
+        );
     }
 
     #[test]

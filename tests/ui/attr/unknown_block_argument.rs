@@ -1,0 +1,8 @@
+use cuda_kernel::kernel;
+
+#[kernel(arch = "sm_90")]
+unsafe extern "C" {
+    pub fn k(n: u32);
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use cuda_kernel::kernel;
+
+#[kernel]
+unsafe extern "system" {
+    pub fn k(n: u32);
+}
+
+fn main() {}

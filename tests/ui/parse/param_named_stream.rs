@@ -1,0 +1,8 @@
+use cuda_kernel::kernel;
+
+#[kernel]
+unsafe extern "C" {
+    pub fn k(stream: u32, x: *mut f32);
+}
+
+fn main() {}
