@@ -75,8 +75,8 @@ fn fail(problems: &[String]) -> ! {
         eprintln!("error: {problem}");
     }
     eprintln!(
-        "error: regenerate the PTX on a machine with the CUDA toolkit: scripts/regen-ptx.sh \
-         (or scripts/device-bundle.sh for the project's GPU machine), then commit kernels/ptx/"
+        "error: regenerate the PTX with scripts/regen-ptx.sh on a machine with the CUDA toolkit \
+         (the project's GPU machine has one), then commit kernels/ptx/"
     );
     std::process::exit(1);
 }

@@ -11,6 +11,8 @@
 //! # Ok::<(), cuda_kernel::Error>(())
 //! ```
 
+#![warn(missing_docs)]
+
 use cuda_kernel::half::f16;
 use cuda_kernel::{Double2, Float2, Float4, Int2, Int4, Uint4, kernel};
 
