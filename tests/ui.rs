@@ -1,5 +1,9 @@
 //! Compile-fail cases: tests/ui/<category>/<rule>.rs with the errors a user sees in .stderr.
 //! Re-bless after reading the diff: `TRYBUILD=overwrite cargo test --test ui`.
+//!
+//! trybuild builds the cases in target/tests/trybuild/<crate>/, which is the
+//! CARGO_MANIFEST_DIR that `#[kernel(ptx = "...")]` paths resolve against: the ptx/ cases
+//! reach the committed PTX through "../../../../kernels/ptx/".
 
 #[test]
 fn ui() {

@@ -4,15 +4,18 @@ use syn::{Attribute, LitStr, Path};
 
 use crate::report::Errors;
 
-/// `#[kernel(crate = path)]` on the block.
+/// `#[kernel(crate = path, ptx = "file.ptx")]` on the block.
 pub struct BlockArgs {
     /// Where the runtime is: `::cuda_kernel` unless re-exported elsewhere.
     pub krate: Path,
+    /// The PTX to check the declarations against, relative to the crate's manifest directory.
+    pub ptx: Option<LitStr>,
 }
 
 /// Parses the block's arguments, reporting unknown ones and going on.
 pub fn parse_block_args(cx: &mut Errors, args: proc_macro2::TokenStream) -> BlockArgs {
     let mut krate = None;
+    let mut ptx = None;
     let parser = syn::meta::parser(|meta| {
         if meta.path.is_ident("crate") {
             let path: Path = meta.value()?.parse()?;
@@ -20,9 +23,15 @@ pub fn parse_block_args(cx: &mut Errors, args: proc_macro2::TokenStream) -> Bloc
                 return Err(meta.error("duplicate `crate` argument"));
             }
             Ok(())
+        } else if meta.path.is_ident("ptx") {
+            let path: LitStr = meta.value()?.parse()?;
+            if ptx.replace(path).is_some() {
+                return Err(meta.error("duplicate `ptx` argument"));
+            }
+            Ok(())
         } else {
             Err(meta.error(format!(
-                "unknown #[kernel] argument `{}`: expected `crate = path`",
+                "unknown #[kernel] argument `{}`: expected `ptx = \"file.ptx\"` or `crate = path`",
                 path_text(&meta.path)
             )))
         }
@@ -32,6 +41,7 @@ pub fn parse_block_args(cx: &mut Errors, args: proc_macro2::TokenStream) -> Bloc
     }
     BlockArgs {
         krate: krate.unwrap_or_else(|| syn::parse_quote!(::cuda_kernel)),
+        ptx,
     }
 }
 

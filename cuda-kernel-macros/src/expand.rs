@@ -5,7 +5,10 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{ItemForeignMod, Path};
 
+use std::path::PathBuf;
+
 use crate::ast::{Kernel, ParamKind};
+use crate::ptx_check::{self, LayoutAssertion};
 use crate::report::Errors;
 use crate::{attr, check, parse};
 
@@ -28,18 +31,41 @@ pub fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
     // items), so the kernels that parsed are checked even after parse errors: one build then
     // reports every mistake.
     check::check_block(&mut cx, &block);
+    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+    let ptx_file = block_args
+        .ptx
+        .as_ref()
+        .and_then(|lit| ptx_check::read_ptx(&mut cx, lit, manifest_dir.as_deref()));
+    let assertions = match &ptx_file {
+        Some(file) => ptx_check::check_against_ptx(&mut cx, &block, file),
+        None => Vec::new(),
+    };
     let krate = &block_args.krate;
     if cx.has_errors() {
         let errors = cx.to_compile_errors();
         let stand_ins = block.kernels.iter().map(|k| expand_stand_in(krate, k));
         return quote! { #errors #(#stand_ins)* };
     }
-    let kernels = block.kernels.iter().map(|k| expand_kernel(krate, k));
-    quote! { #(#kernels)* }
+    let kernels = block.kernels.iter().enumerate().map(|(i, kernel)| {
+        let assertions = assertions.iter().filter(|a| a.kernel == i);
+        expand_kernel(krate, kernel, assertions)
+    });
+    // Makes the crate rebuild when the PTX file changes.
+    let track = ptx_file.map(|file| {
+        let path = file.path.to_string_lossy().into_owned();
+        quote!(
+            const _: &[u8] = include_bytes!(#path);
+        )
+    });
+    quote! { #(#kernels)* #track }
 }
 
 /// The generated type, its constants, `load` and `launch`.
-fn expand_kernel(krate: &Path, kernel: &Kernel) -> TokenStream {
+fn expand_kernel<'a>(
+    krate: &Path,
+    kernel: &Kernel,
+    assertions: impl Iterator<Item = &'a LayoutAssertion>,
+) -> TokenStream {
     let p = quote!(#krate::__private);
     let ty = kernel.type_ident();
     let vis = &kernel.vis;
@@ -81,6 +107,30 @@ fn expand_kernel(krate: &Path, kernel: &Kernel) -> TokenStream {
             }
         }
     }
+    let layout_checks: Vec<_> = assertions.map(|a| {
+        let param_ty = &kernel.params[a.param].ty;
+        let (size, align, message) = (a.size, a.align, &a.message);
+        // A trait bound rather than a const panic: rustc reports an unsatisfied bound at the
+        // spanned tokens with the trait's message, but a const panic at the attribute. Every
+        // token of the call is spanned on the type (paths come in through `use`), so that
+        // rustc can point there.
+        let call = quote_spanned! {param_ty.span()=>
+            matches_ptx::<Bool<{
+                <#param_ty as KernelParam>::SIZE == #size && <#param_ty as KernelParam>::ALIGN == #align
+            }>>()
+        };
+        quote! {
+            #(#attrs)*
+            const _: () = {
+                use #p::{Bool, KernelParam};
+                #[diagnostic::on_unimplemented(message = #message, label = "does not match the PTX")]
+                trait MatchesPtx {}
+                impl MatchesPtx for Bool<true> {}
+                const fn matches_ptx<T: MatchesPtx>() {}
+                #call
+            };
+        }
+    }).collect();
     let (unsafety, safety_doc) = launch_safety(kernel);
     let launch_doc = format!(
         " Launches `{symbol}` on `stream`: packs the arguments into one buffer laid out as\n \
@@ -159,6 +209,8 @@ fn expand_kernel(krate: &Path, kernel: &Kernel) -> TokenStream {
         // if it is never launched.
         #(#attrs)*
         const _: #p::ParamLayout = #ty::LAYOUT;
+
+        #(#layout_checks)*
     }
 }
 

@@ -6,6 +6,8 @@ mod attr;
 mod check;
 mod expand;
 mod parse;
+pub(crate) mod ptx;
+mod ptx_check;
 mod report;
 
 #[cfg(test)]

@@ -47,6 +47,7 @@ mod error;
 mod launch;
 mod layout;
 mod param;
+pub mod ptx;
 mod vector;
 
 /// Declares CUDA kernels by their C signatures and generates a typed launcher for each.
@@ -156,6 +157,6 @@ pub mod __private {
     };
     pub use ::std::sync::Arc;
 
-    /// Compiles only for parameter types; the macro spans it on the declared type.
-    pub const fn require_param<T: KernelParam>() {}
+    /// A boolean as a type, for checks the macro states as trait bounds.
+    pub struct Bool<const B: bool>;
 }

@@ -28,7 +28,7 @@ pub const CXX_FIXTURES_PTX: &str = include_str!("../ptx/cxx_fixtures.ptx");
 /// PTX of `kernels/cuda/launch_features.cu` (compute_90): cluster and cooperative kernels.
 pub const LAUNCH_FEATURES_PTX: &str = include_str!("../ptx/launch_features.ptx");
 
-#[kernel]
+#[kernel(ptx = "ptx/vector_add.ptx")]
 unsafe extern "C" {
     /// `c[i] = a[i] + b[i]` for `i < n`.
     pub fn vector_add(a: *const f32, b: *const f32, c: *mut f32, n: u32);
@@ -40,7 +40,7 @@ unsafe extern "C" {
     pub safe fn empty4(a: *const f32, b: *const f32, c: *mut f32, n: u32);
 }
 
-#[kernel]
+#[kernel(ptx = "ptx/echo.ptx")]
 unsafe extern "C" {
     /// Writes each parameter of the Programming Guide's `ADD_TO_PARAM_BUFFER` example
     /// `(int, float4, char, float, CUdeviceptr, float2)`, extended with `double`, `__half` and
@@ -99,7 +99,7 @@ unsafe extern "C" {
     );
 }
 
-#[kernel]
+#[kernel(ptx = "ptx/cxx_fixtures.ptx")]
 unsafe extern "C" {
     /// `x[i] *= a` for `i < n`: the C++ template `scale<float>`, bound by its mangled name.
     #[kernel(name = "_Z5scaleIfEvPT_S0_j")]
@@ -110,7 +110,7 @@ unsafe extern "C" {
     pub fn scale_f64(x: *mut f64, a: f64, n: u32);
 }
 
-#[kernel]
+#[kernel(ptx = "ptx/launch_features.ptx")]
 unsafe extern "C" {
     /// Each block writes its rank in its thread-block cluster and the cluster's size.
     pub fn cluster_rank(rank: *mut u32, size: *mut u32);

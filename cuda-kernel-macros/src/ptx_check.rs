@@ -1,0 +1,286 @@
+//! Checking declarations against the PTX named by `#[kernel(ptx = "...")]`: every kernel must
+//! be an entry of the file, with as many parameters, each of the same size and alignment.
+
+use std::path::{Path, PathBuf};
+
+use syn::{LitStr, Type};
+
+use crate::ast::{Block, Kernel};
+use crate::check::type_text;
+use crate::ptx::{self, Entry, PtxParam};
+use crate::report::Errors;
+
+/// The PTX file of a block, read.
+pub struct PtxFile {
+    /// Absolute path, for `include_bytes!` (so editing the file rebuilds the crate).
+    pub path: PathBuf,
+    /// The path as the user wrote it, for messages.
+    pub shown: String,
+    /// Its entries.
+    pub entries: Vec<Entry>,
+}
+
+/// A check left to the compiler: the size and alignment of a type the macro cannot know
+/// (vector types, half floats, user structs) must equal the PTX's.
+pub struct LayoutAssertion {
+    /// Index of the kernel in the block.
+    pub kernel: usize,
+    /// Index of the parameter.
+    pub param: usize,
+    /// Size the PTX declares.
+    pub size: usize,
+    /// Alignment the PTX declares.
+    pub align: usize,
+    /// What the compiler says when they differ.
+    pub message: String,
+}
+
+/// Reads `lit`, resolved against `manifest_dir`; reports an unreadable or malformed file on the
+/// literal and says what to run.
+pub fn read_ptx(cx: &mut Errors, lit: &LitStr, manifest_dir: Option<&Path>) -> Option<PtxFile> {
+    let shown = lit.value();
+    let path = match manifest_dir {
+        Some(dir) => dir.join(&shown),
+        None => PathBuf::from(&shown),
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) => {
+            cx.error(
+                lit,
+                format!(
+                    "cannot read PTX file {}: {e} (the path is relative to the crate's Cargo.toml; \
+                     generate the file with nvcc -ptx)",
+                    path.display()
+                ),
+            );
+            return None;
+        }
+    };
+    match ptx::entries(&text) {
+        Ok(entries) => Some(PtxFile {
+            path,
+            shown,
+            entries,
+        }),
+        Err(e) => {
+            cx.error(lit, format!("cannot read the kernels of {shown}: {e}"));
+            None
+        }
+    }
+}
+
+/// Checks every kernel of the block against the PTX; returns the checks left to the compiler.
+pub fn check_against_ptx(cx: &mut Errors, block: &Block, file: &PtxFile) -> Vec<LayoutAssertion> {
+    let mut assertions = Vec::new();
+    for (k, kernel) in block.kernels.iter().enumerate() {
+        if let Some(entry) = check_entry_exists(cx, kernel, file) {
+            check_param_count(cx, kernel, entry, &file.shown);
+            for (i, (param, ptx)) in kernel.params.iter().zip(&entry.params).enumerate() {
+                if crate::check::param_type_error(&param.ty).is_some() {
+                    continue; // already reported
+                }
+                if let Some((size, align, message)) =
+                    check_param(cx, kernel, i, &param.ident, &param.ty, ptx)
+                {
+                    assertions.push(LayoutAssertion {
+                        kernel: k,
+                        param: i,
+                        size,
+                        align,
+                        message,
+                    });
+                }
+            }
+        }
+    }
+    assertions
+}
+
+/// Rule: the kernel's entry symbol is an `.entry` of the PTX. When only C++-mangled entries of
+/// that name exist, say so and how to bind one.
+fn check_entry_exists<'a>(
+    cx: &mut Errors,
+    kernel: &Kernel,
+    file: &'a PtxFile,
+) -> Option<&'a Entry> {
+    let symbol = kernel.symbol();
+    if let Some(entry) = ptx::find(&file.entries, &symbol) {
+        return Some(entry);
+    }
+    let span: &dyn quote::ToTokens = match &kernel.symbol {
+        Some(lit) => lit,
+        None => &kernel.ident,
+    };
+    let mangled = ptx::mangled_matches(&file.entries, &symbol);
+    let message = if let Some(first) = mangled.first() {
+        let names: Vec<_> = mangled.iter().map(|e| format!("`{}`", e.name)).collect();
+        format!(
+            "{} has no entry `{symbol}`, but has the C++ kernel{} {} of that name: declare the \
+             CUDA kernel extern \"C\", or bind the mangled symbol with #[kernel(name = \"{}\")]",
+            file.shown,
+            if mangled.len() > 1 { "s" } else { "" },
+            names.join(", "),
+            first.name
+        )
+    } else if file.entries.is_empty() {
+        format!(
+            "{} has no entry `{symbol}`: it declares no kernels at all",
+            file.shown
+        )
+    } else {
+        let names: Vec<_> = file.entries.iter().map(|e| e.name.as_str()).collect();
+        format!(
+            "{} has no entry `{symbol}`; its entries are: {}",
+            file.shown,
+            names.join(", ")
+        )
+    };
+    cx.error(span, message);
+    None
+}
+
+/// Rule: the declaration has as many parameters as the entry.
+fn check_param_count(cx: &mut Errors, kernel: &Kernel, entry: &Entry, shown: &str) {
+    let (declared, actual) = (kernel.params.len(), entry.params.len());
+    if declared > actual {
+        for param in &kernel.params[actual..] {
+            cx.error(
+                &param.ident,
+                format!(
+                    "`{}` takes {actual} parameter{} in {shown}: `{}` has no counterpart there",
+                    entry.name,
+                    if actual == 1 { "" } else { "s" },
+                    param.ident
+                ),
+            );
+        }
+    } else if declared < actual {
+        let missing: Vec<_> = entry.params[declared..]
+            .iter()
+            .map(|p| format!("{} ({})", p.describe(), suggestion(p)))
+            .collect();
+        cx.error(
+            &kernel.sig.ident,
+            format!(
+                "`{}` takes {actual} parameters in {shown} but {declared} are declared here: \
+                 missing {}",
+                entry.name,
+                missing.join(", ")
+            ),
+        );
+    }
+}
+
+/// Rule: each parameter has the PTX's size and alignment, and a scalar's kind (integer or
+/// floating point) matches. Checked here for pointers and Rust primitives; for other types the
+/// returned `(size, align, message)` becomes a compile-time assertion.
+fn check_param(
+    cx: &mut Errors,
+    kernel: &Kernel,
+    index: usize,
+    ident: &syn::Ident,
+    ty: &Type,
+    ptx: &PtxParam,
+) -> Option<(usize, usize, String)> {
+    let declared = format!("`{ident}: {}`", type_text(ty));
+    let ptx_side = format!(
+        "{} ({} byte{}{})",
+        ptx.describe(),
+        ptx.size,
+        if ptx.size == 1 { "" } else { "s" },
+        if ptx.array_len.is_some() {
+            format!(", align {}", ptx.align)
+        } else {
+            String::new()
+        }
+    );
+    let known = match ty {
+        Type::Ptr(_) => Some((8, 8, "a 64-bit device address".to_string(), None)),
+        Type::Path(p) if p.qself.is_none() => p.path.get_ident().and_then(|name| {
+            primitive(&name.to_string()).map(|(size, float)| {
+                (
+                    size,
+                    size,
+                    format!("{size} byte{}", if size == 1 { "" } else { "s" }),
+                    Some(float),
+                )
+            })
+        }),
+        _ => None,
+    };
+    let Some((size, align, what, float)) = known else {
+        return Some((
+            ptx.size,
+            ptx.align,
+            format!(
+                "{declared} does not match parameter {index} of `{}`, which the PTX declares as \
+                 {ptx_side}: did you mean {}?",
+                kernel.symbol(),
+                suggestion(ptx)
+            ),
+        ));
+    };
+    if (size, align) != (ptx.size, ptx.align) {
+        cx.error(
+            ty,
+            format!(
+                "{declared} is {what} but the PTX declares {ptx_side}: did you mean {}?",
+                suggestion(ptx)
+            ),
+        );
+    } else if float == Some(false) && ptx.is_float() {
+        cx.error(
+            ty,
+            format!(
+                "{declared} is an integer but the PTX declares {}, a float: did you mean {}?",
+                ptx.ty,
+                suggestion(ptx)
+            ),
+        );
+    } else if float == Some(true) && ptx.is_integer() {
+        cx.error(
+            ty,
+            format!(
+                "{declared} is a float but the PTX declares {}, an integer: did you mean {}?",
+                ptx.ty,
+                suggestion(ptx)
+            ),
+        );
+    }
+    None
+}
+
+/// Size and float-ness of the Rust primitives a kernel can take.
+fn primitive(name: &str) -> Option<(usize, bool)> {
+    Some(match name {
+        "bool" | "i8" | "u8" => (1, false),
+        "i16" | "u16" => (2, false),
+        "i32" | "u32" => (4, false),
+        "i64" | "u64" => (8, false),
+        "f32" => (4, true),
+        "f64" => (8, true),
+        _ => return None,
+    })
+}
+
+/// The Rust types that fit a PTX parameter.
+fn suggestion(ptx: &PtxParam) -> String {
+    let text = match (ptx.ty.as_str(), ptx.array_len, ptx.size, ptx.align) {
+        (".u8" | ".s8" | ".b8", None, ..) => "u8, i8 or bool",
+        (".u16" | ".s16" | ".b16", None, ..) => "u16 or i16",
+        (".u32" | ".s32" | ".b32", None, ..) => "u32 or i32",
+        (".u64" | ".s64" | ".b64", None, ..) => "u64, i64, or a pointer *const T / *mut T",
+        (".f16", None, ..) => "half::f16",
+        (".bf16", None, ..) => "half::bf16",
+        (".f32", None, ..) => "f32",
+        (".f64", None, ..) => "f64",
+        (_, Some(_), 2, 2) => "half::f16 or half::bf16",
+        (_, Some(_), 8, 8) => "Float2 or Int2",
+        (_, Some(_), 16, 16) => "Float4, Int4, Uint4 or Double2",
+        (_, _, size, align) => {
+            return format!("a #[repr(C)] type of {size} bytes aligned to {align}");
+        }
+    };
+    text.to_string()
+}

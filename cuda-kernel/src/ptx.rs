@@ -1,0 +1,1 @@
+../../cuda-kernel-macros/src/ptx.rs

@@ -1,0 +1,8 @@
+use cuda_kernel::kernel;
+
+#[kernel(ptx = "../../../../tests/ui/ptx/fixtures/malformed.ptx")]
+unsafe extern "C" {
+    pub fn broken(a: u32, b: u32);
+}
+
+fn main() {}
