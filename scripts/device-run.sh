@@ -6,6 +6,9 @@ out=${OUT:-device-out}
 mkdir -p "$out"
 status=0
 bash .device/scripts/device-probe.sh 2>&1 | tee "$out/probe.txt"
+# A cubin for the test that loads compiled images (no PTX text at load time).
+nvcc -cubin -arch=sm_90 -o .device/vector_add.cubin kernels/cuda/vector_add.cu || status=1
+export CUDA_KERNEL_TEST_CUBIN=$PWD/.device/vector_add.cubin
 for test in .device/bin/*; do
     name=$(basename "$test")
     case "$name" in vector_add) continue ;; esac

@@ -355,3 +355,28 @@ fn layouts_agree_with_the_driver() {
     assert_eq!(EchoGuide::LAYOUT.size, 104);
     assert!(cuda_kernel::driver::version().unwrap() >= 12_040);
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn cubin_modules_are_checked_at_load_too() {
+    let path = std::env::var("CUDA_KERNEL_TEST_CUBIN")
+        .expect("CUDA_KERNEL_TEST_CUBIN names a cubin of kernels/cuda/vector_add.cu (scripts/device-run.sh builds it)");
+    let image = std::fs::read(&path).expect("the cubin is readable");
+    let ctx = cuda_kernel::driver::context(0).unwrap();
+    let stream = ctx.default_stream();
+    let module = cuda_kernel::driver::load_image(&ctx, &image).unwrap();
+    // No PTX text here: only the driver knows the parameters.
+    assert!(matches!(
+        wrong::VectorAddNU64::load(&module),
+        Err(Error::SignatureMismatch(_))
+    ));
+    let kernel = VectorAdd::load(&module).unwrap();
+    let a = stream.clone_htod(&[1.0f32, 2.0, 3.0]).unwrap();
+    let mut c = stream.alloc_zeros::<f32>(3).unwrap();
+    unsafe {
+        kernel
+            .launch(&stream, LaunchConfig::for_num_elems(3), &a, &a, &mut c, 3)
+            .unwrap()
+    };
+    assert_eq!(stream.clone_dtoh(&c).unwrap(), [2.0, 4.0, 6.0]);
+}

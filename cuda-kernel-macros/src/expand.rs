@@ -82,15 +82,19 @@ fn expand_kernel<'a>(
 
     let mut args = Vec::new();
     let mut borrows = Vec::new();
+    let mut pack_args = Vec::new();
+    let mut pack_values = Vec::new();
     let mut puts = Vec::new();
     for (i, param) in kernel.params.iter().enumerate() {
         let (index, name) = (proc_macro2::Literal::usize_unsuffixed(i), &param.ident);
+        puts.push(quote!(__buf.put(&#ty::LAYOUT.params[#index], &#name);));
         match param.kind() {
             ParamKind::ConstPtr(elem) => {
                 let (ptr, sync) = (format_ident!("__ptr{i}"), format_ident!("__sync{i}"));
                 args.push(quote!(#name: &impl #p::DevicePtr<#elem>));
                 borrows.push(quote!(let (#ptr, #sync) = #p::DevicePtr::device_ptr(#name, stream);));
-                puts.push(quote!(__buf.put(&#ty::LAYOUT.params[#index], &#ptr);));
+                pack_args.push(quote!(#name: #p::CUdeviceptr));
+                pack_values.push(quote!(#ptr));
             }
             ParamKind::MutPtr(elem) => {
                 let (ptr, sync) = (format_ident!("__ptr{i}"), format_ident!("__sync{i}"));
@@ -98,12 +102,14 @@ fn expand_kernel<'a>(
                 borrows.push(
                     quote!(let (#ptr, #sync) = #p::DevicePtrMut::device_ptr_mut(#name, stream);),
                 );
-                puts.push(quote!(__buf.put(&#ty::LAYOUT.params[#index], &#ptr);));
+                pack_args.push(quote!(#name: #p::CUdeviceptr));
+                pack_values.push(quote!(#ptr));
             }
             ParamKind::Value => {
                 let param_ty = &param.ty;
                 args.push(quote!(#name: #param_ty));
-                puts.push(quote!(__buf.put(&#ty::LAYOUT.params[#index], &#name);));
+                pack_args.push(quote!(#name: #param_ty));
+                pack_values.push(quote!(#name));
             }
         }
     }
@@ -177,6 +183,17 @@ fn expand_kernel<'a>(
                 &self.__function
             }
 
+            /// Packs arguments into the parameter buffer [`launch`](Self::launch) hands to the
+            /// driver, with device memory given as addresses (`CUdeviceptr`). Needs no GPU and
+            /// allocates nothing: for inspecting or testing what a launch sends.
+            #[inline]
+            #[allow(clippy::too_many_arguments)]
+            pub fn pack(#(#pack_args),*) -> #p::ParamBuffer<{ #ty::LAYOUT.size }> {
+                let mut __buf = #p::ParamBuffer::<{ #ty::LAYOUT.size }>::new();
+                #(#puts)*
+                __buf
+            }
+
             #[doc = #launch_doc]
             #safety_doc
             #[inline]
@@ -189,8 +206,7 @@ fn expand_kernel<'a>(
                 #(#args),*
             ) -> #p::core::result::Result<(), #p::Error> {
                 #(#borrows)*
-                let mut __buf = #p::ParamBuffer::<{ #ty::LAYOUT.size }>::new();
-                #(#puts)*
+                let mut __buf = #ty::pack(#(#pack_values),*);
                 // SAFETY: the buffer holds every parameter at the offset the declaration gives it;
                 // the declaration's soundness is the caller's (unsafe fn) or its author's (safe fn).
                 // The device-pointer guards above live until after the launch is queued.

@@ -80,10 +80,28 @@ pub fn context(ordinal: usize) -> Result<Arc<CudaContext>, Error> {
 /// # Ok::<(), cuda_kernel::Error>(())
 /// ```
 pub fn load_ptx(ctx: &Arc<CudaContext>, ptx: &str) -> Result<Arc<CudaModule>, Error> {
+    require()?;
     if ptx.contains('\0') {
         return Err(Error::InvalidPtx("the text contains a NUL byte"));
     }
     ctx.load_module(cudarc::nvrtc::Ptx::from_src(ptx))
+        .map_err(Error::driver("cuModuleLoadData"))
+}
+
+/// Loads a compiled module image: a cubin, a fatbin, or PTX as bytes.
+///
+/// `#[kernel]` launchers loaded from such a module are checked against the driver's view of
+/// the kernels exactly as for PTX text (see [`load_ptx`]).
+///
+/// ```no_run
+/// let ctx = cuda_kernel::driver::context(0)?;
+/// let cubin = std::fs::read("vector_add.cubin").expect("nvcc -cubin output");
+/// let module = cuda_kernel::driver::load_image(&ctx, &cubin)?;
+/// # Ok::<(), cuda_kernel::Error>(())
+/// ```
+pub fn load_image(ctx: &Arc<CudaContext>, image: &[u8]) -> Result<Arc<CudaModule>, Error> {
+    require()?;
+    ctx.load_module(cudarc::nvrtc::Ptx::from_binary(image.to_vec()))
         .map_err(Error::driver("cuModuleLoadData"))
 }
 

@@ -83,8 +83,23 @@ fn check_signature(function: &CudaFunction, name: &str, layout: &ParamLayout) ->
     }
 }
 
-/// The parameter buffer of one launch: `N` is the layout's size, so the buffer lives on the
-/// stack. Starts zeroed, so padding between parameters reaches the device as zeros.
+/// The packed parameters of one launch, as passed to `cuLaunchKernel` through
+/// `CU_LAUNCH_PARAM_BUFFER_POINTER`.
+///
+/// `N` is the signature's [`ParamLayout::size`], so the buffer lives on the stack. It starts
+/// zeroed: padding between parameters reaches the device as zeros. A generated `pack` returns
+/// one:
+///
+/// ```
+/// #[cuda_kernel::kernel]
+/// unsafe extern "C" {
+///     fn scale(x: *mut f32, a: f32, n: u32);
+/// }
+/// let buf = Scale::pack(0x7f00_0000_1000, 2.0, 3);
+/// assert_eq!(buf.bytes()[..8], 0x7f00_0000_1000u64.to_le_bytes());
+/// assert_eq!(buf.bytes()[8..12], 2.0f32.to_le_bytes());
+/// assert_eq!(buf.bytes()[12..], 3u32.to_le_bytes());
+/// ```
 #[repr(C, align(16))]
 pub struct ParamBuffer<const N: usize>([u8; N]);
 
@@ -95,7 +110,8 @@ impl<const N: usize> ParamBuffer<N> {
         ParamBuffer([0; N])
     }
 
-    /// Writes `value` into its slot.
+    /// Writes `value` into `slot`, which must lie inside the buffer (it panics otherwise, as
+    /// slicing does; generated code only passes slots of its own layout).
     #[inline(always)]
     pub fn put<T: KernelParam>(&mut self, slot: &ParamSlot, value: &T) {
         value.write(&mut self.0[slot.offset..slot.offset + T::SIZE]);

@@ -111,6 +111,27 @@ mod vector;
 /// launch waits for earlier writes to them (and later work waits for it) exactly as cudarc's
 /// own launches do when its multi-stream event tracking is on.
 ///
+/// # Checking declarations against kernels
+///
+/// The driver does not check a parameter buffer: a declaration that disagrees with its kernel
+/// would launch "successfully" and the kernel would read garbage. cuda-kernel closes that twice.
+///
+/// - **At compile time**, with `#[kernel(ptx = "path/to/file.ptx")]` (relative to the declaring
+///   crate's `Cargo.toml`): every kernel must be an `.entry` of the file, with as many
+///   parameters, each of the PTX's size and alignment; integers and floats must not be
+///   swapped. A mismatch is a compile error on the parameter's type naming both sides
+///   (`` `n: u64` is 8 bytes but the PTX declares .u32 (4 bytes): did you mean u32 or i32? ``).
+///   When only a C++-mangled entry of the name exists, the error says so and gives the
+///   `name = "..."` to write. Editing the PTX file rebuilds the crate.
+/// - **At load time**, always: `load` asks the driver for the offset and size of each parameter
+///   (`cuFuncGetParamInfo`) and returns [`Error::SignatureMismatch`] on any difference,
+///   including a different parameter count. This covers modules from PTX, cubin, fatbin and
+///   NVRTC alike. It needs a driver of CUDA 12.4 or newer; on older drivers the call does not
+///   exist and the check is skipped (the compile-time check still applies).
+///
+/// Neither check can see a pointer's element type or the signedness of an integer: the device
+/// ABI carries only sizes and alignments.
+///
 /// # Rejected at compile time
 ///
 /// ABIs other than `"C"`, generic or variadic fns, return types, references, slices, `Vec`,
@@ -129,11 +150,13 @@ mod vector;
 ///
 /// # Arguments
 ///
+/// - `ptx = "file.ptx"`: check the declarations against this PTX at compile time (above).
 /// - `crate = path`: where the runtime is, for crates that re-export `cuda_kernel`
 ///   (`#[kernel(crate = my_gpu::cuda_kernel)]`).
 /// - On a fn, `name = "symbol"`: the entry symbol, when it is not the fn's name.
 pub use cuda_kernel_macros::kernel;
 pub use error::{Error, SignatureMismatch};
+pub use launch::ParamBuffer;
 pub use layout::{
     MAX_PARAM_BYTES, MAX_PARAM_BYTES_LEGACY, MAX_STATIC_ALIGN, ParamLayout, ParamSlot,
 };
@@ -148,10 +171,11 @@ pub use half;
 /// What `#[kernel]` expands to refers to; not public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::launch::{ParamBuffer, launch_packed, load_function};
-    pub use crate::{Error, KernelParam, ParamLayout, ParamSlot};
+    pub use crate::launch::{launch_packed, load_function};
+    pub use crate::{Error, KernelParam, ParamBuffer, ParamLayout, ParamSlot};
     pub use ::core;
     pub use ::cudarc;
+    pub use ::cudarc::driver::sys::CUdeviceptr;
     pub use ::cudarc::driver::{
         CudaFunction, CudaModule, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig,
     };
