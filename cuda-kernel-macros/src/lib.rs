@@ -4,6 +4,7 @@
 mod ast;
 mod attr;
 mod check;
+mod derive;
 mod expand;
 mod parse;
 pub(crate) mod ptx;
@@ -21,4 +22,12 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::kernel(args.into(), input.into()).into()
+}
+
+/// Makes a `#[repr(C)]` struct a kernel parameter type.
+///
+/// See the `cuda-kernel` crate's documentation of `KernelParam`.
+#[proc_macro_derive(KernelParam, attributes(kernel_param))]
+pub fn derive_kernel_param(input: TokenStream) -> TokenStream {
+    derive::kernel_param(input.into()).into()
 }

@@ -32,6 +32,8 @@ pub struct ParamSlot {
     pub size: usize,
     /// Alignment of the parameter on the device, in bytes.
     pub align: usize,
+    /// How CUDA C spells the parameter's type (for an array field, its element type).
+    pub ty: crate::CType,
 }
 
 impl ParamSlot {
@@ -44,6 +46,7 @@ impl ParamSlot {
             offset: 0,
             size: T::SIZE,
             align: T::ALIGN,
+            ty: T::CUDA_TYPE,
         }
     }
 
@@ -93,32 +96,34 @@ impl ParamLayout {
 
     /// Gives each slot its offset: the previous slot's end rounded up to the slot's alignment.
     ///
-    /// Fails to evaluate (a compile error in a `const`) when a slot's alignment is not a power
-    /// of two or is above [`MAX_STATIC_ALIGN`].
+    /// This is the rule for a parameter buffer and for the fields of a C struct alike. Fails to
+    /// evaluate (a compile error in a `const`) when an alignment is not a power of two.
     pub const fn place<const N: usize>(mut slots: [ParamSlot; N]) -> [ParamSlot; N] {
+        Self::place_in(&mut slots);
+        slots
+    }
+
+    /// [`place`](Self::place) for slots in a slice, as when a signature is only known at run time.
+    pub const fn place_in(slots: &mut [ParamSlot]) {
         let mut end: usize = 0;
         let mut i = 0;
-        while i < N {
+        while i < slots.len() {
             let align = slots[i].align;
             assert!(
                 align.is_power_of_two(),
                 "kernel parameter alignment must be a power of two"
             );
-            assert!(
-                align <= MAX_STATIC_ALIGN,
-                "kernel parameters aligned above 16 bytes land at GPU-dependent offsets and are not supported"
-            );
             slots[i].offset = end.next_multiple_of(align);
             end = slots[i].end();
             i += 1;
         }
-        slots
     }
 
-    /// The layout of slots placed by [`place`](Self::place).
+    /// The layout of a signature whose slots were placed by [`place`](Self::place).
     ///
     /// Fails to evaluate (a compile error in a `const`) when the parameters exceed
-    /// [`MAX_PARAM_BYTES`].
+    /// [`MAX_PARAM_BYTES`], or when one is aligned above [`MAX_STATIC_ALIGN`]: such a
+    /// parameter's offset depends on the GPU, so no layout computed here could be sound.
     pub const fn from_slots(params: &'static [ParamSlot]) -> ParamLayout {
         let mut size = 0;
         let mut align = 1;
@@ -133,8 +138,12 @@ impl ParamLayout {
             i += 1;
         }
         assert!(
+            align <= MAX_STATIC_ALIGN,
+            "a kernel parameter is aligned to more than 16 bytes (a *_32a type or a #[repr(align(32))] struct): its offset in the parameter buffer depends on the GPU architecture, so it cannot be passed by value; pass it through device memory as *const T"
+        );
+        assert!(
             size <= MAX_PARAM_BYTES,
-            "kernel parameters exceed the 32764 bytes a launch can pass"
+            "kernel parameters exceed the 32764 bytes a launch can pass: pass large data through device memory as *const T"
         );
         ParamLayout {
             size,
@@ -147,6 +156,34 @@ impl ParamLayout {
     pub fn param(&self, name: &str) -> Option<&ParamSlot> {
         self.params.iter().find(|p| p.name == name)
     }
+}
+
+/// Size of a C struct whose fields were placed by [`ParamLayout::place`]: the end of the last
+/// field rounded up to the struct's alignment (see [`struct_align`]).
+pub const fn struct_size(fields: &[ParamSlot], repr_align: usize) -> usize {
+    let mut end = 0;
+    let mut i = 0;
+    while i < fields.len() {
+        if fields[i].end() > end {
+            end = fields[i].end();
+        }
+        i += 1;
+    }
+    end.next_multiple_of(struct_align(fields, repr_align))
+}
+
+/// Alignment of a C struct: its most aligned field's, or `repr_align` (`#[repr(align(N))]`,
+/// 1 without) if larger.
+pub const fn struct_align(fields: &[ParamSlot], repr_align: usize) -> usize {
+    let mut align = repr_align;
+    let mut i = 0;
+    while i < fields.len() {
+        if fields[i].align > align {
+            align = fields[i].align;
+        }
+        i += 1;
+    }
+    align
 }
 
 impl core::fmt::Display for ParamLayout {

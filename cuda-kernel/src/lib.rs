@@ -42,6 +42,7 @@
 #[cfg(not(target_endian = "little"))]
 compile_error!("cuda-kernel packs parameters for little-endian GPUs from a little-endian host");
 
+mod declaration;
 pub mod driver;
 mod error;
 mod launch;
@@ -155,13 +156,54 @@ mod vector;
 ///   (`#[kernel(crate = my_gpu::cuda_kernel)]`).
 /// - On a fn, `name = "symbol"`: the entry symbol, when it is not the fn's name.
 pub use cuda_kernel_macros::kernel;
+pub use declaration::{cuda_header, write_cuda_header};
+
+/// Makes a `#[repr(C)]` struct a kernel parameter type, laid out as the device lays it out.
+///
+/// Fields may be any [`KernelParam`] types: scalars, vector types, pointers, other derived
+/// structs, and fixed-size arrays of these. Each field sits at its offset rounded up to its
+/// alignment; the struct is aligned as its most aligned field (or its `#[repr(align(N))]`), and
+/// its size is rounded up to that. Packing writes each field at its device offset and leaves
+/// padding zeroed; it never reads the host struct's padding.
+///
+/// The derive also gives the struct `CUDA_DECLARATION`, its CUDA C declaration with
+/// `static_assert`s on `sizeof`, `alignof` and every `offsetof`: write it into a header with
+/// [`write_cuda_header`] and include that in the `.cu`, and nvcc checks the device side against
+/// the same layout.
+///
+/// ```
+/// use cuda_kernel::{Float3, KernelParam, kernel};
+///
+/// #[derive(Clone, Copy, KernelParam)]
+/// #[repr(C)]
+/// pub struct Ray {
+///     pub origin: Float3,   // 12 bytes, align 4
+///     pub bounces: u8,      // at 12
+///     pub length: f64,      // at 16
+///     pub weights: [f32; 3], // at 24
+/// }
+///
+/// assert_eq!((Ray::SIZE, Ray::ALIGN), (40, 8));
+/// assert!(Ray::CUDA_DECLARATION.contains("static_assert(offsetof(Ray, length) == 16"));
+///
+/// #[kernel]
+/// unsafe extern "C" {
+///     fn trace(ray: Ray, hits: *mut u32);
+/// }
+/// assert_eq!(Trace::LAYOUT.params[1].offset, 40);
+/// ```
+///
+/// Rejected at compile time, on the culprit: a struct without `#[repr(C)]`, `#[repr(packed)]`,
+/// generic structs, enums, unions, reference fields, and fields whose types are not parameter
+/// types. For crates that re-export `cuda_kernel`: `#[kernel_param(crate = path)]`.
+pub use cuda_kernel_macros::KernelParam;
 pub use error::{Error, SignatureMismatch};
 pub use launch::ParamBuffer;
 pub use layout::{
     MAX_PARAM_BYTES, MAX_PARAM_BYTES_LEGACY, MAX_STATIC_ALIGN, ParamLayout, ParamSlot,
 };
-pub use param::KernelParam;
-pub use vector::{Double2, Float2, Float4, Int2, Int4, Uint4};
+pub use param::{CType, KernelParam};
+pub use vector::*;
 
 /// The CUDA bindings cuda-kernel builds on (driver API, dynamic loading).
 pub use cudarc;
@@ -171,7 +213,10 @@ pub use half;
 /// What `#[kernel]` expands to refers to; not public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::CType;
+    pub use crate::declaration::{ConstText, DECLARATION_CAPACITY, FieldDims, struct_declaration};
     pub use crate::launch::{launch_packed, load_function};
+    pub use crate::layout::{struct_align, struct_size};
     pub use crate::{Error, KernelParam, ParamBuffer, ParamLayout, ParamSlot};
     pub use ::core;
     pub use ::cudarc;

@@ -31,16 +31,58 @@ pub unsafe trait KernelParam: Copy {
     const SIZE: usize;
     /// Alignment of the type on the device, in bytes.
     const ALIGN: usize;
+    /// How CUDA C spells the type, for generated declarations.
+    const CUDA_TYPE: CType;
 
     /// Writes the device representation of `self` into `out`, which is exactly
     /// [`SIZE`](Self::SIZE) bytes long and zeroed.
     fn write(&self, out: &mut [u8]);
 }
 
+/// The CUDA C spelling of a parameter type: a type name and a number of pointer levels.
+///
+/// ```
+/// use cuda_kernel::KernelParam;
+/// assert_eq!(<*const *mut f32>::CUDA_TYPE.to_string(), "float**");
+/// assert_eq!(<u64 as KernelParam>::CUDA_TYPE.to_string(), "unsigned long long");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CType {
+    /// The type's name: `float`, `float4`, `unsigned long long`, a struct's name.
+    pub name: &'static str,
+    /// How many `*` follow it.
+    pub pointers: u8,
+}
+
+impl CType {
+    /// A type that is not a pointer.
+    pub const fn named(name: &'static str) -> CType {
+        CType { name, pointers: 0 }
+    }
+
+    /// A pointer to this type.
+    pub const fn pointer(self) -> CType {
+        CType {
+            name: self.name,
+            pointers: self.pointers + 1,
+        }
+    }
+}
+
+impl std::fmt::Display for CType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)?;
+        for _ in 0..self.pointers {
+            f.write_str("*")?;
+        }
+        Ok(())
+    }
+}
+
 /// Implements `KernelParam` for a `Pod` type whose host layout is its device layout, and asserts
 /// at compile time that the host size and alignment are the device's.
 macro_rules! pod_param {
-    ($($ty:ty => $size:literal, $align:literal;)*) => {$(
+    ($($ty:ty => $size:literal, $align:literal, $cuda:literal;)*) => {$(
         const _: () = assert!(
             core::mem::size_of::<$ty>() == $size && core::mem::align_of::<$ty>() == $align
         );
@@ -49,6 +91,7 @@ macro_rules! pod_param {
         unsafe impl $crate::KernelParam for $ty {
             const SIZE: usize = $size;
             const ALIGN: usize = $align;
+            const CUDA_TYPE: $crate::CType = $crate::CType::named($cuda);
             #[inline(always)]
             fn write(&self, out: &mut [u8]) {
                 out.copy_from_slice(bytemuck::bytes_of(self));
@@ -59,24 +102,25 @@ macro_rules! pod_param {
 pub(crate) use pod_param;
 
 pod_param! {
-    i8 => 1, 1;
-    u8 => 1, 1;
-    i16 => 2, 2;
-    u16 => 2, 2;
-    i32 => 4, 4;
-    u32 => 4, 4;
-    i64 => 8, 8;
-    u64 => 8, 8;
-    f32 => 4, 4;
-    f64 => 8, 8;
-    f16 => 2, 2;
-    bf16 => 2, 2;
+    i8 => 1, 1, "signed char";
+    u8 => 1, 1, "unsigned char";
+    i16 => 2, 2, "short";
+    u16 => 2, 2, "unsigned short";
+    i32 => 4, 4, "int";
+    u32 => 4, 4, "unsigned int";
+    i64 => 8, 8, "long long";
+    u64 => 8, 8, "unsigned long long";
+    f32 => 4, 4, "float";
+    f64 => 8, 8, "double";
+    f16 => 2, 2, "__half";
+    bf16 => 2, 2, "__nv_bfloat16";
 }
 
 // SAFETY: C++ `bool` on the device is one byte holding 0 or 1.
 unsafe impl KernelParam for bool {
     const SIZE: usize = 1;
     const ALIGN: usize = 1;
+    const CUDA_TYPE: CType = CType::named("bool");
     #[inline(always)]
     fn write(&self, out: &mut [u8]) {
         out[0] = u8::from(*self);
@@ -88,6 +132,7 @@ unsafe impl KernelParam for bool {
 unsafe impl<T: KernelParam> KernelParam for *const T {
     const SIZE: usize = 8;
     const ALIGN: usize = 8;
+    const CUDA_TYPE: CType = T::CUDA_TYPE.pointer();
     #[inline(always)]
     fn write(&self, out: &mut [u8]) {
         (*self as usize as u64).write(out);
@@ -98,9 +143,25 @@ unsafe impl<T: KernelParam> KernelParam for *const T {
 unsafe impl<T: KernelParam> KernelParam for *mut T {
     const SIZE: usize = 8;
     const ALIGN: usize = 8;
+    const CUDA_TYPE: CType = T::CUDA_TYPE.pointer();
     #[inline(always)]
     fn write(&self, out: &mut [u8]) {
         (*self as usize as u64).write(out);
+    }
+}
+
+// SAFETY: C arrays are their elements back to back, aligned as one element; every C type's size
+// is a multiple of its alignment, so no padding falls between elements. Only struct fields are
+// arrays: #[kernel] rejects arrays as parameters (C passes them as pointers).
+unsafe impl<T: KernelParam, const N: usize> KernelParam for [T; N] {
+    const SIZE: usize = T::SIZE * N;
+    const ALIGN: usize = T::ALIGN;
+    const CUDA_TYPE: CType = T::CUDA_TYPE;
+    #[inline]
+    fn write(&self, out: &mut [u8]) {
+        for (element, out) in self.iter().zip(out.chunks_exact_mut(T::SIZE)) {
+            element.write(out);
+        }
     }
 }
 
