@@ -1,7 +1,8 @@
 //! Fails the build when a CUDA source changed after its PTX was generated.
 //!
 //! scripts/regen-ptx.sh writes `// cuda-kernel-source-sha256: <hash>` as the first line of each
-//! PTX file; the PTX is committed so that building needs no CUDA toolkit.
+//! PTX file, hashing the `.cu` followed by every `cuda/*.cuh` (which any `.cu` may include); the
+//! PTX is committed so that building needs no CUDA toolkit.
 
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
@@ -19,6 +20,17 @@ fn main() {
         Err(e) => fail(&[format!("cannot read kernels/cuda: {e}")]),
     };
     sources.sort();
+    let mut headers = Vec::new();
+    for header in sources
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "cuh"))
+    {
+        println!("cargo::rerun-if-changed={}", header.display());
+        match std::fs::read(header) {
+            Ok(bytes) => headers.extend(bytes),
+            Err(e) => problems.push(format!("cannot read {}: {e}", header.display())),
+        }
+    }
     for cu in sources
         .iter()
         .filter(|p| p.extension().is_some_and(|e| e == "cu"))
@@ -49,12 +61,13 @@ fn main() {
                 continue;
             }
         };
-        let actual = Sha256::digest(&source)
-            .iter()
-            .fold(String::new(), |mut s, b| {
-                let _ = write!(s, "{b:02x}");
-                s
-            });
+        let mut hasher = Sha256::new();
+        hasher.update(&source);
+        hasher.update(&headers);
+        let actual = hasher.finalize().iter().fold(String::new(), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        });
         match recorded {
             Some(hash) if hash.trim() == actual => {}
             Some(_) => problems.push(format!(

@@ -10,8 +10,8 @@ rm -rf .device
 mkdir -p .device/bin .device/scripts
 cargo build --release --examples
 cp target/release/examples/vector_add .device/bin/
-# Test binaries of the root package's tests/ whose names hold GPU tests.
-cargo test --release --no-run --message-format=json --test gpu 2>/dev/null |
+# Test binaries of the root package's tests/ that hold GPU tests.
+cargo test --release --no-run --message-format=json --test gpu --test conformance 2>/dev/null |
     sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' |
     while read -r exe; do
         cp "$exe" ".device/bin/$(basename "$exe" | sed 's/-[0-9a-f]*$//')"

@@ -14,9 +14,9 @@ for cu in "$root"/kernels/cuda/*.cu; do
     name=$(basename "$cu" .cu)
     arch=$(sed -n 's|^// ptx-arch: *\(compute_[0-9a-z]*\).*|\1|p' "$cu" | head -n1)
     arch=${arch:-compute_75}
-    hash=$(sha256sum "$cu" | cut -d' ' -f1)
+    hash=$(cat "$cu" $(ls "$root"/kernels/cuda/*.cuh 2>/dev/null | LC_ALL=C sort) | sha256sum | cut -d' ' -f1)
     tmp=$(mktemp)
-    nvcc -ptx -arch="$arch" -O3 -o "$tmp" "$cu"
+    nvcc -ptx -arch="$arch" -O3 -I "$root/kernels/cuda" -o "$tmp" "$cu"
     { echo "// cuda-kernel-source-sha256: $hash"; cat "$tmp"; } >"$out/$name.ptx"
     rm -f "$tmp"
     echo "$name.cu -> $out/$name.ptx ($arch)"

@@ -380,3 +380,53 @@ fn cubin_modules_are_checked_at_load_too() {
     };
     assert_eq!(stream.clone_dtoh(&c).unwrap(), [2.0, 4.0, 6.0]);
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn derived_structs_arrive_field_by_field() {
+    use kernels::params::{BIG_PARAMS_LEN, BigParams, Particle, Tagged};
+    let (_ctx, stream, module) = setup(STRUCTS_PTX);
+    let echo = EchoParticle::load(&module).unwrap();
+    let p = Particle {
+        flag: true,
+        inner: Tagged {
+            tag: 0xa5,
+            value: -1234.5678,
+        },
+        dir: cuda_kernel::Float3::new(1.0, -2.0, 3.25),
+        ids: [-7, 300, -30000],
+        mass: f16::from_f32(0.125),
+    };
+    let mut out = stream.alloc_zeros::<u8>(20).unwrap();
+    unsafe {
+        echo.launch(&stream, one_thread(), -3, p, 0x5a, &mut out)
+            .unwrap()
+    };
+    let b = stream.clone_dtoh(&out).unwrap();
+    assert_eq!(b[0..8], (-1234.5678f64).to_le_bytes());
+    assert_eq!(b[8..12], 3.25f32.to_le_bytes());
+    assert_eq!(b[12..14], (-30000i16).to_le_bytes());
+    assert_eq!(b[14], 1);
+    assert_eq!(b[15], 0xa5);
+    assert_eq!(b[16..18], f16::from_f32(0.125).to_bits().to_le_bytes());
+    assert_eq!(b[18], (-3i8) as u8);
+    assert_eq!(b[19], 0x5a);
+
+    // 8,000 bytes of parameters.
+    let sum_big = SumBig::load(&module).unwrap();
+    let mut values = [0.0f32; BIG_PARAMS_LEN];
+    for (i, v) in values.iter_mut().enumerate() {
+        *v = (i % 7) as f32;
+    }
+    let mut out = stream.alloc_zeros::<f32>(2).unwrap();
+    unsafe {
+        sum_big
+            .launch(&stream, one_thread(), BigParams { values }, &mut out)
+            .unwrap()
+    };
+    let want: f32 = values.iter().sum();
+    assert_eq!(
+        stream.clone_dtoh(&out).unwrap(),
+        [want, values[BIG_PARAMS_LEN - 1]]
+    );
+}

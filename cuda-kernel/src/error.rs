@@ -33,6 +33,18 @@ pub enum Error {
     #[error(transparent)]
     SignatureMismatch(Box<SignatureMismatch>),
 
+    /// The launch's parameters exceed what this GPU and driver accept: 4,096 bytes before Volta
+    /// or under a driver older than CUDA 12.1, 32,764 bytes otherwise.
+    #[error(
+        "the kernel's parameters take {size} bytes but this GPU and driver accept {limit}: more than 4096 bytes needs a Volta or newer GPU and a CUDA 12.1+ driver; pass large data through device memory instead"
+    )]
+    ParamsTooLarge {
+        /// Bytes the parameters take.
+        size: usize,
+        /// Bytes the device accepts.
+        limit: usize,
+    },
+
     /// PTX text that cannot be handed to the driver.
     #[error("invalid PTX: {0}")]
     InvalidPtx(&'static str),

@@ -5,7 +5,10 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, CudaModule, CudaStream, LaunchConfig, sys};
 
-use crate::{Error, KernelParam, ParamLayout, ParamSlot, SignatureMismatch};
+use crate::{
+    Error, KernelParam, MAX_PARAM_BYTES, MAX_PARAM_BYTES_LEGACY, ParamLayout, ParamSlot,
+    SignatureMismatch,
+};
 
 /// First driver version with `cuFuncGetParamInfo` (CUDA 12.4).
 const PARAM_INFO_DRIVER: i32 = 12_040;
@@ -136,6 +139,25 @@ impl<const N: usize> Default for ParamBuffer<N> {
     }
 }
 
+/// Above 4,096 bytes, the GPU must be Volta (compute capability 7.0) or newer and the driver of
+/// CUDA 12.1 or newer; otherwise the driver would answer CUDA_ERROR_INVALID_VALUE.
+#[cold]
+fn check_param_space(stream: &CudaStream, size: usize) -> Result<(), Error> {
+    let major = stream
+        .context()
+        .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
+        .map_err(Error::driver("cuDeviceGetAttribute"))?;
+    let limit = if major >= 7 && crate::driver::version()? >= 12_010 {
+        MAX_PARAM_BYTES
+    } else {
+        MAX_PARAM_BYTES_LEGACY
+    };
+    if size > limit {
+        return Err(Error::ParamsTooLarge { size, limit });
+    }
+    Ok(())
+}
+
 /// Launches `function` on `stream`, passing `params` through `CU_LAUNCH_PARAM_BUFFER_POINTER`.
 ///
 /// # Safety
@@ -152,6 +174,9 @@ pub unsafe fn launch_packed(
         .context()
         .bind_to_thread()
         .map_err(Error::driver("cuCtxSetCurrent"))?;
+    if params.len() > MAX_PARAM_BYTES_LEGACY {
+        check_param_space(stream, params.len())?;
+    }
     let mut size = params.len();
     // The driver takes no buffer for a kernel without parameters: a size of 0 is
     // CUDA_ERROR_INVALID_VALUE.

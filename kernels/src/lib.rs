@@ -13,6 +13,8 @@
 
 #![warn(missing_docs)]
 
+pub mod params;
+
 use cuda_kernel::half::f16;
 use cuda_kernel::{Double2, Float2, Float4, Int2, Int4, Uint4, kernel};
 
@@ -24,6 +26,9 @@ pub const ECHO_PTX: &str = include_str!("../ptx/echo.ptx");
 
 /// PTX of `kernels/cuda/cxx_fixtures.cu`: C++ kernels under their mangled names.
 pub const CXX_FIXTURES_PTX: &str = include_str!("../ptx/cxx_fixtures.ptx");
+
+/// PTX of `kernels/cuda/structs.cu`: [`EchoParticle`], [`SumBig`].
+pub const STRUCTS_PTX: &str = include_str!("../ptx/structs.ptx");
 
 /// PTX of `kernels/cuda/launch_features.cu` (compute_90): cluster and cooperative kernels.
 pub const LAUNCH_FEATURES_PTX: &str = include_str!("../ptx/launch_features.ptx");
@@ -118,4 +123,14 @@ unsafe extern "C" {
     /// Each block writes `index + 1` into `slots`, waits at a grid-wide barrier, then copies its
     /// neighbour's slot into `seen`. Needs a cooperative launch.
     pub fn grid_sync_neighbour(slots: *mut u32, seen: *mut u32);
+}
+
+#[kernel(ptx = "ptx/structs.ptx")]
+unsafe extern "C" {
+    /// Writes fields of `p` and the bytes around it into `out` at fixed offsets (see
+    /// `kernels/cuda/structs.cu`).
+    pub fn echo_particle(before: i8, p: params::Particle, after: i8, out: *mut u8);
+
+    /// `out[0]` = the sum of `b.values`, `out[1]` = the last value.
+    pub fn sum_big(b: params::BigParams, out: *mut f32);
 }

@@ -1,0 +1,50 @@
+//! Structs passed to kernels by value. Their CUDA declarations are generated into
+//! `kernels/cuda/params.cuh` (see `kernels/tests/header.rs`), so nvcc checks the device side
+//! against the layout computed here.
+
+use cuda_kernel::half::f16;
+use cuda_kernel::{Float3, KernelParam};
+
+/// A tag and a value: 16 bytes, aligned to 8 (7 bytes of padding after `tag`).
+#[derive(Clone, Copy, Debug, PartialEq, KernelParam)]
+#[repr(C)]
+pub struct Tagged {
+    /// A small tag.
+    pub tag: u8,
+    /// The value.
+    pub value: f64,
+}
+
+/// A struct mixing alignments, a nested struct and an array: 48 bytes, aligned to 8.
+#[derive(Clone, Copy, Debug, PartialEq, KernelParam)]
+#[repr(C)]
+pub struct Particle {
+    /// At offset 0.
+    pub flag: bool,
+    /// At offset 8.
+    pub inner: Tagged,
+    /// At offset 24.
+    pub dir: Float3,
+    /// At offset 36.
+    pub ids: [i16; 3],
+    /// At offset 42.
+    pub mass: f16,
+}
+
+/// Number of floats in [`BigParams`].
+pub const BIG_PARAMS_LEN: usize = 2000;
+
+/// 8,000 bytes of parameters: more than the 4,096 bytes of pre-Volta GPUs and old drivers.
+#[derive(Clone, Copy, Debug, PartialEq, KernelParam)]
+#[repr(C)]
+pub struct BigParams {
+    /// The values.
+    pub values: [f32; BIG_PARAMS_LEN],
+}
+
+/// The declarations of `kernels/cuda/params.cuh`, nested structs first.
+pub const DECLARATIONS: [&str; 3] = [
+    Tagged::CUDA_DECLARATION,
+    Particle::CUDA_DECLARATION,
+    BigParams::CUDA_DECLARATION,
+];

@@ -1,0 +1,517 @@
+//! ABI conformance, in the style of abi-cafe: seeded random kernel signatures over every
+//! supported parameter type, laid out by cuda-kernel and checked against
+//!
+//! 1. g++ (no GPU): the same parameters as members of a C++ struct, with CUDA's vector types
+//!    declared with CUDA's alignments (the table of ../shared/CUDA-ABI.md, written out here
+//!    independently of the crate), and the derived structs through their `CUDA_DECLARATION`,
+//!    whose `static_assert`s g++ checks too;
+//! 2. the GPU (ignored without one): the same signatures as CUDA kernels built by nvcc, where
+//!    every offset must equal `cuFuncGetParamInfo` and an echo kernel copies each parameter's
+//!    bytes out, filled by the host with "graffiti" (parameter index in the high nibble, byte
+//!    index in the low) so any shift shows.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use cuda_kernel::half::{bf16, f16};
+use cuda_kernel::*;
+
+// ---------------------------------------------------------------------------------------------
+// The types signatures are drawn from.
+
+/// A parameter type: its Rust name and what cuda-kernel says of it.
+#[derive(Clone, Copy, Debug)]
+struct ParamType {
+    rust: &'static str,
+    size: usize,
+    align: usize,
+    cuda: CType,
+    is_bool: bool,
+}
+
+macro_rules! param_types {
+    ($($ty:ty),* $(,)?) => {
+        vec![$(ParamType {
+            rust: stringify!($ty),
+            size: <$ty as KernelParam>::SIZE,
+            align: <$ty as KernelParam>::ALIGN,
+            cuda: <$ty as KernelParam>::CUDA_TYPE,
+            is_bool: stringify!($ty) == "bool",
+        }),*]
+    };
+}
+
+#[derive(Clone, Copy, KernelParam)]
+#[repr(C)]
+pub struct Inner {
+    pub tag: u8,
+    pub value: f64,
+}
+
+#[derive(Clone, Copy, KernelParam)]
+#[repr(C)]
+pub struct Mixed {
+    pub flag: u8,
+    pub dir: Float3,
+    pub count: i16,
+    pub bytes: [u8; 5],
+}
+
+#[derive(Clone, Copy, KernelParam)]
+#[repr(C, align(16))]
+pub struct Aligned16 {
+    pub x: f32,
+    pub tag: u8,
+}
+
+#[derive(Clone, Copy, KernelParam)]
+#[repr(C)]
+pub struct Nested {
+    pub inner: Inner,
+    pub h: Half2,
+    pub shorts: [Short3; 2],
+    pub c: Char3,
+}
+
+/// Declarations of the structs, nested ones first.
+const STRUCT_DECLARATIONS: [&str; 4] = [
+    Inner::CUDA_DECLARATION,
+    Mixed::CUDA_DECLARATION,
+    Aligned16::CUDA_DECLARATION,
+    Nested::CUDA_DECLARATION,
+];
+
+fn universe() -> Vec<ParamType> {
+    param_types![
+        bool,
+        i8,
+        u8,
+        i16,
+        u16,
+        i32,
+        u32,
+        i64,
+        u64,
+        f32,
+        f64,
+        f16,
+        bf16,
+        Char1,
+        Char2,
+        Char3,
+        Char4,
+        Uchar1,
+        Uchar2,
+        Uchar3,
+        Uchar4,
+        Short1,
+        Short2,
+        Short3,
+        Short4,
+        Ushort1,
+        Ushort2,
+        Ushort3,
+        Ushort4,
+        Int1,
+        Int2,
+        Int3,
+        Int4,
+        Uint1,
+        Uint2,
+        Uint3,
+        Uint4,
+        Long1,
+        Long2,
+        Long3,
+        Long4,
+        Ulong1,
+        Ulong2,
+        Ulong3,
+        Ulong4,
+        Longlong1,
+        Longlong2,
+        Longlong3,
+        Longlong4,
+        Ulonglong1,
+        Ulonglong2,
+        Ulonglong3,
+        Ulonglong4,
+        Float1,
+        Float2,
+        Float3,
+        Float4,
+        Double1,
+        Double2,
+        Double3,
+        Double4,
+        Double4_16a,
+        Long4_16a,
+        Ulong4_16a,
+        Longlong4_16a,
+        Ulonglong4_16a,
+        Half2,
+        Bfloat162,
+        *const f32,
+        *mut Float4,
+        *const *const u8,
+        Inner,
+        Mixed,
+        Aligned16,
+        Nested,
+    ]
+}
+
+/// CUDA's vector types for g++, as ../shared/CUDA-ABI.md gives them (not read from the crate):
+/// `(name, element, count, alignment)`.
+const CUDA_VECTOR_TYPES: &[(&str, &str, usize, usize)] = &[
+    ("char1", "signed char", 1, 1),
+    ("char2", "signed char", 2, 2),
+    ("char3", "signed char", 3, 1),
+    ("char4", "signed char", 4, 4),
+    ("uchar1", "unsigned char", 1, 1),
+    ("uchar2", "unsigned char", 2, 2),
+    ("uchar3", "unsigned char", 3, 1),
+    ("uchar4", "unsigned char", 4, 4),
+    ("short1", "short", 1, 2),
+    ("short2", "short", 2, 4),
+    ("short3", "short", 3, 2),
+    ("short4", "short", 4, 8),
+    ("ushort1", "unsigned short", 1, 2),
+    ("ushort2", "unsigned short", 2, 4),
+    ("ushort3", "unsigned short", 3, 2),
+    ("ushort4", "unsigned short", 4, 8),
+    ("int1", "int", 1, 4),
+    ("int2", "int", 2, 8),
+    ("int3", "int", 3, 4),
+    ("int4", "int", 4, 16),
+    ("uint1", "unsigned int", 1, 4),
+    ("uint2", "unsigned int", 2, 8),
+    ("uint3", "unsigned int", 3, 4),
+    ("uint4", "unsigned int", 4, 16),
+    ("long1", "long", 1, 8),
+    ("long2", "long", 2, 16),
+    ("long3", "long", 3, 8),
+    ("long4", "long", 4, 16),
+    ("ulong1", "unsigned long", 1, 8),
+    ("ulong2", "unsigned long", 2, 16),
+    ("ulong3", "unsigned long", 3, 8),
+    ("ulong4", "unsigned long", 4, 16),
+    ("longlong1", "long long", 1, 8),
+    ("longlong2", "long long", 2, 16),
+    ("longlong3", "long long", 3, 8),
+    ("longlong4", "long long", 4, 16),
+    ("ulonglong1", "unsigned long long", 1, 8),
+    ("ulonglong2", "unsigned long long", 2, 16),
+    ("ulonglong3", "unsigned long long", 3, 8),
+    ("ulonglong4", "unsigned long long", 4, 16),
+    ("float1", "float", 1, 4),
+    ("float2", "float", 2, 8),
+    ("float3", "float", 3, 4),
+    ("float4", "float", 4, 16),
+    ("double1", "double", 1, 8),
+    ("double2", "double", 2, 16),
+    ("double3", "double", 3, 8),
+    ("double4", "double", 4, 16),
+    ("double4_16a", "double", 4, 16),
+    ("long4_16a", "long", 4, 16),
+    ("ulong4_16a", "unsigned long", 4, 16),
+    ("longlong4_16a", "long long", 4, 16),
+    ("ulonglong4_16a", "unsigned long long", 4, 16),
+];
+
+/// Host stand-ins for CUDA's half types (2-byte `__half`, 4-byte-aligned pairs).
+const HALF_TYPES: &str = "\
+struct __half { unsigned short bits; };
+struct __nv_bfloat16 { unsigned short bits; };
+struct alignas(4) __half2 { __half x, y; };
+struct alignas(4) __nv_bfloat162 { __nv_bfloat16 x, y; };
+";
+
+// ---------------------------------------------------------------------------------------------
+// Signatures.
+
+/// SplitMix64: small, seeded, and the same everywhere.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+const SEED: u64 = 0x00c0_ffee_cafe_f00d;
+const RANDOM_SIGNATURES: usize = 320;
+
+/// 320 random signatures of 1 to 16 parameters, then "perturbed" ones: a 14-parameter list
+/// with a u8, and then an f32, inserted at every position.
+fn signatures(types: &[ParamType]) -> Vec<Vec<ParamType>> {
+    let mut rng = Rng(SEED);
+    let mut sigs: Vec<Vec<ParamType>> = (0..RANDOM_SIGNATURES)
+        .map(|_| {
+            let len = 1 + rng.below(16);
+            (0..len).map(|_| types[rng.below(types.len())]).collect()
+        })
+        .collect();
+    let base: Vec<ParamType> = (0..14).map(|_| types[rng.below(types.len())]).collect();
+    for inserted in ["u8", "f32"] {
+        let t = *types.iter().find(|t| t.rust == inserted).unwrap();
+        for at in 0..=base.len() {
+            let mut sig = base.clone();
+            sig.insert(at, t);
+            sigs.push(sig);
+        }
+    }
+    sigs
+}
+
+/// cuda-kernel's layout of a signature.
+fn layout(sig: &[ParamType]) -> Vec<ParamSlot> {
+    let mut slots: Vec<ParamSlot> = sig
+        .iter()
+        .map(|t| ParamSlot {
+            name: "p",
+            offset: 0,
+            size: t.size,
+            align: t.align,
+            ty: t.cuda,
+        })
+        .collect();
+    ParamLayout::place_in(&mut slots);
+    slots
+}
+
+fn scratch_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. Against g++.
+
+fn host_program(sigs: &[Vec<ParamType>]) -> String {
+    let mut src = String::from("#include <cstddef>\n#include <cstdio>\n");
+    src.push_str(HALF_TYPES);
+    for (name, elem, count, align) in CUDA_VECTOR_TYPES {
+        let fields = ["x", "y", "z", "w"][..*count].join(", ");
+        writeln!(
+            src,
+            "struct alignas({align}) {name} {{ {elem} {fields}; }};"
+        )
+        .unwrap();
+    }
+    for decl in STRUCT_DECLARATIONS {
+        src.push_str(decl);
+    }
+    for (k, sig) in sigs.iter().enumerate() {
+        write!(src, "struct sig{k} {{").unwrap();
+        for (i, t) in sig.iter().enumerate() {
+            write!(src, " {} p{i};", t.cuda).unwrap();
+        }
+        src.push_str(" };\n");
+    }
+    src.push_str("int main() {\n");
+    for (k, sig) in sigs.iter().enumerate() {
+        for i in 0..sig.len() {
+            writeln!(
+                src,
+                "  std::printf(\"{k} {i} %zu %zu\\n\", offsetof(sig{k}, p{i}), sizeof(((sig{k}*)0)->p{i}));"
+            )
+            .unwrap();
+        }
+    }
+    src.push_str("  return 0;\n}\n");
+    src
+}
+
+#[test]
+fn layouts_match_gxx_for_every_generated_signature() {
+    let types = universe();
+    let sigs = signatures(&types);
+    let params: usize = sigs.iter().map(Vec::len).sum();
+    assert!(
+        sigs.len() >= 300 && params >= 2000,
+        "{} signatures, {params} parameters",
+        sigs.len()
+    );
+
+    let dir = scratch_dir("conformance-gxx");
+    let src = dir.join("layouts.cpp");
+    let exe = dir.join("layouts");
+    std::fs::write(&src, host_program(&sigs)).unwrap();
+    let compiled = Command::new("g++")
+        .args(["-std=c++17", "-w", "-o"])
+        .arg(&exe)
+        .arg(&src)
+        .output()
+        .expect("g++ runs (the conformance suite needs gcc's C++ compiler)");
+    assert!(
+        compiled.status.success(),
+        "g++ rejected the layouts (a failing static_assert means a derived struct's layout is wrong):\n{}",
+        String::from_utf8_lossy(&compiled.stderr)
+    );
+    let run = Command::new(&exe).output().unwrap();
+    assert!(run.status.success());
+    let text = String::from_utf8(run.stdout).unwrap();
+    let mut lines = text.lines();
+    let mut checked = 0;
+    for (k, sig) in sigs.iter().enumerate() {
+        let slots = layout(sig);
+        for (i, slot) in slots.iter().enumerate() {
+            let line = lines.next().expect("a line per parameter");
+            let want = format!("{k} {i} {} {}", slot.offset, slot.size);
+            assert_eq!(
+                line,
+                want,
+                "signature {k} parameter {i} ({}): g++ says `{line}`, cuda-kernel `{want}`\nsignature: {:?}",
+                sig[i].rust,
+                sig.iter().map(|t| t.rust).collect::<Vec<_>>()
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, params);
+    eprintln!(
+        "conformance: {} signatures, {params} parameters agree with g++",
+        sigs.len()
+    );
+}
+
+#[test]
+fn every_type_of_the_universe_is_drawn() {
+    let types = universe();
+    let sigs = signatures(&types);
+    for t in &types {
+        assert!(
+            sigs.iter().flatten().any(|p| p.rust == t.rust),
+            "{} never drawn",
+            t.rust
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Against the GPU.
+
+/// The `.cu` of the echo kernels: kernel k copies its parameters, back to back, into `out`.
+fn device_source(sigs: &[Vec<ParamType>]) -> String {
+    let mut src = String::from(&cuda_header(&STRUCT_DECLARATIONS)[..]);
+    src.push_str("#include <vector_types.h>\n");
+    for (k, sig) in sigs.iter().enumerate() {
+        write!(src, "extern \"C\" __global__ void sig{k}(").unwrap();
+        for (i, t) in sig.iter().enumerate() {
+            write!(src, "{} p{i}, ", t.cuda).unwrap();
+        }
+        src.push_str("unsigned char *out) {\n  if (threadIdx.x != 0 || blockIdx.x != 0) return;\n");
+        let mut at = 0;
+        for (i, t) in sig.iter().enumerate() {
+            writeln!(src, "  memcpy(out + {at}, &p{i}, sizeof(p{i}));").unwrap();
+            at += t.size;
+        }
+        src.push_str("}\n");
+    }
+    src
+}
+
+/// Byte `j` of parameter `i`: the index in the high nibble, the byte in the low. A `bool` must
+/// hold 0 or 1, so it gets the index's low bit.
+fn graffiti(i: usize, j: usize, t: &ParamType) -> u8 {
+    if t.is_bool {
+        (i & 1) as u8
+    } else {
+        (((i & 0xf) << 4) | (j & 0xf)) as u8
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn layouts_match_the_driver_and_every_byte_arrives() {
+    let types = universe();
+    let sigs = signatures(&types);
+    let dir = scratch_dir("conformance-gpu");
+    let cu = dir.join("echo.cu");
+    let ptx = dir.join("echo.ptx");
+    std::fs::write(&cu, device_source(&sigs)).unwrap();
+    let nvcc = Command::new("nvcc")
+        .args([
+            "-ptx",
+            "-arch=compute_90",
+            "-Wno-deprecated-declarations",
+            "-o",
+        ])
+        .arg(&ptx)
+        .arg(&cu)
+        .output()
+        .expect("nvcc runs");
+    assert!(
+        nvcc.status.success(),
+        "nvcc:\n{}",
+        String::from_utf8_lossy(&nvcc.stderr)
+    );
+
+    let ctx = driver::context(0).unwrap();
+    let stream = ctx.default_stream();
+    let module = driver::load_ptx(&ctx, &std::fs::read_to_string(&ptx).unwrap()).unwrap();
+    let (mut params_checked, mut bytes_checked) = (0, 0);
+    for (k, sig) in sigs.iter().enumerate() {
+        // The declared parameters and the trailing `out` pointer.
+        let mut slots = layout(sig);
+        slots.push(ParamSlot::of::<*mut u8>("out"));
+        ParamLayout::place_in(&mut slots);
+        let slots: &'static [ParamSlot] = Box::leak(slots.into_boxed_slice());
+        let layout = ParamLayout::from_slots(slots);
+        let name: &'static str = Box::leak(format!("sig{k}").into_boxed_str());
+        // load_function compares every offset and size with cuFuncGetParamInfo.
+        let function = cuda_kernel::__private::load_function(&module, name, &layout)
+            .unwrap_or_else(|e| panic!("signature {k}: {e}"));
+
+        let echo_len: usize = sig.iter().map(|t| t.size).sum();
+        let mut out = stream.alloc_zeros::<u8>(echo_len).unwrap();
+        let mut buf = vec![0u8; layout.size];
+        for (i, (slot, t)) in slots.iter().zip(sig).enumerate() {
+            for j in 0..slot.size {
+                buf[slot.offset + j] = graffiti(i, j, t);
+            }
+        }
+        {
+            let (out_ptr, _sync) =
+                cuda_kernel::cudarc::driver::DevicePtrMut::device_ptr_mut(&mut out, &stream);
+            let last = slots.last().unwrap();
+            buf[last.offset..last.end()].copy_from_slice(&out_ptr.to_le_bytes());
+            let config = cuda_kernel::cudarc::driver::LaunchConfig {
+                grid_dim: (1, 1, 1),
+                block_dim: (1, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            unsafe { cuda_kernel::__private::launch_packed(&function, &stream, config, &mut buf) }
+                .unwrap_or_else(|e| panic!("signature {k}: {e}"));
+        }
+        let echoed = stream.clone_dtoh(&out).unwrap();
+        let mut at = 0;
+        for (i, t) in sig.iter().enumerate() {
+            let want: Vec<u8> = (0..t.size).map(|j| graffiti(i, j, t)).collect();
+            assert_eq!(
+                echoed[at..at + t.size],
+                want,
+                "signature {k} parameter {i} ({}) arrived shifted or torn",
+                t.rust
+            );
+            at += t.size;
+            params_checked += 1;
+            bytes_checked += t.size;
+        }
+    }
+    eprintln!(
+        "conformance on the GPU: {} kernels, {params_checked} parameters, {bytes_checked} bytes echoed; every offset equal to cuFuncGetParamInfo",
+        sigs.len()
+    );
+}
