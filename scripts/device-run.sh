@@ -13,7 +13,7 @@ for test in .device/bin/*; do
     name=$(basename "$test")
     case "$name" in vector_add) continue ;; esac
     echo "== $name --ignored"
-    "$test" --ignored --test-threads=1 2>&1 | tee "$out/test-$name.txt" || status=1
+    "$test" --ignored --test-threads=1 --nocapture 2>&1 | tee "$out/test-$name.txt" || status=1
 done
 echo "== example vector_add"
 { .device/bin/vector_add && .device/bin/vector_add 1000003 && .device/bin/vector_add 1; } 2>&1 | tee "$out/example-vector_add.txt" || status=1
