@@ -7,15 +7,18 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 rm -rf .device
-mkdir -p .device/bin .device/scripts
+mkdir -p .device/tests .device/examples .device/scripts
 cargo build --release --examples
-cp target/release/examples/vector_add .device/bin/
+for example in examples/*.rs; do
+    name=$(basename "$example" .rs)
+    cp "target/release/examples/$name" .device/examples/
+done
 # Test binaries of the root package's tests/ that hold GPU tests.
-cargo test --release --no-run --message-format=json --test gpu --test conformance 2>/dev/null |
+cargo test --release --no-run --message-format=json --test gpu --test conformance --test launch 2>/dev/null |
     sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' |
     while read -r exe; do
-        cp "$exe" ".device/bin/$(basename "$exe" | sed 's/-[0-9a-f]*$//')"
+        cp "$exe" ".device/tests/$(basename "$exe" | sed 's/-[0-9a-f]*$//')"
     done
 cp scripts/device-run.sh scripts/device-probe.sh scripts/regen-ptx.sh .device/scripts/
-ls -la .device/bin
+ls -la .device/tests .device/examples
 du -sh .device

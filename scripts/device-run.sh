@@ -1,20 +1,31 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine, from the repository root, over the bundle scripts/device-bundle.sh
-# built. Writes logs to $OUT (or ./device-out).
+# built: the GPU tests, then the examples. Writes logs to $OUT (or ./device-out).
+# usage: device-run.sh [tests|examples|all]   (default all)
 set -uo pipefail
 out=${OUT:-device-out}
+what=${1:-all}
 mkdir -p "$out"
 status=0
 bash .device/scripts/device-probe.sh 2>&1 | tee "$out/probe.txt"
-# A cubin for the test that loads compiled images (no PTX text at load time).
-nvcc -cubin -arch=sm_90 -o .device/vector_add.cubin kernels/cuda/vector_add.cu || status=1
-export CUDA_KERNEL_TEST_CUBIN=$PWD/.device/vector_add.cubin
-for test in .device/bin/*; do
-    name=$(basename "$test")
-    case "$name" in vector_add) continue ;; esac
-    echo "== $name --ignored"
-    "$test" --ignored --test-threads=1 --nocapture 2>&1 | tee "$out/test-$name.txt" || status=1
-done
-echo "== example vector_add"
-{ .device/bin/vector_add && .device/bin/vector_add 1000003 && .device/bin/vector_add 1; } 2>&1 | tee "$out/example-vector_add.txt" || status=1
+if [ "$what" != examples ]; then
+    # A cubin for the test that loads compiled images (no PTX text at load time).
+    nvcc -cubin -arch=sm_90 -o .device/vector_add.cubin kernels/cuda/vector_add.cu || status=1
+    export CUDA_KERNEL_TEST_CUBIN=$PWD/.device/vector_add.cubin
+    for test in .device/tests/*; do
+        name=$(basename "$test")
+        echo "== $name --ignored"
+        "$test" --ignored --test-threads=1 --nocapture 2>&1 | tee "$out/test-$name.txt" || status=1
+    done
+fi
+if [ "$what" != tests ]; then
+    {
+        echo "== vector_add"
+        .device/examples/vector_add && .device/examples/vector_add 1000003 && .device/examples/vector_add 1
+        echo "== bandwidth"
+        .device/examples/bandwidth
+        echo "== launch_overhead"
+        .device/examples/launch_overhead
+    } 2>&1 | tee "$out/examples.txt" || status=1
+fi
 exit $status

@@ -520,13 +520,13 @@ fn layouts_match_the_driver_and_every_byte_arrives() {
                 cuda_kernel::cudarc::driver::DevicePtrMut::device_ptr_mut(&mut out, &stream);
             let last = slots.last().unwrap();
             buf[last.offset..last.end()].copy_from_slice(&out_ptr.to_le_bytes());
-            let config = cuda_kernel::cudarc::driver::LaunchConfig {
-                grid_dim: (1, 1, 1),
-                block_dim: (1, 1, 1),
-                shared_mem_bytes: 0,
-            };
-            unsafe { cuda_kernel::__private::launch_packed(&function, &stream, config, &mut buf) }
-                .unwrap_or_else(|e| panic!("signature {k}: {e}"));
+            let config = Config::new((1, 1, 1), (1, 1, 1));
+            unsafe {
+                cuda_kernel::__private::launch_packed(
+                    &function, &stream, &config, &layout, &mut buf,
+                )
+            }
+            .unwrap_or_else(|e| panic!("signature {k}: {e}"));
         }
         let echoed = stream.clone_dtoh(&out).unwrap();
         let mut at = 0;

@@ -202,7 +202,7 @@ fn expand_kernel<'a>(
             pub #unsafety fn launch(
                 &self,
                 stream: &#p::CudaStream,
-                config: impl #p::core::convert::Into<#p::LaunchConfig>,
+                config: impl #p::core::convert::Into<#p::Config>,
                 #(#args),*
             ) -> #p::core::result::Result<(), #p::Error> {
                 #(#borrows)*
@@ -214,7 +214,41 @@ fn expand_kernel<'a>(
                     #p::launch_packed(
                         &self.__function,
                         stream,
-                        #p::core::convert::Into::into(config),
+                        &#p::core::convert::Into::into(config),
+                        &#ty::LAYOUT,
+                        __buf.bytes_mut(),
+                    )
+                }
+            }
+
+            /// Sets the configuration and arguments of `node`, a kernel node of the
+            /// instantiated `graph` that launches this kernel (see
+            /// `cuda_kernel::graph::kernel_nodes`); the graph's next replay uses them. Arguments
+            /// are typed as for [`launch`](Self::launch); `stream` orders the device-memory
+            /// borrows, as for a launch.
+            ///
+            /// # Safety
+            ///
+            /// As for an unsafe `launch`, and the memory the arguments point to must stay valid
+            /// for every replay of the graph.
+            #[allow(clippy::too_many_arguments)]
+            pub unsafe fn set_graph_node(
+                &self,
+                graph: &#p::CudaGraph,
+                node: #p::KernelNode,
+                stream: &#p::CudaStream,
+                config: impl #p::core::convert::Into<#p::Config>,
+                #(#args),*
+            ) -> #p::core::result::Result<(), #p::Error> {
+                #(#borrows)*
+                let mut __buf = #ty::pack(#(#pack_values),*);
+                // SAFETY: as for launch; the caller keeps the memory alive across replays.
+                unsafe {
+                    #p::set_kernel_node(
+                        graph,
+                        node,
+                        &self.__function,
+                        &#p::core::convert::Into::into(config),
                         __buf.bytes_mut(),
                     )
                 }
@@ -239,19 +273,23 @@ fn expand_stand_in(krate: &Path, kernel: &Kernel) -> TokenStream {
     let vis = &kernel.vis;
     let symbol = kernel.symbol();
     // Unnamed (`_`), so that names the checks refused cannot cause errors of their own.
-    let args = kernel.params.iter().map(|param| {
-        if check::param_type_error(&param.ty).is_some() {
-            return quote!(_: impl #p::core::marker::Sized);
-        }
-        match param.kind() {
-            ParamKind::ConstPtr(elem) => quote!(_: &impl #p::DevicePtr<#elem>),
-            ParamKind::MutPtr(elem) => quote!(_: &mut impl #p::DevicePtrMut<#elem>),
-            ParamKind::Value => {
-                let param_ty = &param.ty;
-                quote!(_: #param_ty)
+    let args: Vec<_> = kernel
+        .params
+        .iter()
+        .map(|param| {
+            if check::param_type_error(&param.ty).is_some() {
+                return quote!(_: impl #p::core::marker::Sized);
             }
-        }
-    });
+            match param.kind() {
+                ParamKind::ConstPtr(elem) => quote!(_: &impl #p::DevicePtr<#elem>),
+                ParamKind::MutPtr(elem) => quote!(_: &mut impl #p::DevicePtrMut<#elem>),
+                ParamKind::Value => {
+                    let param_ty = &param.ty;
+                    quote!(_: #param_ty)
+                }
+            }
+        })
+        .collect();
     let unsafety = (!kernel.safe).then(|| quote!(unsafe));
     quote! {
         #[allow(dead_code, unused_variables, missing_docs)]
@@ -277,7 +315,17 @@ fn expand_stand_in(krate: &Path, kernel: &Kernel) -> TokenStream {
             pub #unsafety fn launch(
                 &self,
                 stream: &#p::CudaStream,
-                config: impl #p::core::convert::Into<#p::LaunchConfig>,
+                config: impl #p::core::convert::Into<#p::Config>,
+                #(#args),*
+            ) -> #p::core::result::Result<(), #p::Error> {
+                #p::core::unreachable!()
+            }
+            pub unsafe fn set_graph_node(
+                &self,
+                graph: &#p::CudaGraph,
+                node: #p::KernelNode,
+                stream: &#p::CudaStream,
+                config: impl #p::core::convert::Into<#p::Config>,
                 #(#args),*
             ) -> #p::core::result::Result<(), #p::Error> {
                 #p::core::unreachable!()

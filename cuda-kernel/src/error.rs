@@ -45,6 +45,34 @@ pub enum Error {
         limit: usize,
     },
 
+    /// A launch configuration outside the device's limits.
+    #[error("{}", config_text(what, *value, *limit))]
+    InvalidConfig {
+        /// What is out of range (`block dimension x`, `threads per block`, ...).
+        what: &'static str,
+        /// The configured value.
+        value: u64,
+        /// The device's limit; `None` when the value must not be 0.
+        limit: Option<u64>,
+    },
+
+    /// Cluster dimensions that do not divide the grid.
+    #[error(
+        "{what} is {cluster}, which does not divide grid dimension {grid}: make the grid a multiple of the cluster"
+    )]
+    ClusterMismatch {
+        /// Which dimension.
+        what: &'static str,
+        /// The cluster's size in it.
+        cluster: u32,
+        /// The grid's size in it.
+        grid: u32,
+    },
+
+    /// A launch feature this GPU or driver does not have.
+    #[error("{0}")]
+    Unsupported(&'static str),
+
     /// PTX text that cannot be handed to the driver.
     #[error("invalid PTX: {0}")]
     InvalidPtx(&'static str),
@@ -70,6 +98,15 @@ impl Error {
         match self {
             Error::Driver { source, .. } => Some(source.0),
             _ => None,
+        }
+    }
+}
+
+fn config_text(what: &str, value: u64, limit: Option<u64>) -> String {
+    match limit {
+        Some(limit) => format!("{what} is {value} but this device allows at most {limit}"),
+        None => {
+            format!("{what} is {value}: every grid, block and cluster dimension must be at least 1")
         }
     }
 }

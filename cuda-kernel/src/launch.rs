@@ -3,7 +3,9 @@
 use std::ffi::{CString, c_void};
 use std::sync::Arc;
 
-use cudarc::driver::{CudaFunction, CudaModule, CudaStream, LaunchConfig, sys};
+use cudarc::driver::{CudaFunction, CudaModule, CudaStream, sys};
+
+use crate::config::{Config, DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits, shared_memory_limit};
 
 use crate::{
     Error, KernelParam, MAX_PARAM_BYTES, MAX_PARAM_BYTES_LEGACY, ParamLayout, ParamSlot,
@@ -158,28 +160,37 @@ fn check_param_space(stream: &CudaStream, size: usize) -> Result<(), Error> {
     Ok(())
 }
 
-/// Launches `function` on `stream`, passing `params` through `CU_LAUNCH_PARAM_BUFFER_POINTER`.
+/// Launches `function` on `stream` with the packed `params` of a signature laid out as `layout`.
+///
+/// Checks `config` against the device first ([`Error::InvalidConfig`]). A plain launch goes
+/// through `cuLaunchKernel` with the buffer as `CU_LAUNCH_PARAM_BUFFER_POINTER`; one with
+/// clusters or a priority through `cuLaunchKernelEx` with the same buffer; a cooperative one
+/// through `cuLaunchKernelEx` with `kernelParams` pointing into the buffer at each parameter's
+/// offset (the driver does not take a buffer for cooperative launches).
 ///
 /// # Safety
-/// `params` must be the packed parameters of `function`, and every device address in it must
-/// stay valid until the kernel has run.
+/// `params` must be the packed parameters of `function`, laid out as `layout`, and every device
+/// address in it must stay valid until the kernel has run.
 #[inline]
 pub unsafe fn launch_packed(
     function: &CudaFunction,
     stream: &CudaStream,
-    config: LaunchConfig,
+    config: &Config,
+    layout: &ParamLayout,
     params: &mut [u8],
 ) -> Result<(), Error> {
     stream
         .context()
         .bind_to_thread()
         .map_err(Error::driver("cuCtxSetCurrent"))?;
+    config.check(&DeviceLimits::of(stream)?)?;
+    if config.shared_mem_bytes > DEFAULT_SHARED_MEMORY_LIMIT {
+        check_shared_memory(function, config.shared_mem_bytes)?;
+    }
     if params.len() > MAX_PARAM_BYTES_LEGACY {
         check_param_space(stream, params.len())?;
     }
     let mut size = params.len();
-    // The driver takes no buffer for a kernel without parameters: a size of 0 is
-    // CUDA_ERROR_INVALID_VALUE.
     let mut extra = [
         sys::CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT as usize as *mut c_void,
         params.as_mut_ptr().cast::<c_void>(),
@@ -187,32 +198,135 @@ pub unsafe fn launch_packed(
         (&raw mut size).cast::<c_void>(),
         sys::CU_LAUNCH_PARAM_END_AS_INT as usize as *mut c_void,
     ];
+    // The driver takes no buffer for a kernel without parameters: a size of 0 is
+    // CUDA_ERROR_INVALID_VALUE.
     let extra_ptr = if params.is_empty() {
         std::ptr::null_mut()
     } else {
         extra.as_mut_ptr()
     };
-    let (gx, gy, gz) = config.grid_dim;
-    let (bx, by, bz) = config.block_dim;
-    // SAFETY: the function and stream handles are alive; `extra` points at the packed buffer and
-    // its size, both alive for the call, which copies them; the caller vouches for the contents.
-    unsafe {
-        sys::cuLaunchKernel(
-            function.cu_function(),
-            gx,
-            gy,
-            gz,
-            bx,
-            by,
-            bz,
-            config.shared_mem_bytes,
-            stream.cu_stream(),
-            std::ptr::null_mut(),
-            extra_ptr,
-        )
+    if !config.is_extended() {
+        let (gx, gy, gz) = config.grid;
+        let (bx, by, bz) = config.block;
+        // SAFETY: the handles are alive; `extra` points at the packed buffer and its size, both
+        // alive for the call, which copies them; the caller vouches for the contents.
+        return unsafe {
+            sys::cuLaunchKernel(
+                function.cu_function(),
+                gx,
+                gy,
+                gz,
+                bx,
+                by,
+                bz,
+                config.shared_mem_bytes,
+                stream.cu_stream(),
+                std::ptr::null_mut(),
+                extra_ptr,
+            )
+        }
+        .result()
+        .map_err(Error::driver("cuLaunchKernel"));
     }
-    .result()
-    .map_err(Error::driver("cuLaunchKernel"))
+    // SAFETY: as above; for cooperative launches `kernel_params` points into `params`.
+    unsafe { launch_extended(function, stream, config, layout, params, extra_ptr) }
+}
+
+/// `cuLaunchKernelEx` with the attributes of `config`.
+#[cold]
+unsafe fn launch_extended(
+    function: &CudaFunction,
+    stream: &CudaStream,
+    config: &Config,
+    layout: &ParamLayout,
+    params: &mut [u8],
+    extra: *mut *mut c_void,
+) -> Result<(), Error> {
+    use sys::CUlaunchAttributeID::*;
+    // SAFETY: an all-zero attribute is a valid value of this plain C union.
+    let mut attrs: [sys::CUlaunchAttribute; 3] = unsafe { std::mem::zeroed() };
+    let mut count = 0;
+    if let Some((x, y, z)) = config.cluster {
+        attrs[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        attrs[count].value.clusterDim.x = x;
+        attrs[count].value.clusterDim.y = y;
+        attrs[count].value.clusterDim.z = z;
+        count += 1;
+    }
+    if config.cooperative {
+        attrs[count].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+        attrs[count].value.cooperative = 1;
+        count += 1;
+    }
+    if let Some(priority) = config.priority {
+        attrs[count].id = CU_LAUNCH_ATTRIBUTE_PRIORITY;
+        attrs[count].value.priority = priority;
+        count += 1;
+    }
+    let launch = sys::CUlaunchConfig {
+        gridDimX: config.grid.0,
+        gridDimY: config.grid.1,
+        gridDimZ: config.grid.2,
+        blockDimX: config.block.0,
+        blockDimY: config.block.1,
+        blockDimZ: config.block.2,
+        sharedMemBytes: config.shared_mem_bytes,
+        hStream: stream.cu_stream(),
+        attrs: attrs.as_mut_ptr(),
+        numAttrs: count as u32,
+    };
+    let result = if config.cooperative {
+        // Cooperative launches refuse `extra`: one pointer per parameter, into the buffer; on
+        // the stack for up to 32 parameters.
+        let base = params.as_mut_ptr();
+        // SAFETY: every slot lies inside the buffer packed for this layout.
+        let pointer = |p: &ParamSlot| unsafe { base.add(p.offset) }.cast::<c_void>();
+        let mut on_stack = [std::ptr::null_mut(); 32];
+        let mut on_heap = Vec::new();
+        let pointers: &mut [*mut c_void] = if layout.params.len() <= on_stack.len() {
+            for (slot, p) in on_stack.iter_mut().zip(layout.params) {
+                *slot = pointer(p);
+            }
+            &mut on_stack[..layout.params.len()]
+        } else {
+            on_heap.extend(layout.params.iter().map(pointer));
+            &mut on_heap
+        };
+        let kernel_params = if pointers.is_empty() {
+            std::ptr::null_mut()
+        } else {
+            pointers.as_mut_ptr()
+        };
+        // SAFETY: the pointers point into `params`, alive for the call.
+        unsafe {
+            sys::cuLaunchKernelEx(
+                &launch,
+                function.cu_function(),
+                kernel_params,
+                std::ptr::null_mut(),
+            )
+        }
+    } else {
+        // SAFETY: `extra` describes `params`, alive for the call.
+        unsafe {
+            sys::cuLaunchKernelEx(&launch, function.cu_function(), std::ptr::null_mut(), extra)
+        }
+    };
+    result.result().map_err(Error::driver("cuLaunchKernelEx"))
+}
+
+/// Above the default 48 KiB, dynamic shared memory needs the kernel's own limit raised.
+#[cold]
+fn check_shared_memory(function: &CudaFunction, bytes: u32) -> Result<(), Error> {
+    let limit = shared_memory_limit(function)?;
+    if bytes > limit {
+        return Err(Error::InvalidConfig {
+            what: "dynamic shared memory per block (bytes) for this kernel, whose limit raise_shared_memory_limit raises,",
+            value: u64::from(bytes),
+            limit: Some(u64::from(limit)),
+        });
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -42,9 +42,11 @@
 #[cfg(not(target_endian = "little"))]
 compile_error!("cuda-kernel packs parameters for little-endian GPUs from a little-endian host");
 
+mod config;
 mod declaration;
 pub mod driver;
 mod error;
+pub mod graph;
 mod launch;
 mod layout;
 mod param;
@@ -103,9 +105,15 @@ mod vector;
 ///   declaration that disagrees with the loaded kernel is [`Error::SignatureMismatch`], never a
 ///   launch reading garbage;
 /// - `launch(&self, stream, config, args...) -> Result<(), Error>`: packs the arguments into one
-///   stack buffer and launches through `CU_LAUNCH_PARAM_BUFFER_POINTER`. `config` is a cudarc
-///   `LaunchConfig`. The launcher is `unsafe fn` unless the kernel was declared `safe fn`: the
-///   compiler checks the arguments' types, not what the kernel does with them;
+///   stack buffer and launches through `CU_LAUNCH_PARAM_BUFFER_POINTER`. `config` is a
+///   [`Config`] (clusters, cooperative launches, priorities) or cudarc's `LaunchConfig`, checked
+///   against the device's limits before the driver sees it. The launcher is `unsafe fn` unless
+///   the kernel was declared `safe fn`: the compiler checks the arguments' types, not what the
+///   kernel does with them;
+/// - `pack(args...) -> ParamBuffer<N>`: the buffer a launch would send, with device memory as
+///   addresses; needs no GPU and allocates nothing;
+/// - `set_graph_node(&self, graph, node, stream, config, args...)`: sets the arguments of a
+///   kernel node of an instantiated CUDA graph ([`graph::kernel_nodes`] finds them);
 /// - `function(&self) -> &CudaFunction`: the loaded function.
 ///
 /// Device memory arguments are borrowed through cudarc's `DevicePtr`/`DevicePtrMut`, so the
@@ -158,6 +166,10 @@ mod vector;
 pub use cuda_kernel_macros::kernel;
 pub use declaration::{cuda_header, write_cuda_header};
 
+pub use config::{
+    Config, DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits, occupancy_block_size,
+    raise_shared_memory_limit,
+};
 /// Makes a `#[repr(C)]` struct a kernel parameter type, laid out as the device lays it out.
 ///
 /// Fields may be any [`KernelParam`] types: scalars, vector types, pointers, other derived
@@ -214,7 +226,9 @@ pub use half;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::CType;
+    pub use crate::Config;
     pub use crate::declaration::{ConstText, DECLARATION_CAPACITY, FieldDims, struct_declaration};
+    pub use crate::graph::{KernelNode, set_kernel_node};
     pub use crate::launch::{launch_packed, load_function};
     pub use crate::layout::{struct_align, struct_size};
     pub use crate::{Error, KernelParam, ParamBuffer, ParamLayout, ParamSlot};
@@ -222,7 +236,7 @@ pub mod __private {
     pub use ::cudarc;
     pub use ::cudarc::driver::sys::CUdeviceptr;
     pub use ::cudarc::driver::{
-        CudaFunction, CudaModule, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig,
+        CudaFunction, CudaGraph, CudaModule, CudaStream, DevicePtr, DevicePtrMut,
     };
     pub use ::std::sync::Arc;
 
