@@ -1,10 +1,9 @@
 //! Typed launches inside CUDA graphs: finding a graph's kernel nodes and setting a node's
 //! arguments in an instantiated graph.
 
-use std::ffi::c_void;
-
 use cudarc::driver::{CudaFunction, CudaGraph, sys};
 
+use crate::launch::{buffer_extra, extra_or_null};
 use crate::{Config, Error};
 
 /// A kernel node of a CUDA graph.
@@ -83,13 +82,7 @@ pub unsafe fn set_kernel_node(
         ));
     }
     let mut size = params.len();
-    let mut extra = [
-        sys::CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT as usize as *mut c_void,
-        params.as_mut_ptr().cast::<c_void>(),
-        sys::CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT as usize as *mut c_void,
-        (&raw mut size).cast::<c_void>(),
-        sys::CU_LAUNCH_PARAM_END_AS_INT as usize as *mut c_void,
-    ];
+    let mut extra = buffer_extra(params, &mut size);
     // SAFETY: plain data; every field the driver reads is set below, the rest zero.
     let mut node_params: sys::CUDA_KERNEL_NODE_PARAMS = unsafe { std::mem::zeroed() };
     node_params.func = function.cu_function();
@@ -104,11 +97,7 @@ pub unsafe fn set_kernel_node(
         node_params.blockDimZ,
     ) = config.block;
     node_params.sharedMemBytes = config.shared_mem_bytes;
-    node_params.extra = if params.is_empty() {
-        std::ptr::null_mut()
-    } else {
-        extra.as_mut_ptr()
-    };
+    node_params.extra = extra_or_null(&mut extra, params);
     // SAFETY: the graph and node are alive; the driver copies the buffer during the call.
     unsafe { sys::cuGraphExecKernelNodeSetParams_v2(graph.cu_graph_exec(), node.0, &node_params) }
         .result()

@@ -191,20 +191,8 @@ pub unsafe fn launch_packed(
         check_param_space(stream, params.len())?;
     }
     let mut size = params.len();
-    let mut extra = [
-        sys::CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT as usize as *mut c_void,
-        params.as_mut_ptr().cast::<c_void>(),
-        sys::CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT as usize as *mut c_void,
-        (&raw mut size).cast::<c_void>(),
-        sys::CU_LAUNCH_PARAM_END_AS_INT as usize as *mut c_void,
-    ];
-    // The driver takes no buffer for a kernel without parameters: a size of 0 is
-    // CUDA_ERROR_INVALID_VALUE.
-    let extra_ptr = if params.is_empty() {
-        std::ptr::null_mut()
-    } else {
-        extra.as_mut_ptr()
-    };
+    let mut extra = buffer_extra(params, &mut size);
+    let extra_ptr = extra_or_null(&mut extra, params);
     if !config.is_extended() {
         let (gx, gy, gz) = config.grid;
         let (bx, by, bz) = config.block;
@@ -230,6 +218,29 @@ pub unsafe fn launch_packed(
     }
     // SAFETY: as above; for cooperative launches `kernel_params` points into `params`.
     unsafe { launch_extended(function, stream, config, layout, params, extra_ptr) }
+}
+
+/// The `extra` array that passes `params` as one buffer (`CU_LAUNCH_PARAM_BUFFER_POINTER`,
+/// `CU_LAUNCH_PARAM_BUFFER_SIZE`, `CU_LAUNCH_PARAM_END`); `size` holds `params.len()` and must
+/// outlive every use of the array.
+pub(crate) fn buffer_extra(params: &mut [u8], size: &mut usize) -> [*mut c_void; 5] {
+    [
+        sys::CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT as usize as *mut c_void,
+        params.as_mut_ptr().cast::<c_void>(),
+        sys::CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT as usize as *mut c_void,
+        std::ptr::from_mut(size).cast::<c_void>(),
+        sys::CU_LAUNCH_PARAM_END_AS_INT as usize as *mut c_void,
+    ]
+}
+
+/// The pointer to hand the driver as `extra`: null for a kernel without parameters, for which
+/// the driver refuses a buffer (a size of 0 is CUDA_ERROR_INVALID_VALUE).
+pub(crate) fn extra_or_null(extra: &mut [*mut c_void; 5], params: &[u8]) -> *mut *mut c_void {
+    if params.is_empty() {
+        std::ptr::null_mut()
+    } else {
+        extra.as_mut_ptr()
+    }
 }
 
 /// `cuLaunchKernelEx` with the attributes of `config`.
