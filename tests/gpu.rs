@@ -371,6 +371,9 @@ fn cubin_modules_are_checked_at_load_too() {
         Err(Error::SignatureMismatch(_))
     ));
     let kernel = VectorAdd::load(&module).unwrap();
+    // PTX handed over as bytes without a terminating NUL is loaded as text, not read past its end.
+    let from_bytes = cuda_kernel::driver::load_image(&ctx, VECTOR_ADD_PTX.as_bytes()).unwrap();
+    VectorAdd::load(&from_bytes).unwrap();
     let a = stream.clone_htod(&[1.0f32, 2.0, 3.0]).unwrap();
     let mut c = stream.alloc_zeros::<f32>(3).unwrap();
     unsafe {

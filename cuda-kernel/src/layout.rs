@@ -98,12 +98,20 @@ impl ParamLayout {
     ///
     /// This is the rule for a parameter buffer and for the fields of a C struct alike. Fails to
     /// evaluate (a compile error in a `const`) when an alignment is not a power of two.
+    ///
+    /// # Panics
+    ///
+    /// Called at run time, it panics when an alignment is not a power of two.
     pub const fn place<const N: usize>(mut slots: [ParamSlot; N]) -> [ParamSlot; N] {
         Self::place_in(&mut slots);
         slots
     }
 
     /// [`place`](Self::place) for slots in a slice, as when a signature is only known at run time.
+    ///
+    /// # Panics
+    ///
+    /// When an alignment is not a power of two.
     pub const fn place_in(slots: &mut [ParamSlot]) {
         let mut end: usize = 0;
         let mut i = 0;
@@ -124,6 +132,10 @@ impl ParamLayout {
     /// Fails to evaluate (a compile error in a `const`) when the parameters exceed
     /// [`MAX_PARAM_BYTES`], or when one is aligned above [`MAX_STATIC_ALIGN`]: such a
     /// parameter's offset depends on the GPU, so no layout computed here could be sound.
+    ///
+    /// # Panics
+    ///
+    /// Called at run time (for a signature known only then), it panics in those cases.
     pub const fn from_slots(params: &'static [ParamSlot]) -> ParamLayout {
         let mut size = 0;
         let mut align = 1;
