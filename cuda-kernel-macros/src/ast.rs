@@ -1,6 +1,7 @@
 //! Our model of a `#[kernel]` block; each node keeps its syn node for spans.
 
 use proc_macro2::Ident;
+use syn::ext::IdentExt;
 use syn::{Attribute, LitStr, Type, Visibility};
 
 /// A `#[kernel] extern "C" { ... }` block.
@@ -65,7 +66,7 @@ impl Kernel {
     pub fn symbol(&self) -> String {
         match &self.symbol {
             Some(name) => name.value(),
-            None => self.ident.to_string(),
+            None => self.ident.unraw().to_string(),
         }
     }
 

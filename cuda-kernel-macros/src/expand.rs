@@ -2,6 +2,7 @@
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{ItemForeignMod, Path};
 
@@ -74,7 +75,7 @@ fn expand_kernel<'a>(
     let type_docs = type_docs(kernel, &symbol);
     let slot_count = proc_macro2::Literal::usize_unsuffixed(kernel.params.len());
     let slots = kernel.params.iter().map(|param| {
-        let name = param.ident.to_string();
+        let name = param.ident.unraw().to_string();
         let param_ty = &param.ty;
         // Spanned on the type, so a type that is not a parameter is reported there.
         quote_spanned!(param_ty.span()=> #p::ParamSlot::of::<#param_ty>(#name))

@@ -176,3 +176,14 @@ fn cfg_and_lint_attributes_are_carried_to_the_generated_items() {
     );
     assert_eq!(out.matches("#[cfg(feature = \"gpu\")]"), 3, "{out}");
 }
+
+#[test]
+fn raw_identifiers_name_the_symbol_without_r_hash() {
+    let out = expand(quote!(), quote! { extern "C" { fn r#match(r#in: u32); } });
+    assert!(
+        out.contains("pub const NAME: &'static str = \"match\";"),
+        "{out}"
+    );
+    assert!(out.contains("ParamSlot::of::<u32>(\"in\")"), "{out}");
+    assert!(out.contains("struct Match"), "{out}");
+}
