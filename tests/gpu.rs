@@ -227,6 +227,24 @@ fn cxx_kernels_launch_by_mangled_name() {
             .unwrap()
     };
     assert_eq!(stream.clone_dtoh(&x).unwrap(), [-2.5, -5.0, -7.5]);
+    // saxpy's symbol is derived by #[kernel(cpp)] (and checked against the PTX at compile time).
+    assert_eq!(Saxpy::NAME, "_Z5saxpyPKfPffi");
+    let saxpy = Saxpy::load(&module).unwrap();
+    let xs = stream.clone_htod(&[1.0f32, 2.0, 3.0]).unwrap();
+    let mut ys = stream.clone_htod(&[10.0f32, 20.0, 30.0]).unwrap();
+    unsafe {
+        saxpy
+            .launch(
+                &stream,
+                LaunchConfig::for_num_elems(3),
+                &xs,
+                &mut ys,
+                2.0,
+                3,
+            )
+            .unwrap()
+    };
+    assert_eq!(stream.clone_dtoh(&ys).unwrap(), [12.0, 24.0, 36.0]);
 }
 
 #[test]

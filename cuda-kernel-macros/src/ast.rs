@@ -26,6 +26,8 @@ pub struct Kernel {
     pub ident: Ident,
     /// `#[kernel(name = "...")]`: the entry symbol, when not the fn's name.
     pub symbol: Option<LitStr>,
+    /// `#[kernel(cpp)]`: the entry symbol is the C++ mangling of the signature.
+    pub cpp: Option<syn::Path>,
     /// The fn's signature, for the checks of generics, variadics and return types.
     pub sig: syn::Signature,
     /// The parameters with a plain name.
@@ -62,11 +64,16 @@ impl Param {
 }
 
 impl Kernel {
-    /// The entry symbol: `#[kernel(name = "...")]` or the fn's name.
+    /// The entry symbol: `#[kernel(name = "...")]`, the C++ mangling for `#[kernel(cpp)]`, or
+    /// the fn's name. (A signature `cpp` cannot mangle is reported by the checks.)
     pub fn symbol(&self) -> String {
-        match &self.symbol {
-            Some(name) => name.value(),
-            None => self.ident.unraw().to_string(),
+        let name = self.ident.unraw().to_string();
+        match (&self.symbol, &self.cpp) {
+            (Some(symbol), _) => symbol.value(),
+            (None, Some(_)) => {
+                crate::mangle::mangle(&name, self.params.iter().map(|p| &p.ty)).unwrap_or(name)
+            }
+            (None, None) => name,
         }
     }
 

@@ -50,6 +50,8 @@ pub fn parse_block_args(cx: &mut Errors, args: proc_macro2::TokenStream) -> Bloc
 pub struct FnArgs {
     /// The entry symbol, when it differs from the fn's name.
     pub name: Option<LitStr>,
+    /// `cpp`: the entry symbol is the C++ mangling of the fn's signature.
+    pub cpp: Option<Path>,
 }
 
 /// Parses one `#[kernel(...)]` attribute on a fn into `args`.
@@ -61,9 +63,14 @@ pub fn parse_fn_args(cx: &mut Errors, attr: &Attribute, args: &mut FnArgs) {
                 return Err(meta.error("duplicate `name` argument"));
             }
             Ok(())
+        } else if meta.path.is_ident("cpp") {
+            if args.cpp.replace(meta.path.clone()).is_some() {
+                return Err(meta.error("duplicate `cpp` argument"));
+            }
+            Ok(())
         } else {
             Err(meta.error(format!(
-                "unknown #[kernel] argument `{}` on a kernel fn: expected `name = \"symbol\"`",
+                "unknown #[kernel] argument `{}` on a kernel fn: expected `name = \"symbol\"` or `cpp`",
                 path_text(&meta.path)
             )))
         }

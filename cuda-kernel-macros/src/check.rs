@@ -53,6 +53,7 @@ fn check_unique_names(cx: &mut Errors, block: &Block) {
 fn check_kernel(cx: &mut Errors, kernel: &Kernel) {
     check_signature_shape(cx, kernel);
     check_symbol(cx, kernel);
+    check_cpp_mangling(cx, kernel);
     let mut names = HashSet::new();
     for param in &kernel.params {
         check_param_name(cx, param, &mut names);
@@ -110,6 +111,34 @@ fn check_symbol(cx: &mut Errors, kernel: &Kernel) {
             cx.error(
                 name,
                 "expected an entry symbol such as \"_Z5scaleIfEvPT_S0_j\"",
+            );
+        }
+    }
+}
+
+/// Rule: `cpp` derives the symbol, so it goes without `name`, and every parameter type has a
+/// C++ spelling the mangler knows.
+fn check_cpp_mangling(cx: &mut Errors, kernel: &Kernel) {
+    let Some(cpp) = &kernel.cpp else {
+        return;
+    };
+    if kernel.symbol.is_some() {
+        cx.error(
+            cpp,
+            "`cpp` derives the symbol that `name` gives: keep one of them",
+        );
+        return;
+    }
+    let name = kernel.ident.to_string();
+    if let Err(ty) = crate::mangle::mangle(&name, kernel.params.iter().map(|p| &p.ty)) {
+        if param_type_error(ty).is_none() {
+            cx.error(
+                ty,
+                format!(
+                    "#[kernel(cpp)] cannot derive the C++ mangling of `{}`: bind the symbol with \
+                     #[kernel(name = \"...\")] (the PTX's .entry line has it)",
+                    type_text(ty)
+                ),
             );
         }
     }

@@ -6,6 +6,7 @@ mod attr;
 mod check;
 mod derive;
 mod expand;
+mod mangle;
 mod parse;
 pub(crate) mod ptx;
 mod ptx_check;

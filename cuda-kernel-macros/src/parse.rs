@@ -126,6 +126,7 @@ fn parse_kernel(cx: &mut Errors, f: ForeignItemFn, safe: bool) -> Kernel {
         safe,
         ident: f.sig.ident.clone(),
         symbol: args.name,
+        cpp: args.cpp,
         sig: f.sig,
         params,
     }

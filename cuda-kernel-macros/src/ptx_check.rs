@@ -112,12 +112,24 @@ fn check_entry_exists<'a>(
         Some(lit) => lit,
         None => &kernel.ident,
     };
-    let mangled = ptx::mangled_matches(&file.entries, &symbol);
-    let message = if let Some(first) = mangled.first() {
-        let names: Vec<_> = mangled.iter().map(|e| format!("`{}`", e.name)).collect();
+    let base = kernel.ident.to_string();
+    let base = base.strip_prefix("r#").unwrap_or(&base);
+    let derived = kernel.cpp.is_some() && kernel.symbol.is_none();
+    let mangled = ptx::mangled_matches(&file.entries, if derived { base } else { &symbol });
+    let names: Vec<_> = mangled.iter().map(|e| format!("`{}`", e.name)).collect();
+    let message = if derived && !mangled.is_empty() {
+        format!(
+            "{} has no entry `{symbol}`, the symbol #[kernel(cpp)] derives from this declaration, \
+             but has {}: the parameter types differ from the C++ declaration's (i8 mangles as \
+             signed char, i64 as long long), or bind the symbol with #[kernel(name = \"...\")]",
+            file.shown,
+            names.join(", ")
+        )
+    } else if let Some(first) = mangled.first() {
         format!(
             "{} has no entry `{symbol}`, but has the C++ kernel{} {} of that name: declare the \
-             CUDA kernel extern \"C\", or bind the mangled symbol with #[kernel(name = \"{}\")]",
+             CUDA kernel extern \"C\", or bind the mangled symbol with #[kernel(name = \"{}\")] \
+             (or #[kernel(cpp)] to derive it from the signature)",
             file.shown,
             if mangled.len() > 1 { "s" } else { "" },
             names.join(", "),

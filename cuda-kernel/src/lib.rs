@@ -163,6 +163,12 @@ mod vector;
 /// - `crate = path`: where the runtime is, for crates that re-export `cuda_kernel`
 ///   (`#[kernel(crate = my_gpu::cuda_kernel)]`).
 /// - On a fn, `name = "symbol"`: the entry symbol, when it is not the fn's name.
+/// - On a fn, `cpp`: the entry symbol is the Itanium C++ mangling of the declaration, for a
+///   kernel not declared `extern "C"` (`fn saxpy(x: *const f32, y: *mut f32, a: f32, n: i32)` is
+///   `_Z5saxpyPKfPffi`). `i8` mangles as `signed char`, `i64`/`u64` as `long long`, this crate's
+///   vector types by their CUDA names, `half::f16` as `__half`, and other structs by their
+///   names in the global namespace. Template instantiations are not derived: bind them with
+///   `name`. A wrong symbol is still caught by the `ptx` check or by `load`.
 pub use cuda_kernel_macros::kernel;
 pub use declaration::{cuda_header, write_cuda_header};
 

@@ -113,6 +113,11 @@ unsafe extern "C" {
     /// `x[i] *= a` for `i < n`: the C++ template `scale<double>`.
     #[kernel(name = "_Z5scaleIdEvPT_S0_j")]
     pub fn scale_f64(x: *mut f64, a: f64, n: u32);
+
+    /// `y[i] = a * x[i] + y[i]` for `i < n`: a C++ kernel (not `extern "C"`) whose symbol
+    /// `#[kernel(cpp)]` derives from this signature (`_Z5saxpyPKfPffi`).
+    #[kernel(cpp)]
+    pub fn saxpy(x: *const f32, y: *mut f32, a: f32, n: i32);
 }
 
 #[kernel(ptx = "ptx/launch_features.ptx")]

@@ -40,6 +40,9 @@ unsafe extern "C" {
 
     pub safe fn fill(x: *mut f32, value: f32, n: u32);
 
+    #[kernel(cpp)]
+    pub fn saxpy(x: *const f32, y: *mut f32, a: f32, n: i32);
+
     #[cfg(any())]
     pub fn compiled_out(n: NotEvenAType);
 }
@@ -67,4 +70,5 @@ fn main() {
     assert_eq!(plain::A::NAME, "a");
     assert_eq!(reexported::C::NAME, "c");
     assert_eq!(ScaleF32::NAME, "_Z5scaleIfEvPT_S0_j");
+    assert_eq!(Saxpy::NAME, "_Z5saxpyPKfPffi");
 }
