@@ -1,5 +1,11 @@
 //! Typed launches inside CUDA graphs: finding a graph's kernel nodes and setting a node's
 //! arguments in an instantiated graph.
+//!
+//! Typed launches are captured like any launch (`CudaStream::begin_capture` /
+//! `end_capture`): the captured node carries the packed buffer as it was at capture time. With
+//! cudarc's multi-stream event tracking on, each launch also waits on and records cudarc's
+//! events on the capturing stream; the project's graph tests capture with tracking disabled
+//! (`CudaContext::disable_event_tracking`) and synchronize before capturing.
 
 use cudarc::driver::{CudaFunction, CudaGraph, sys};
 
