@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use cudarc::driver::{CudaFunction, CudaStream, sys};
 
-use crate::Error;
+use crate::{Error, MAX_PARAM_BYTES, MAX_PARAM_BYTES_LEGACY};
 
 /// Dynamic shared memory a block may use without raising the kernel's limit
 /// ([`raise_shared_memory_limit`]).
@@ -198,6 +198,9 @@ pub struct DeviceLimits {
     pub cluster_launch: bool,
     /// Whether cooperative launches are supported.
     pub cooperative_launch: bool,
+    /// Largest parameter buffer a launch can pass: [`MAX_PARAM_BYTES`] on Volta or newer under
+    /// a CUDA 12.1+ driver, [`MAX_PARAM_BYTES_LEGACY`] otherwise.
+    pub max_param_bytes: usize,
 }
 
 /// Devices whose limits are cached; others are queried on each launch.
@@ -234,6 +237,13 @@ impl DeviceLimits {
             max_shared_memory_optin: attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
             cluster_launch: attr(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH)? != 0,
             cooperative_launch: attr(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)? != 0,
+            max_param_bytes: if attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)? >= 7
+                && crate::driver::version()? >= 12_010
+            {
+                MAX_PARAM_BYTES
+            } else {
+                MAX_PARAM_BYTES_LEGACY
+            },
         };
         if let Some(slot) = CACHE.get(ordinal) {
             let _ = slot.set(limits);
@@ -317,6 +327,7 @@ mod tests {
         max_shared_memory_optin: 232_448,
         cluster_launch: true,
         cooperative_launch: true,
+        max_param_bytes: MAX_PARAM_BYTES,
     };
 
     fn error(c: Config) -> String {

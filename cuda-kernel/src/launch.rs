@@ -7,10 +7,7 @@ use cudarc::driver::{CudaFunction, CudaModule, CudaStream, sys};
 
 use crate::config::{Config, DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits, shared_memory_limit};
 
-use crate::{
-    Error, KernelParam, MAX_PARAM_BYTES, MAX_PARAM_BYTES_LEGACY, ParamLayout, ParamSlot,
-    SignatureMismatch,
-};
+use crate::{Error, KernelParam, ParamLayout, ParamSlot, SignatureMismatch};
 
 /// First driver version with `cuFuncGetParamInfo` (CUDA 12.4).
 const PARAM_INFO_DRIVER: i32 = 12_040;
@@ -141,25 +138,6 @@ impl<const N: usize> Default for ParamBuffer<N> {
     }
 }
 
-/// Above 4,096 bytes, the GPU must be Volta (compute capability 7.0) or newer and the driver of
-/// CUDA 12.1 or newer; otherwise the driver would answer CUDA_ERROR_INVALID_VALUE.
-#[cold]
-fn check_param_space(stream: &CudaStream, size: usize) -> Result<(), Error> {
-    let major = stream
-        .context()
-        .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
-        .map_err(Error::driver("cuDeviceGetAttribute"))?;
-    let limit = if major >= 7 && crate::driver::version()? >= 12_010 {
-        MAX_PARAM_BYTES
-    } else {
-        MAX_PARAM_BYTES_LEGACY
-    };
-    if size > limit {
-        return Err(Error::ParamsTooLarge { size, limit });
-    }
-    Ok(())
-}
-
 /// Launches `function` on `stream` with the packed `params` of a signature laid out as `layout`.
 ///
 /// Checks `config` against the device first ([`Error::InvalidConfig`]). A plain launch goes
@@ -183,12 +161,16 @@ pub unsafe fn launch_packed(
         .context()
         .bind_to_thread()
         .map_err(Error::driver("cuCtxSetCurrent"))?;
-    config.check(&DeviceLimits::of(stream)?)?;
+    let limits = DeviceLimits::of(stream)?;
+    config.check(&limits)?;
     if config.shared_mem_bytes > DEFAULT_SHARED_MEMORY_LIMIT {
         check_shared_memory(function, config.shared_mem_bytes)?;
     }
-    if params.len() > MAX_PARAM_BYTES_LEGACY {
-        check_param_space(stream, params.len())?;
+    if params.len() > limits.max_param_bytes {
+        return Err(Error::ParamsTooLarge {
+            size: params.len(),
+            limit: limits.max_param_bytes,
+        });
     }
     let mut size = params.len();
     let mut extra = buffer_extra(params, &mut size);
