@@ -1,16 +1,12 @@
 //! Procedural macros of cuda-kernel. Use them through the `cuda-kernel` crate, which re-exports
 //! them and documents them.
 
-mod ast;
-mod attr;
-mod check;
+//!
+//! The front end (declaration model, parsing, checks, PTX reading, C++ names) is
+//! `cuda-kernel-syntax`, shared with the runtime and the build step; this crate expands.
+
 mod derive;
 mod expand;
-mod mangle;
-mod parse;
-pub(crate) mod ptx;
-mod ptx_check;
-mod report;
 
 #[cfg(test)]
 mod tests;

@@ -156,7 +156,8 @@ fn errors_accumulate_and_stand_ins_keep_call_sites_resolving() {
     ] {
         assert!(out.contains(expected), "missing {expected:?} in\n{out}");
     }
-    assert!(out.contains("struct A;"), "{out}");
+    assert!(out.contains("struct A {"), "{out}");
+    assert!(out.contains("unreachable!()"), "{out}");
     assert!(
         out.contains("_: impl ::cuda_kernel::__private::core::marker::Sized"),
         "{out}"

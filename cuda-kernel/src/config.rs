@@ -96,6 +96,24 @@ impl Config {
         self.cluster.is_some() || self.cooperative || self.priority.is_some()
     }
 
+    /// The attributes of an extended launch (`cuLaunchKernelEx`), one per option set.
+    pub(crate) fn launch_attributes(&self) -> impl AsMut<[sys::CUlaunchAttribute]> {
+        use sys::CUlaunchAttributeID::*;
+        LaunchAttributes::from([
+            self.cluster.map(|(x, y, z)| {
+                attribute(CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, |v| {
+                    v.clusterDim.x = x;
+                    v.clusterDim.y = y;
+                    v.clusterDim.z = z;
+                })
+            }),
+            self.cooperative
+                .then(|| attribute(CU_LAUNCH_ATTRIBUTE_COOPERATIVE, |v| v.cooperative = 1)),
+            self.priority
+                .map(|p| attribute(CU_LAUNCH_ATTRIBUTE_PRIORITY, |v| v.priority = p)),
+        ])
+    }
+
     /// Checks the configuration against `limits`.
     pub fn check(&self, limits: &DeviceLimits) -> Result<(), Error> {
         let dims = [
@@ -166,6 +184,43 @@ impl Config {
             ));
         }
         Ok(())
+    }
+}
+
+/// A launch attribute with the value `set` gives it.
+fn attribute(
+    id: sys::CUlaunchAttributeID,
+    set: impl FnOnce(&mut sys::CUlaunchAttributeValue),
+) -> sys::CUlaunchAttribute {
+    // SAFETY: an all-zero attribute is a valid value of this plain C struct and union.
+    let mut attribute: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+    attribute.id = id;
+    set(&mut attribute.value);
+    attribute
+}
+
+/// The attributes of the options set, on the stack: as many slots as [`Config`] has options.
+struct LaunchAttributes<const N: usize> {
+    attrs: [sys::CUlaunchAttribute; N],
+    len: usize,
+}
+
+impl<const N: usize> From<[Option<sys::CUlaunchAttribute>; N]> for LaunchAttributes<N> {
+    fn from(options: [Option<sys::CUlaunchAttribute>; N]) -> Self {
+        // SAFETY: as in `attribute`; slots past `len` are never read.
+        let mut attrs: [sys::CUlaunchAttribute; N] = unsafe { std::mem::zeroed() };
+        let mut len = 0;
+        for attribute in options.into_iter().flatten() {
+            attrs[len] = attribute;
+            len += 1;
+        }
+        LaunchAttributes { attrs, len }
+    }
+}
+
+impl<const N: usize> AsMut<[sys::CUlaunchAttribute]> for LaunchAttributes<N> {
+    fn as_mut(&mut self) -> &mut [sys::CUlaunchAttribute] {
+        &mut self.attrs[..self.len]
     }
 }
 
@@ -408,5 +463,40 @@ mod tests {
         assert_eq!(Config::for_elements(0, 128).grid, (1, 1, 1));
         assert_eq!(Config::for_elements(257, 128).grid, (3, 1, 1));
         assert!(Config::for_elements(1, 1).cooperative().is_extended());
+    }
+
+    #[test]
+    fn each_option_set_becomes_one_launch_attribute() {
+        use sys::CUlaunchAttributeID::*;
+        let ids = |c: Config| -> Vec<_> {
+            c.launch_attributes()
+                .as_mut()
+                .iter()
+                .map(|a| a.id)
+                .collect()
+        };
+        assert!(ids(Config::for_elements(1, 1)).is_empty());
+        assert_eq!(
+            ids(Config::for_elements(1, 1).priority(-1)),
+            [CU_LAUNCH_ATTRIBUTE_PRIORITY]
+        );
+        let mut all = Config::new((2, 1, 1), (1, 1, 1))
+            .cluster((2, 1, 1))
+            .cooperative()
+            .priority(3);
+        assert_eq!(
+            ids(all),
+            [
+                CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+                CU_LAUNCH_ATTRIBUTE_COOPERATIVE,
+                CU_LAUNCH_ATTRIBUTE_PRIORITY
+            ]
+        );
+        let mut attrs = all.launch_attributes();
+        // SAFETY: the first attribute is the cluster's, whose union member is clusterDim.
+        assert_eq!(unsafe { attrs.as_mut()[0].value.clusterDim.x }, 2);
+        drop(attrs);
+        all.priority = None;
+        assert_eq!(ids(all).len(), 2);
     }
 }

@@ -1,15 +1,64 @@
-//! Typed launches inside CUDA graphs: finding a graph's kernel nodes and setting a node's
-//! arguments in an instantiated graph.
+//! Typed launches in CUDA graphs: capture them once, update a captured launch's arguments with
+//! the same typed signature, replay.
 //!
-//! Typed launches are captured like any launch (`CudaStream::begin_capture` /
-//! `end_capture`): the captured node carries the packed buffer as it was at capture time. With
+//! A graph replays a whole sequence of launches with one driver call, which costs far less per
+//! kernel than launching each. Typed launches are captured like any launch, between cudarc's
+//! `CudaStream::begin_capture` and `end_capture`; each captured kernel node keeps the packed
+//! parameter buffer as it was at capture time. To change the arguments of one node before a
+//! replay, find the nodes of its kernel with [`kernel_nodes`] and call the generated
+//! `set_graph_node`, which takes the same typed arguments as `launch`:
+//!
+//! ```no_run
+//! use cuda_kernel::cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
+//! use cuda_kernel::{Config, kernel};
+//!
+//! #[kernel]
+//! unsafe extern "C" {
+//!     fn vector_add(a: *const f32, b: *const f32, c: *mut f32, n: u32);
+//! }
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # const VECTOR_ADD_PTX: &str = "";
+//! let ctx = cuda_kernel::driver::context(0)?;
+//! // Captured launches must not record cudarc's events (see below).
+//! unsafe { ctx.disable_event_tracking() };
+//! let stream = ctx.new_stream()?;
+//! let add = VectorAdd::load(&cuda_kernel::driver::load_ptx(&ctx, VECTOR_ADD_PTX)?)?;
+//! let n = 1024u32;
+//! let (a, b) = (stream.clone_htod(&[1.0f32; 1024])?, stream.clone_htod(&[2.0f32; 1024])?);
+//! let mut c = stream.alloc_zeros::<f32>(1024)?;
+//! let config = Config::for_elements(n, 256);
+//!
+//! // Capture: c = a + b, then c = c + b.
+//! stream.begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)?;
+//! unsafe {
+//!     add.launch(&stream, config, &a, &b, &mut c, n)?;
+//!     add.launch(&stream, config, &a, &b, &mut c, n)?;
+//! }
+//! let flags = CUgraphInstantiate_flags::CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH;
+//! let graph = stream.end_capture(flags)?.expect("a graph was captured");
+//!
+//! // Update: the first node now adds b to b, over the first half only.
+//! let nodes = cuda_kernel::graph::kernel_nodes(&graph, add.function())?;
+//! unsafe { add.set_graph_node(&graph, nodes[0], &stream, config, &b, &b, &mut c, n / 2)? };
+//!
+//! // Replay, as often as needed.
+//! graph.launch()?;
+//! stream.synchronize()?;
+//! # Ok(()) }
+//! ```
+//!
+//! The graph keeps device addresses, not borrows: every buffer a captured or updated launch
+//! names must outlive every replay (`set_graph_node` is `unsafe` for that reason). With
 //! cudarc's multi-stream event tracking on, each launch also waits on and records cudarc's
-//! events on the capturing stream; the project's graph tests capture with tracking disabled
-//! (`CudaContext::disable_event_tracking`) and synchronize before capturing.
+//! events on the capturing stream, and those become nodes of the graph; the project's graph
+//! tests and benchmarks capture with tracking disabled, after a synchronization. Nodes
+//! captured with clusters, cooperative launches or priorities keep those attributes: updating
+//! one with such a [`Config`] is [`Error::Unsupported`](crate::Error::Unsupported).
 
 use cudarc::driver::{CudaFunction, CudaGraph, sys};
 
-use crate::launch::{buffer_extra, extra_or_null};
+use crate::buffer::{buffer_extra, extra_or_null};
 use crate::{Config, Error};
 
 /// A kernel node of a CUDA graph.

@@ -42,17 +42,20 @@
 #[cfg(not(target_endian = "little"))]
 compile_error!("cuda-kernel packs parameters for little-endian GPUs from a little-endian host");
 
+mod buffer;
 mod config;
-mod declaration;
+mod cuda_declaration;
 pub mod driver;
 mod error;
 pub mod graph;
 mod launch;
 mod layout;
+mod load;
 mod param;
 pub mod ptx;
-mod vector;
+pub mod vector;
 
+pub use cuda_declaration::{cuda_header, write_cuda_header};
 /// Declares CUDA kernels by their C signatures and generates a typed launcher for each.
 ///
 /// # Declaring
@@ -170,8 +173,8 @@ mod vector;
 ///   names in the global namespace. Template instantiations are not derived: bind them with
 ///   `name`. A wrong symbol is still caught by the `ptx` check or by `load`.
 pub use cuda_kernel_macros::kernel;
-pub use declaration::{cuda_header, write_cuda_header};
 
+pub use buffer::ParamBuffer;
 pub use config::{
     Config, DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits, occupancy_block_size,
     raise_shared_memory_limit,
@@ -216,11 +219,11 @@ pub use config::{
 /// types. For crates that re-export `cuda_kernel`: `#[kernel_param(crate = path)]`.
 pub use cuda_kernel_macros::KernelParam;
 pub use error::{Error, SignatureMismatch};
-pub use launch::ParamBuffer;
 pub use layout::{
     MAX_PARAM_BYTES, MAX_PARAM_BYTES_LEGACY, MAX_STATIC_ALIGN, ParamLayout, ParamSlot,
 };
 pub use param::{CType, KernelParam};
+#[doc(no_inline)]
 pub use vector::*;
 
 /// The CUDA bindings cuda-kernel builds on (driver API, dynamic loading).
@@ -233,10 +236,13 @@ pub use half;
 pub mod __private {
     pub use crate::CType;
     pub use crate::Config;
-    pub use crate::declaration::{ConstText, DECLARATION_CAPACITY, FieldDims, struct_declaration};
+    pub use crate::cuda_declaration::{
+        ConstText, DECLARATION_CAPACITY, FieldDims, struct_declaration,
+    };
     pub use crate::graph::{KernelNode, set_kernel_node};
-    pub use crate::launch::{launch_packed, load_function};
+    pub use crate::launch::launch_packed;
     pub use crate::layout::{struct_align, struct_size};
+    pub use crate::load::load_function;
     pub use crate::{Error, KernelParam, ParamBuffer, ParamLayout, ParamSlot};
     pub use ::core;
     pub use ::cudarc;

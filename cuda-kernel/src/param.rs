@@ -127,28 +127,22 @@ unsafe impl KernelParam for bool {
     }
 }
 
-// SAFETY: a device pointer is a 64-bit address (CUdeviceptr); the launcher passes device
-// addresses, never host pointers, for pointer parameters.
-unsafe impl<T: KernelParam> KernelParam for *const T {
-    const SIZE: usize = 8;
-    const ALIGN: usize = 8;
-    const CUDA_TYPE: CType = T::CUDA_TYPE.pointer();
-    #[inline(always)]
-    fn write(&self, out: &mut [u8]) {
-        (*self as usize as u64).write(out);
-    }
+macro_rules! pointer_param {
+    ($($ptr:ident),*) => {$(
+        // SAFETY: a device pointer is a 64-bit address (CUdeviceptr); the launcher passes device
+        // addresses, never host pointers, for pointer parameters.
+        unsafe impl<T: KernelParam> KernelParam for *$ptr T {
+            const SIZE: usize = 8;
+            const ALIGN: usize = 8;
+            const CUDA_TYPE: CType = T::CUDA_TYPE.pointer();
+            #[inline(always)]
+            fn write(&self, out: &mut [u8]) {
+                (*self as usize as u64).write(out);
+            }
+        }
+    )*};
 }
-
-// SAFETY: as for `*const T`.
-unsafe impl<T: KernelParam> KernelParam for *mut T {
-    const SIZE: usize = 8;
-    const ALIGN: usize = 8;
-    const CUDA_TYPE: CType = T::CUDA_TYPE.pointer();
-    #[inline(always)]
-    fn write(&self, out: &mut [u8]) {
-        (*self as usize as u64).write(out);
-    }
-}
+pointer_param!(const, mut);
 
 // SAFETY: C arrays are their elements back to back, aligned as one element; every C type's size
 // is a multiple of its alignment, so no padding falls between elements. Only struct fields are

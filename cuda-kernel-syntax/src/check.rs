@@ -57,7 +57,7 @@ fn check_kernel(cx: &mut Errors, kernel: &Kernel) {
     let mut names = HashSet::new();
     for param in &kernel.params {
         check_param_name(cx, param, &mut names);
-        if let Some(message) = param_type_error(&param.ty) {
+        if let Some(message) = &param.type_error {
             cx.error(&param.ty, message);
         }
     }
@@ -105,7 +105,7 @@ fn check_signature_shape(cx: &mut Errors, kernel: &Kernel) {
 
 /// Rule: an explicit entry symbol is a non-empty identifier-like string without NUL.
 fn check_symbol(cx: &mut Errors, kernel: &Kernel) {
-    if let Some(name) = &kernel.symbol {
+    if let Some(name) = &kernel.name_arg {
         let value = name.value();
         if value.is_empty() || value.contains('\0') || value.chars().any(char::is_whitespace) {
             cx.error(
@@ -122,22 +122,21 @@ fn check_cpp_mangling(cx: &mut Errors, kernel: &Kernel) {
     let Some(cpp) = &kernel.cpp else {
         return;
     };
-    if kernel.symbol.is_some() {
+    if kernel.name_arg.is_some() {
         cx.error(
             cpp,
             "`cpp` derives the symbol that `name` gives: keep one of them",
         );
         return;
     }
-    let name = kernel.ident.to_string();
-    if let Err(ty) = crate::mangle::mangle(&name, kernel.params.iter().map(|p| &p.ty)) {
-        if param_type_error(ty).is_none() {
+    if let Some(param) = kernel.unmangled_param.map(|i| &kernel.params[i]) {
+        if param.type_error.is_none() {
             cx.error(
-                ty,
+                &param.ty,
                 format!(
                     "#[kernel(cpp)] cannot derive the C++ mangling of `{}`: bind the symbol with \
                      #[kernel(name = \"...\")] (the PTX's .entry line has it)",
-                    type_text(ty)
+                    type_text(&param.ty)
                 ),
             );
         }

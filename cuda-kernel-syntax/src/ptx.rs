@@ -1,11 +1,11 @@
 //! Reading kernel signatures from PTX text: each `.entry` with the size and alignment of its
 //! parameters.
 //!
-//! This file is shared: the macro crate compiles it as `ptx`, and the runtime crate includes the
-//! same file (through a symbolic link) as `cuda_kernel::ptx`. It uses only `std`.
+//! `#[kernel(ptx = ...)]` reads declarations' PTX with it at compile time, and the runtime
+//! publishes it as `cuda_kernel::ptx`. It uses only `std`.
 //!
 //! ```
-//! # use cuda_kernel::ptx;
+//! use cuda_kernel_syntax::ptx;
 //! let text = ".visible .entry add(\n  .param .u64 add_param_0,\n  .param .align 16 .b8 add_param_1[16]\n)\n{\n  ret;\n}\n";
 //! let entries = ptx::entries(text)?;
 //! assert_eq!(entries[0].name, "add");

@@ -3,12 +3,14 @@
 
 use std::path::{Path, PathBuf};
 
+use syn::ext::IdentExt;
 use syn::{LitStr, Type};
 
-use crate::ast::{Block, Kernel};
+use crate::ast::{Block, Kernel, PtxLayout};
 use crate::check::type_text;
 use crate::ptx::{self, Entry, PtxParam};
 use crate::report::Errors;
+use crate::types::{self, Class};
 
 /// The PTX file of a block, read.
 pub struct PtxFile {
@@ -18,21 +20,6 @@ pub struct PtxFile {
     pub shown: String,
     /// Its entries.
     pub entries: Vec<Entry>,
-}
-
-/// A check left to the compiler: the size and alignment of a type the macro cannot know
-/// (vector types, half floats, user structs) must equal the PTX's.
-pub struct LayoutAssertion {
-    /// Index of the kernel in the block.
-    pub kernel: usize,
-    /// Index of the parameter.
-    pub param: usize,
-    /// Size the PTX declares.
-    pub size: usize,
-    /// Alignment the PTX declares.
-    pub align: usize,
-    /// What the compiler says when they differ.
-    pub message: String,
 }
 
 /// Reads `lit`, resolved against `manifest_dir`; reports an unreadable or malformed file on the
@@ -70,31 +57,26 @@ pub fn read_ptx(cx: &mut Errors, lit: &LitStr, manifest_dir: Option<&Path>) -> O
     }
 }
 
-/// Checks every kernel of the block against the PTX; returns the checks left to the compiler.
-pub fn check_against_ptx(cx: &mut Errors, block: &Block, file: &PtxFile) -> Vec<LayoutAssertion> {
-    let mut assertions = Vec::new();
-    for (k, kernel) in block.kernels.iter().enumerate() {
-        if let Some(entry) = check_entry_exists(cx, kernel, file) {
-            check_param_count(cx, kernel, entry, &file.shown);
-            for (i, (param, ptx)) in kernel.params.iter().zip(&entry.params).enumerate() {
-                if crate::check::param_type_error(&param.ty).is_some() {
-                    continue; // already reported
-                }
-                if let Some((size, align, message)) =
-                    check_param(cx, kernel, i, &param.ident, &param.ty, ptx)
-                {
-                    assertions.push(LayoutAssertion {
-                        kernel: k,
-                        param: i,
-                        size,
-                        align,
-                        message,
-                    });
-                }
-            }
+/// Checks every kernel of the block against the PTX, leaving on each parameter the layout the
+/// compiler must confirm where the front end cannot (`Param::ptx_layout`).
+pub fn check_against_ptx(cx: &mut Errors, block: &mut Block, file: &PtxFile) {
+    for kernel in &mut block.kernels {
+        let Some(entry) = check_entry_exists(cx, kernel, file) else {
+            continue;
+        };
+        check_param_count(cx, kernel, entry, &file.shown);
+        let layouts: Vec<_> = (0..kernel.params.len().min(entry.params.len()))
+            .map(|i| {
+                // A type the parse refused is reported already.
+                (kernel.params[i].type_error.is_none())
+                    .then(|| check_param(cx, kernel, i, &entry.params[i]))
+                    .flatten()
+            })
+            .collect();
+        for (param, layout) in kernel.params.iter_mut().zip(layouts) {
+            param.ptx_layout = layout;
         }
     }
-    assertions
 }
 
 /// Rule: the kernel's entry symbol is an `.entry` of the PTX. When only C++-mangled entries of
@@ -104,18 +86,17 @@ fn check_entry_exists<'a>(
     kernel: &Kernel,
     file: &'a PtxFile,
 ) -> Option<&'a Entry> {
-    let symbol = kernel.symbol();
-    if let Some(entry) = ptx::find(&file.entries, &symbol) {
+    let symbol = &kernel.symbol;
+    if let Some(entry) = ptx::find(&file.entries, symbol) {
         return Some(entry);
     }
-    let span: &dyn quote::ToTokens = match &kernel.symbol {
+    let span: &dyn quote::ToTokens = match &kernel.name_arg {
         Some(lit) => lit,
         None => &kernel.ident,
     };
-    let base = kernel.ident.to_string();
-    let base = base.strip_prefix("r#").unwrap_or(&base);
-    let derived = kernel.cpp.is_some() && kernel.symbol.is_none();
-    let mangled = ptx::mangled_matches(&file.entries, if derived { base } else { &symbol });
+    let base = kernel.ident.unraw().to_string();
+    let derived = kernel.cpp.is_some() && kernel.name_arg.is_none();
+    let mangled = ptx::mangled_matches(&file.entries, if derived { &base } else { symbol });
     let names: Vec<_> = mangled.iter().map(|e| format!("`{}`", e.name)).collect();
     let message = if derived && !mangled.is_empty() {
         format!(
@@ -186,15 +167,14 @@ fn check_param_count(cx: &mut Errors, kernel: &Kernel, entry: &Entry, shown: &st
 
 /// Rule: each parameter has the PTX's size and alignment, and a scalar's kind (integer or
 /// floating point) matches. Checked here for pointers and Rust primitives; for other types the
-/// returned `(size, align, message)` becomes a compile-time assertion.
+/// returned layout becomes a compile-time assertion.
 fn check_param(
     cx: &mut Errors,
     kernel: &Kernel,
     index: usize,
-    ident: &syn::Ident,
-    ty: &Type,
     ptx: &PtxParam,
-) -> Option<(usize, usize, String)> {
+) -> Option<PtxLayout> {
+    let (ident, ty) = (&kernel.params[index].ident, &kernel.params[index].ty);
     let declared = format!("`{ident}: {}`", type_text(ty));
     let ptx_side = format!(
         "{} ({} byte{}{})",
@@ -210,28 +190,28 @@ fn check_param(
     let known = match ty {
         Type::Ptr(_) => Some((8, 8, "a 64-bit device address".to_string(), None)),
         Type::Path(p) if p.qself.is_none() => p.path.get_ident().and_then(|name| {
-            primitive(&name.to_string()).map(|(size, float)| {
+            types::primitive(&name.to_string()).map(|t| {
                 (
-                    size,
-                    size,
-                    format!("{size} byte{}", if size == 1 { "" } else { "s" }),
-                    Some(float),
+                    t.size,
+                    t.align,
+                    format!("{} byte{}", t.size, if t.size == 1 { "" } else { "s" }),
+                    Some(t.class == Class::Float),
                 )
             })
         }),
         _ => None,
     };
     let Some((size, align, what, float)) = known else {
-        return Some((
-            ptx.size,
-            ptx.align,
-            format!(
+        return Some(PtxLayout {
+            size: ptx.size,
+            align: ptx.align,
+            message: format!(
                 "{declared} does not match parameter {index} of `{}`, which the PTX declares as \
                  {ptx_side}: did you mean {}?",
-                kernel.symbol(),
+                kernel.symbol,
                 suggestion(ptx)
             ),
-        ));
+        });
     };
     if (size, align) != (ptx.size, ptx.align) {
         cx.error(
@@ -263,36 +243,7 @@ fn check_param(
     None
 }
 
-/// Size and float-ness of the Rust primitives a kernel can take.
-fn primitive(name: &str) -> Option<(usize, bool)> {
-    Some(match name {
-        "bool" | "i8" | "u8" => (1, false),
-        "i16" | "u16" => (2, false),
-        "i32" | "u32" => (4, false),
-        "i64" | "u64" => (8, false),
-        "f32" => (4, true),
-        "f64" => (8, true),
-        _ => return None,
-    })
-}
-
 /// The Rust types that fit a PTX parameter.
 fn suggestion(ptx: &PtxParam) -> String {
-    let text = match (ptx.ty.as_str(), ptx.array_len, ptx.size, ptx.align) {
-        (".u8" | ".s8" | ".b8", None, ..) => "u8, i8 or bool",
-        (".u16" | ".s16" | ".b16", None, ..) => "u16 or i16",
-        (".u32" | ".s32" | ".b32", None, ..) => "u32 or i32",
-        (".u64" | ".s64" | ".b64", None, ..) => "u64, i64, or a pointer *const T / *mut T",
-        (".f16", None, ..) => "half::f16",
-        (".bf16", None, ..) => "half::bf16",
-        (".f32", None, ..) => "f32",
-        (".f64", None, ..) => "f64",
-        (_, Some(_), 2, 2) => "half::f16 or half::bf16",
-        (_, Some(_), 8, 8) => "Float2 or Int2",
-        (_, Some(_), 16, 16) => "Float4, Int4, Uint4 or Double2",
-        (_, _, size, align) => {
-            return format!("a #[repr(C)] type of {size} bytes aligned to {align}");
-        }
-    };
-    text.to_string()
+    types::suggestion(&ptx.ty, ptx.array_len, ptx.size, ptx.align)
 }

@@ -1,8 +1,8 @@
 //! Our model of a `#[kernel]` block; each node keeps its syn node for spans.
 
 use proc_macro2::Ident;
-use syn::ext::IdentExt;
-use syn::{Attribute, LitStr, Type, Visibility};
+use proc_macro2::TokenStream;
+use syn::{Attribute, DeriveInput, Expr, LitStr, Member, Type, Visibility};
 
 /// A `#[kernel] extern "C" { ... }` block.
 pub struct Block {
@@ -25,9 +25,15 @@ pub struct Kernel {
     /// The fn's name.
     pub ident: Ident,
     /// `#[kernel(name = "...")]`: the entry symbol, when not the fn's name.
-    pub symbol: Option<LitStr>,
+    pub name_arg: Option<LitStr>,
     /// `#[kernel(cpp)]`: the entry symbol is the C++ mangling of the signature.
     pub cpp: Option<syn::Path>,
+    /// The entry symbol, resolved once: `name = "..."`, the C++ mangling for `cpp`, or the fn's
+    /// name without `r#`.
+    pub symbol: String,
+    /// For `cpp`: the index of the first parameter whose type has no C++ spelling (the symbol
+    /// is then the fn's name, and the checks report it).
+    pub unmangled_param: Option<usize>,
     /// The fn's signature, for the checks of generics, variadics and return types.
     pub sig: syn::Signature,
     /// The parameters with a plain name.
@@ -40,6 +46,25 @@ pub struct Param {
     pub ident: Ident,
     /// Its type as written.
     pub ty: Type,
+    /// Why the type cannot be a kernel parameter, decided once by
+    /// [`check::param_type_error`](crate::check::param_type_error) when parsed; `None` for types
+    /// the runtime's `KernelParam` bound decides.
+    pub type_error: Option<String>,
+    /// What `#[kernel(ptx = ...)]` leaves to the compiler for this parameter, once the PTX was
+    /// read: the size and alignment the type must have.
+    pub ptx_layout: Option<PtxLayout>,
+}
+
+/// A check left to the compiler: the size and alignment of a type the front end cannot know
+/// (vector types through a path, user structs) must equal the PTX's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PtxLayout {
+    /// Size the PTX declares.
+    pub size: usize,
+    /// Alignment the PTX declares.
+    pub align: usize,
+    /// What the compiler says when they differ.
+    pub message: String,
 }
 
 /// How a parameter reaches the launcher.
@@ -64,19 +89,6 @@ impl Param {
 }
 
 impl Kernel {
-    /// The entry symbol: `#[kernel(name = "...")]`, the C++ mangling for `#[kernel(cpp)]`, or
-    /// the fn's name. (A signature `cpp` cannot mangle is reported by the checks.)
-    pub fn symbol(&self) -> String {
-        let name = self.ident.unraw().to_string();
-        match (&self.symbol, &self.cpp) {
-            (Some(symbol), _) => symbol.value(),
-            (None, Some(_)) => {
-                crate::mangle::mangle(&name, self.params.iter().map(|p| &p.ty)).unwrap_or(name)
-            }
-            (None, None) => name,
-        }
-    }
-
     /// The generated type's name: the fn's name in UpperCamelCase (`vector_add` -> `VectorAdd`).
     pub fn type_ident(&self) -> Ident {
         Ident::new(
@@ -102,6 +114,28 @@ pub fn upper_camel_case(name: &str) -> String {
         out.push_str("Kernel");
     }
     out
+}
+
+/// A `#[derive(KernelParam)]` struct: what the derive and the build step need of it, checked.
+pub struct ParamStruct<'a> {
+    /// The struct as written.
+    pub input: &'a DeriveInput,
+    /// `#[repr(align(N))]`, 1 without.
+    pub repr_align: TokenStream,
+    /// Its fields, in order.
+    pub fields: Vec<Field<'a>>,
+}
+
+/// A field of a [`ParamStruct`].
+pub struct Field<'a> {
+    /// How Rust names it.
+    pub member: Member,
+    /// The field's name in C: its Rust name, or `f0`, `f1`... for a tuple struct.
+    pub c_name: String,
+    /// Its type as written.
+    pub ty: &'a Type,
+    /// `[2, 3]` for `[[T; 3]; 2]`.
+    pub dims: Vec<&'a Expr>,
 }
 
 #[cfg(test)]

@@ -1,11 +1,18 @@
 //! Itanium C++ mangled names of kernels declared `#[kernel(cpp)]`, derived from the Rust
 //! signature, so a C++ kernel without `extern "C"` can be bound without spelling its symbol.
 //!
-//! Covers non-template functions whose parameters are the scalar, vector, half and struct types
-//! of cuda-kernel and pointers to them (`const` pointees included), with the Itanium ABI's
+//! Covers non-template functions whose parameters are the built-in types of [`types`] and
+//! structs, and pointers to them (`const` pointees included), with the Itanium ABI's
 //! substitutions. Template instantiations are not derived: bind those with `name = "..."`.
+//!
+//! ```
+//! let params: [syn::Type; 2] = [syn::parse_quote!(*const f32), syn::parse_quote!(*mut f32)];
+//! assert_eq!(cuda_kernel_syntax::mangle::mangle("copy", &params).unwrap(), "_Z4copyPKfPf");
+//! ```
 
 use syn::Type;
+
+use crate::types;
 
 /// The mangled name of `void name(params...)`, or the parameter whose type has no C++ spelling
 /// known to the macro.
@@ -54,11 +61,14 @@ fn encode_parts(ty: &Type, subs: &mut Vec<String>) -> Option<(String, String)> {
         Type::Group(g) => encode_parts(&g.elem, subs),
         Type::Path(path) if path.qself.is_none() => {
             let name = path.path.segments.last()?.ident.to_string();
-            if let Some(code) = builtin(&name) {
-                // Builtin types are never substitution candidates.
+            let builtin = types::by_name(&name);
+            if let Some(code) = builtin.and_then(|t| t.itanium) {
+                // Fundamental types are never substitution candidates.
                 return Some((code.to_string(), code.to_string()));
             }
-            let source = source_name(&name);
+            // A class type: CUDA's name for a built-in one (`Float4` is `float4`), the Rust
+            // name for a user's struct.
+            let source = builtin.map_or(name.as_str(), |t| t.cuda);
             let full = format!("{}{}", source.len(), source);
             let emitted = substitute_or_add(&full, &full, subs);
             Some((full, emitted))
@@ -92,61 +102,6 @@ fn base36(mut n: usize) -> String {
     }
     out.reverse();
     String::from_utf8(out).unwrap_or_default()
-}
-
-/// Itanium codes of the builtin types a kernel can take. `i8` is `signed char` (`a`), not
-/// `char` (`c`); `i64`/`u64` are `long long` (`x`/`y`), not `long` (`l`/`m`): a kernel declared
-/// with `char`, `long` or `size_t` has a different symbol.
-fn builtin(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "bool" => "b",
-        "i8" => "a",
-        "u8" => "h",
-        "i16" => "s",
-        "u16" => "t",
-        "i32" => "i",
-        "u32" => "j",
-        "i64" => "x",
-        "u64" => "y",
-        "f32" => "f",
-        "f64" => "d",
-        _ => return None,
-    })
-}
-
-/// The C++ name of a struct type: CUDA's names for this crate's types (`Float4` -> `float4`,
-/// `f16` -> `__half`), the Rust name for a user's struct.
-fn source_name(name: &str) -> String {
-    match name {
-        "f16" => "__half".to_string(),
-        "bf16" => "__nv_bfloat16".to_string(),
-        "Half2" => "__half2".to_string(),
-        "Bfloat162" => "__nv_bfloat162".to_string(),
-        _ if is_vector_type(name) => name.to_ascii_lowercase(),
-        _ => name.to_string(),
-    }
-}
-
-/// `Float4`, `Uchar3`, `Double4_16a`, ...: the vector types of cuda-kernel.
-fn is_vector_type(name: &str) -> bool {
-    const BASES: &[&str] = &[
-        "Char",
-        "Uchar",
-        "Short",
-        "Ushort",
-        "Int",
-        "Uint",
-        "Long",
-        "Ulong",
-        "Longlong",
-        "Ulonglong",
-        "Float",
-        "Double",
-    ];
-    BASES.iter().any(|base| {
-        name.strip_prefix(base)
-            .is_some_and(|rest| matches!(rest, "1" | "2" | "3" | "4" | "4_16a" | "4_32a"))
-    })
 }
 
 #[cfg(test)]

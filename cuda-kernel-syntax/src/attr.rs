@@ -1,5 +1,6 @@
 //! The arguments of `#[kernel(...)]` on a block, and of `#[kernel(...)]` on a fn inside it.
 
+use syn::meta::ParseNestedMeta;
 use syn::{Attribute, LitStr, Path};
 
 use crate::report::Errors;
@@ -18,17 +19,9 @@ pub fn parse_block_args(cx: &mut Errors, args: proc_macro2::TokenStream) -> Bloc
     let mut ptx = None;
     let parser = syn::meta::parser(|meta| {
         if meta.path.is_ident("crate") {
-            let path: Path = meta.value()?.parse()?;
-            if krate.replace(path).is_some() {
-                return Err(meta.error("duplicate `crate` argument"));
-            }
-            Ok(())
+            parse_crate_arg(&meta, &mut krate)
         } else if meta.path.is_ident("ptx") {
-            let path: LitStr = meta.value()?.parse()?;
-            if ptx.replace(path).is_some() {
-                return Err(meta.error("duplicate `ptx` argument"));
-            }
-            Ok(())
+            set_once(&meta, &mut ptx, meta.value()?.parse()?)
         } else {
             Err(meta.error(format!(
                 "unknown #[kernel] argument `{}`: expected `ptx = \"file.ptx\"` or `crate = path`",
@@ -40,9 +33,28 @@ pub fn parse_block_args(cx: &mut Errors, args: proc_macro2::TokenStream) -> Bloc
         cx.push(e);
     }
     BlockArgs {
-        krate: krate.unwrap_or_else(|| syn::parse_quote!(::cuda_kernel)),
+        krate: krate.unwrap_or_else(runtime_path),
         ptx,
     }
+}
+
+/// `crate = path`, for crates that re-export the runtime: one parser for `#[kernel(...)]` and
+/// `#[kernel_param(...)]`.
+pub fn parse_crate_arg(meta: &ParseNestedMeta<'_>, krate: &mut Option<Path>) -> syn::Result<()> {
+    set_once(meta, krate, meta.value()?.parse()?)
+}
+
+/// Stores an argument's value, refusing a second one.
+fn set_once<T>(meta: &ParseNestedMeta<'_>, slot: &mut Option<T>, value: T) -> syn::Result<()> {
+    if slot.replace(value).is_some() {
+        return Err(meta.error(format!("duplicate `{}` argument", path_text(&meta.path))));
+    }
+    Ok(())
+}
+
+/// `::cuda_kernel`, where generated code finds the runtime unless told otherwise.
+pub fn runtime_path() -> Path {
+    syn::parse_quote!(::cuda_kernel)
 }
 
 /// `#[kernel(name = "symbol")]` on a fn: binds the declaration to an explicit entry symbol.
@@ -58,16 +70,9 @@ pub struct FnArgs {
 pub fn parse_fn_args(cx: &mut Errors, attr: &Attribute, args: &mut FnArgs) {
     let result = attr.parse_nested_meta(|meta| {
         if meta.path.is_ident("name") {
-            let name: LitStr = meta.value()?.parse()?;
-            if args.name.replace(name).is_some() {
-                return Err(meta.error("duplicate `name` argument"));
-            }
-            Ok(())
+            set_once(&meta, &mut args.name, meta.value()?.parse()?)
         } else if meta.path.is_ident("cpp") {
-            if args.cpp.replace(meta.path.clone()).is_some() {
-                return Err(meta.error("duplicate `cpp` argument"));
-            }
-            Ok(())
+            set_once(&meta, &mut args.cpp, meta.path.clone())
         } else {
             Err(meta.error(format!(
                 "unknown #[kernel] argument `{}` on a kernel fn: expected `name = \"symbol\"` or `cpp`",

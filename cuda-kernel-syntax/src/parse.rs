@@ -1,0 +1,298 @@
+//! From syn's `ItemForeignMod` to our `ast`, reporting what is not a kernel declaration.
+
+use proc_macro2::{Ident, TokenStream};
+use quote::quote;
+use syn::parse::{ParseStream, Parser};
+use syn::{
+    Attribute, Data, DeriveInput, Expr, Fields, FnArg, ForeignItem, ForeignItemFn, ItemForeignMod,
+    Member, Pat, Type, Visibility,
+};
+
+use syn::ext::IdentExt;
+
+use crate::ast::{Block, Field, Kernel, Param, ParamStruct};
+use crate::attr::{self, FnArgs};
+use crate::report::Errors;
+use crate::{check, mangle};
+
+/// Attributes carried from a kernel fn to the generated type and impl.
+const CARRIED_ATTRS: &[&str] = &[
+    "cfg",
+    "cfg_attr",
+    "allow",
+    "warn",
+    "deny",
+    "expect",
+    "deprecated",
+];
+
+/// Parses the block's items, reporting each one that is not a kernel fn and going on.
+pub fn parse_block(cx: &mut Errors, block: ItemForeignMod) -> Block {
+    for attr in &block.attrs {
+        if !attr.path().is_ident("doc") {
+            cx.error(
+                attr,
+                "attributes on a #[kernel] block are not supported: put them on the kernel fns",
+            );
+        }
+    }
+    let mut kernels = Vec::new();
+    for item in block.items {
+        match item {
+            ForeignItem::Fn(f) => kernels.push(parse_kernel(cx, f, false)),
+            ForeignItem::Verbatim(tokens) => match parse_safe_fn(tokens.clone()) {
+                Some(f) => kernels.push(parse_kernel(cx, f, true)),
+                None => cx.error(tokens, "expected a kernel declaration: `fn name(params);`"),
+            },
+            ForeignItem::Static(s) => cx.error(
+                quote::quote!(#s),
+                "statics cannot be declared in a #[kernel] block, only kernel fns: read a \
+                 __device__ or __constant__ variable with CudaModule::get_global",
+            ),
+            ForeignItem::Type(t) => cx.error(
+                quote::quote!(#t),
+                "types cannot be declared in a #[kernel] block, only kernel fns: declare the \
+                 type outside the block",
+            ),
+            ForeignItem::Macro(m) => cx.error(
+                &m.mac,
+                "macros are not expanded inside a #[kernel] block: write the kernel fns out",
+            ),
+            other => cx.error(other, "expected a kernel declaration: `fn name(params);`"),
+        }
+    }
+    Block {
+        abi: block.abi,
+        kernels,
+    }
+}
+
+/// `safe fn ...;`, which syn hands over as verbatim tokens.
+fn parse_safe_fn(tokens: TokenStream) -> Option<ForeignItemFn> {
+    let parser = |input: ParseStream| {
+        let attrs = input.call(Attribute::parse_outer)?;
+        let vis: Visibility = input.parse()?;
+        let safe: Ident = input.parse()?;
+        if safe != "safe" {
+            return Err(syn::Error::new(safe.span(), "expected `safe`"));
+        }
+        let mut f: ForeignItemFn = input.parse()?;
+        f.attrs = attrs;
+        f.vis = vis;
+        Ok(f)
+    };
+    parser.parse2(tokens).ok()
+}
+
+fn parse_kernel(cx: &mut Errors, f: ForeignItemFn, safe: bool) -> Kernel {
+    let mut docs = Vec::new();
+    let mut attrs = Vec::new();
+    let mut args = FnArgs::default();
+    for attr in f.attrs {
+        let path = attr.path();
+        if path.is_ident("doc") {
+            docs.push(attr);
+        } else if path.is_ident("kernel") {
+            attr::parse_fn_args(cx, &attr, &mut args);
+        } else if path.is_ident("link_name") {
+            cx.error(
+                &attr,
+                "use #[kernel(name = \"symbol\")] to bind a kernel to another symbol",
+            );
+        } else if CARRIED_ATTRS.iter().any(|name| path.is_ident(name)) {
+            attrs.push(attr);
+        } else {
+            cx.error(
+                &attr,
+                "unsupported attribute on a kernel fn: expected doc comments, #[kernel(name = \"...\")], #[cfg], lint attributes or #[deprecated]",
+            );
+        }
+    }
+    let mut params = Vec::new();
+    for input in &f.sig.inputs {
+        match input {
+            FnArg::Typed(pat_type) => match &*pat_type.pat {
+                Pat::Ident(p) if p.by_ref.is_none() && p.mutability.is_none() && p.subpat.is_none() => {
+                    params.push(Param {
+                        ident: p.ident.clone(),
+                        type_error: check::param_type_error(&pat_type.ty),
+                        ty: (*pat_type.ty).clone(),
+                        ptx_layout: None,
+                    })
+                }
+                pat => cx.error(
+                    pat,
+                    "kernel parameters need a plain name: write `name: Type` (the name becomes the launcher's argument)",
+                ),
+            },
+            FnArg::Receiver(r) => cx.error(r, "kernels take no `self`: write `name: Type`"),
+        }
+    }
+    let (symbol, unmangled_param) = resolve_symbol(&f.sig.ident, &args, &params);
+    Kernel {
+        docs,
+        attrs,
+        vis: f.vis,
+        safe,
+        ident: f.sig.ident.clone(),
+        name_arg: args.name,
+        cpp: args.cpp,
+        symbol,
+        unmangled_param,
+        sig: f.sig,
+        params,
+    }
+}
+
+/// The entry symbol: `name = "..."`, the C++ mangling for `cpp` (with the index of the first
+/// parameter it cannot spell), or the fn's name.
+fn resolve_symbol(ident: &Ident, args: &FnArgs, params: &[Param]) -> (String, Option<usize>) {
+    let name = ident.unraw().to_string();
+    match (&args.name, &args.cpp) {
+        (Some(symbol), _) => (symbol.value(), None),
+        (None, Some(_)) => match mangle::mangle(&name, params.iter().map(|p| &p.ty)) {
+            Ok(symbol) => (symbol, None),
+            Err(ty) => (name, params.iter().position(|p| std::ptr::eq(&p.ty, ty))),
+        },
+        (None, None) => (name, None),
+    }
+}
+
+/// Rule: a kernel parameter struct is a non-generic `#[repr(C)]` struct, not packed, with at
+/// least one field, and no references among its fields.
+pub fn parse_param_struct<'a>(cx: &mut Errors, input: &'a DeriveInput) -> Option<ParamStruct<'a>> {
+    let data = match &input.data {
+        Data::Struct(data) => data,
+        Data::Enum(e) => {
+            cx.error(
+                e.enum_token,
+                "enums cannot be kernel parameters: a C enum is an int, pass its value as i32 or u32",
+            );
+            return None;
+        }
+        Data::Union(u) => {
+            cx.error(
+                u.union_token,
+                "unions cannot derive KernelParam: which bytes are meaningful is not known; \
+                 declare a #[repr(C)] struct of the largest member, or pass device memory",
+            );
+            return None;
+        }
+    };
+    if !input.generics.params.is_empty() {
+        cx.error(
+            &input.generics,
+            "generic structs cannot derive KernelParam: derive it on a concrete struct",
+        );
+    }
+    let repr_align = check_repr(cx, input);
+    if data.fields.is_empty() {
+        cx.error(
+            &input.ident,
+            "a kernel parameter struct needs at least one field: C has no empty structs",
+        );
+    }
+    let mut fields = Vec::new();
+    for (i, field) in data.fields.iter().enumerate() {
+        let (member, c_name) = match (&field.ident, &data.fields) {
+            (Some(ident), _) => (Member::Named(ident.clone()), ident.to_string()),
+            (None, Fields::Unnamed(_)) => (Member::Unnamed(i.into()), format!("f{i}")),
+            (None, _) => continue,
+        };
+        let (dims, elem) = array_dims(&field.ty);
+        if let Type::Reference(r) = elem {
+            cx.error(
+                r,
+                "references cannot be kernel parameters: pass device memory as *const T or *mut T",
+            );
+        }
+        fields.push(Field {
+            member,
+            c_name,
+            ty: &field.ty,
+            dims,
+        });
+    }
+    Some(ParamStruct {
+        input,
+        repr_align,
+        fields,
+    })
+}
+
+/// Rule: `#[repr(C)]` is present and `packed` is not; returns the `align(N)`, if any.
+fn check_repr(cx: &mut Errors, input: &DeriveInput) -> TokenStream {
+    let mut has_c = false;
+    let mut align = None;
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident("repr")) {
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("C") {
+                has_c = true;
+            } else if meta.path.is_ident("packed") {
+                if meta.input.peek(syn::token::Paren) {
+                    let _ = meta.input.parse::<TokenStream>();
+                }
+                cx.error(
+                    &meta.path,
+                    "packed structs cannot be kernel parameters: the device aligns every field; remove repr(packed)",
+                );
+            } else if meta.path.is_ident("align") {
+                let content;
+                syn::parenthesized!(content in meta.input);
+                align = Some(content.parse::<syn::LitInt>()?);
+            } else if meta.path.is_ident("transparent") {
+                cx.error(&meta.path, "write #[repr(C)]: kernel parameter structs follow C layout");
+            } else {
+                // repr(u8) and the like only apply to enums, which are reported already.
+                let _ = meta.input.parse::<TokenStream>();
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            cx.push(e);
+        }
+    }
+    if !has_c {
+        cx.error(
+            &input.ident,
+            "kernel parameter structs need #[repr(C)]: without it Rust may reorder the fields",
+        );
+    }
+    match align {
+        Some(lit) => quote!(#lit),
+        None => quote!(1),
+    }
+}
+
+/// `[[T; 3]; 2]` -> `([2, 3], T)`.
+fn array_dims(ty: &Type) -> (Vec<&Expr>, &Type) {
+    let mut dims = Vec::new();
+    let mut ty = ty;
+    while let Type::Array(array) = ty {
+        dims.push(&array.len);
+        ty = &array.elem;
+    }
+    (dims, ty)
+}
+
+/// `#[kernel_param(crate = path)]`, for crates that re-export the runtime.
+pub fn parse_kernel_param_args(cx: &mut Errors, input: &DeriveInput) -> syn::Path {
+    let mut krate = None;
+    for attr in input
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("kernel_param"))
+    {
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("crate") {
+                attr::parse_crate_arg(&meta, &mut krate)
+            } else {
+                Err(meta.error("unknown #[kernel_param] argument: expected `crate = path`"))
+            }
+        });
+        if let Err(e) = result {
+            cx.push(e);
+        }
+    }
+    krate.unwrap_or_else(attr::runtime_path)
+}

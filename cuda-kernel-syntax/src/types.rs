@@ -1,0 +1,262 @@
+//! The built-in parameter types: the one table of what the tools know about them by name.
+//!
+//! The macro checks declarations against PTX with it, the C++ mangler spells symbols with it,
+//! the build step writes C prototypes with it, and the runtime's `KernelParam` impls are tested
+//! against it (`cuda-kernel/tests/types.rs`), so adding a type means adding one row here and
+//! its impl there.
+//!
+//! ```
+//! use cuda_kernel_syntax::types::{self, Class};
+//! let f4 = types::by_name("Float4").unwrap();
+//! assert_eq!((f4.cuda, f4.size, f4.align, f4.class), ("float4", 16, 16, Class::Aggregate));
+//! assert_eq!(types::by_name("u32").unwrap().itanium, Some("j"));
+//! ```
+
+/// How a built-in type's value is read: what the PTX check compares with a scalar's PTX type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// `bool` and the integers: PTX `.u`, `.s` and `.b` types.
+    Integer,
+    /// The floating-point scalars: PTX `.f16`, `.bf16`, `.f32`, `.f64`.
+    Float,
+    /// Vector and paired types, which PTX passes as aligned byte arrays.
+    Aggregate,
+}
+
+/// One built-in parameter type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BuiltinType {
+    /// How a declaration writes it: `u32`, `half::f16`, `Float4` (re-exported by the runtime).
+    pub rust: &'static str,
+    /// How CUDA C spells it: `unsigned int`, `__half`, `float4`.
+    pub cuda: &'static str,
+    /// The Itanium C++ code of a fundamental type (`j` for `unsigned int`); `None` for a class
+    /// type, which mangles by its CUDA name (`6float4`).
+    pub itanium: Option<&'static str>,
+    /// Size on the device, in bytes.
+    pub size: usize,
+    /// Alignment on the device, in bytes.
+    pub align: usize,
+    /// Integer, float or aggregate.
+    pub class: Class,
+    /// Whether a declaration naming it by its last path segment alone is a Rust primitive
+    /// (`f32`), so its width is a language fact the macro may rely on without the runtime.
+    pub primitive: bool,
+    /// Offered when a PTX parameter of its size and alignment has no matching declaration.
+    pub suggested: bool,
+}
+
+impl BuiltinType {
+    /// The name declarations are matched by: the last segment of [`rust`](Self::rust).
+    pub fn name(&self) -> &'static str {
+        self.rust.rsplit("::").next().unwrap_or(self.rust)
+    }
+}
+
+macro_rules! scalars {
+    ($($rust:literal => $cuda:literal, $code:literal, $size:literal, $class:ident, $suggested:literal;)*) => {
+        [$(BuiltinType {
+            rust: $rust,
+            cuda: $cuda,
+            itanium: Some($code),
+            size: $size,
+            align: $size,
+            class: Class::$class,
+            primitive: true,
+            suggested: $suggested,
+        }),*]
+    };
+}
+
+macro_rules! aggregates {
+    ($($rust:literal => $cuda:literal, $size:literal, $align:literal, $class:ident, $suggested:literal;)*) => {
+        [$(BuiltinType {
+            rust: $rust,
+            cuda: $cuda,
+            itanium: None,
+            size: $size,
+            align: $align,
+            class: Class::$class,
+            primitive: false,
+            suggested: $suggested,
+        }),*]
+    };
+}
+
+/// Scalars a kernel takes by value. `i8` is `signed char` and `i64`/`u64` are `long long`: a
+/// kernel written with `char`, `long` or `size_t` has the same layout but another C++ symbol.
+pub const SCALARS: [BuiltinType; 11] = scalars! {
+    "u8" => "unsigned char", "h", 1, Integer, true;
+    "i8" => "signed char", "a", 1, Integer, true;
+    "bool" => "bool", "b", 1, Integer, true;
+    "u16" => "unsigned short", "t", 2, Integer, true;
+    "i16" => "short", "s", 2, Integer, true;
+    "u32" => "unsigned int", "j", 4, Integer, true;
+    "i32" => "int", "i", 4, Integer, true;
+    "u64" => "unsigned long long", "y", 8, Integer, true;
+    "i64" => "long long", "x", 8, Integer, true;
+    "f32" => "float", "f", 4, Float, true;
+    "f64" => "double", "d", 8, Float, true;
+};
+
+/// The half-precision floats, CUDA's `__half` and `__nv_bfloat16` (class types in C++).
+pub const HALF: [BuiltinType; 2] = aggregates! {
+    "half::f16" => "__half", 2, 2, Float, true;
+    "half::bf16" => "__nv_bfloat16", 2, 2, Float, true;
+};
+
+/// CUDA's vector types (`vector_types.h`) and the paired half types, as the runtime names them.
+/// `long`/`ulong` follow 64-bit Linux, where `long` is 8 bytes.
+pub const VECTORS: [BuiltinType; 58] = aggregates! {
+    "Float1" => "float1", 4, 4, Aggregate, false;
+    "Float2" => "float2", 8, 8, Aggregate, true;
+    "Float3" => "float3", 12, 4, Aggregate, false;
+    "Float4" => "float4", 16, 16, Aggregate, true;
+    "Int1" => "int1", 4, 4, Aggregate, false;
+    "Int2" => "int2", 8, 8, Aggregate, true;
+    "Int3" => "int3", 12, 4, Aggregate, false;
+    "Int4" => "int4", 16, 16, Aggregate, true;
+    "Uint1" => "uint1", 4, 4, Aggregate, false;
+    "Uint2" => "uint2", 8, 8, Aggregate, false;
+    "Uint3" => "uint3", 12, 4, Aggregate, false;
+    "Uint4" => "uint4", 16, 16, Aggregate, true;
+    "Double1" => "double1", 8, 8, Aggregate, false;
+    "Double2" => "double2", 16, 16, Aggregate, true;
+    "Double3" => "double3", 24, 8, Aggregate, false;
+    "Double4" => "double4", 32, 16, Aggregate, false;
+    "Double4_16a" => "double4_16a", 32, 16, Aggregate, false;
+    "Double4_32a" => "double4_32a", 32, 32, Aggregate, false;
+    "Char1" => "char1", 1, 1, Aggregate, false;
+    "Char2" => "char2", 2, 2, Aggregate, false;
+    "Char3" => "char3", 3, 1, Aggregate, false;
+    "Char4" => "char4", 4, 4, Aggregate, false;
+    "Uchar1" => "uchar1", 1, 1, Aggregate, false;
+    "Uchar2" => "uchar2", 2, 2, Aggregate, false;
+    "Uchar3" => "uchar3", 3, 1, Aggregate, false;
+    "Uchar4" => "uchar4", 4, 4, Aggregate, false;
+    "Short1" => "short1", 2, 2, Aggregate, false;
+    "Short2" => "short2", 4, 4, Aggregate, false;
+    "Short3" => "short3", 6, 2, Aggregate, false;
+    "Short4" => "short4", 8, 8, Aggregate, false;
+    "Ushort1" => "ushort1", 2, 2, Aggregate, false;
+    "Ushort2" => "ushort2", 4, 4, Aggregate, false;
+    "Ushort3" => "ushort3", 6, 2, Aggregate, false;
+    "Ushort4" => "ushort4", 8, 8, Aggregate, false;
+    "Long1" => "long1", 8, 8, Aggregate, false;
+    "Long2" => "long2", 16, 16, Aggregate, false;
+    "Long3" => "long3", 24, 8, Aggregate, false;
+    "Long4" => "long4", 32, 16, Aggregate, false;
+    "Ulong1" => "ulong1", 8, 8, Aggregate, false;
+    "Ulong2" => "ulong2", 16, 16, Aggregate, false;
+    "Ulong3" => "ulong3", 24, 8, Aggregate, false;
+    "Ulong4" => "ulong4", 32, 16, Aggregate, false;
+    "Longlong1" => "longlong1", 8, 8, Aggregate, false;
+    "Longlong2" => "longlong2", 16, 16, Aggregate, false;
+    "Longlong3" => "longlong3", 24, 8, Aggregate, false;
+    "Longlong4" => "longlong4", 32, 16, Aggregate, false;
+    "Ulonglong1" => "ulonglong1", 8, 8, Aggregate, false;
+    "Ulonglong2" => "ulonglong2", 16, 16, Aggregate, false;
+    "Ulonglong3" => "ulonglong3", 24, 8, Aggregate, false;
+    "Ulonglong4" => "ulonglong4", 32, 16, Aggregate, false;
+    "Long4_16a" => "long4_16a", 32, 16, Aggregate, false;
+    "Long4_32a" => "long4_32a", 32, 32, Aggregate, false;
+    "Ulong4_16a" => "ulong4_16a", 32, 16, Aggregate, false;
+    "Ulong4_32a" => "ulong4_32a", 32, 32, Aggregate, false;
+    "Longlong4_16a" => "longlong4_16a", 32, 16, Aggregate, false;
+    "Longlong4_32a" => "longlong4_32a", 32, 32, Aggregate, false;
+    "Ulonglong4_16a" => "ulonglong4_16a", 32, 16, Aggregate, false;
+    "Ulonglong4_32a" => "ulonglong4_32a", 32, 32, Aggregate, false;
+};
+
+/// The paired half types, `__half2` and `__nv_bfloat162`.
+pub const HALF_PAIRS: [BuiltinType; 2] = aggregates! {
+    "Half2" => "__half2", 4, 4, Aggregate, false;
+    "Bfloat162" => "__nv_bfloat162", 4, 4, Aggregate, false;
+};
+
+/// Every built-in parameter type: scalars, half floats, vector types, half pairs.
+pub fn all() -> impl Iterator<Item = &'static BuiltinType> {
+    SCALARS
+        .iter()
+        .chain(&HALF)
+        .chain(&VECTORS)
+        .chain(&HALF_PAIRS)
+}
+
+/// The built-in type a declaration names by `name`, the last segment of its path (`f32`,
+/// `f16` of `half::f16`, `Float4` of `cuda_kernel::Float4`).
+pub fn by_name(name: &str) -> Option<&'static BuiltinType> {
+    all().find(|t| t.name() == name)
+}
+
+/// The Rust primitive called `name` (`u32`, `f64`, `bool`): its width is known without the
+/// runtime, whatever path the declaration is in.
+pub fn primitive(name: &str) -> Option<&'static BuiltinType> {
+    SCALARS.iter().find(|t| t.rust == name)
+}
+
+/// The types that fit a PTX parameter of this type (`.u32`, `.f16`, ...), array length, size
+/// and alignment, for messages: `u32 or i32`, `Float4, Int4, Uint4 or Double2`.
+pub fn suggestion(ptx_type: &str, array_len: Option<usize>, size: usize, align: usize) -> String {
+    let scalar = array_len.is_none();
+    let candidates: Vec<&str> = all()
+        .filter(|t| t.suggested && t.size == size && t.align == align)
+        .filter(|t| match (scalar, ptx_type) {
+            (true, ".f16") => t.rust == "half::f16",
+            (true, ".bf16") => t.rust == "half::bf16",
+            (true, ty) if ty.starts_with(".f") => t.class == Class::Float && t.primitive,
+            (true, _) => t.class == Class::Integer,
+            // Arrays of bytes: what PTX makes of vector types and half floats.
+            (false, _) => !t.primitive,
+        })
+        .map(|t| t.rust)
+        .collect();
+    let pointer = scalar && size == 8 && !ptx_type.starts_with(".f");
+    match (candidates.as_slice(), pointer) {
+        ([], _) => format!("a #[repr(C)] type of {size} bytes aligned to {align}"),
+        (list, true) => format!("{}, or a pointer *const T / *mut T", list.join(", ")),
+        ([one], false) => one.to_string(),
+        ([init @ .., last], false) => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_sizes_multiples_of_alignments() {
+        let all: Vec<_> = all().collect();
+        for (i, t) in all.iter().enumerate() {
+            assert!(
+                all[..i].iter().all(|u| u.name() != t.name()),
+                "{} twice",
+                t.rust
+            );
+            assert!(t.align.is_power_of_two() && t.size % t.align == 0, "{t:?}");
+        }
+        assert_eq!(all.len(), 73);
+    }
+
+    #[test]
+    fn suggestions_name_the_types_that_fit() {
+        assert_eq!(suggestion(".u32", None, 4, 4), "u32 or i32");
+        assert_eq!(suggestion(".b8", None, 1, 1), "u8, i8 or bool");
+        assert_eq!(
+            suggestion(".u64", None, 8, 8),
+            "u64, i64, or a pointer *const T / *mut T"
+        );
+        assert_eq!(suggestion(".f32", None, 4, 4), "f32");
+        assert_eq!(suggestion(".f16", None, 2, 2), "half::f16");
+        assert_eq!(suggestion(".b8", Some(2), 2, 2), "half::f16 or half::bf16");
+        assert_eq!(suggestion(".b8", Some(8), 8, 8), "Float2 or Int2");
+        assert_eq!(
+            suggestion(".b8", Some(16), 16, 16),
+            "Float4, Int4, Uint4 or Double2"
+        );
+        assert_eq!(
+            suggestion(".b8", Some(12), 12, 4),
+            "a #[repr(C)] type of 12 bytes aligned to 4"
+        );
+    }
+}

@@ -1,0 +1,111 @@
+//! The parameter buffer of one launch, and the `extra` array that hands it to the driver, for
+//! launches and graph node updates alike.
+
+use std::ffi::c_void;
+
+use cudarc::driver::sys;
+
+use crate::{KernelParam, ParamSlot};
+
+/// The packed parameters of one launch, as passed to `cuLaunchKernel` through
+/// `CU_LAUNCH_PARAM_BUFFER_POINTER`.
+///
+/// `N` is the signature's [`ParamLayout::size`], so the buffer lives on the stack. It starts
+/// zeroed: padding between parameters reaches the device as zeros. A generated `pack` returns
+/// one:
+///
+/// ```
+/// #[cuda_kernel::kernel]
+/// unsafe extern "C" {
+///     fn scale(x: *mut f32, a: f32, n: u32);
+/// }
+/// let buf = Scale::pack(0x7f00_0000_1000, 2.0, 3);
+/// assert_eq!(buf.bytes()[..8], 0x7f00_0000_1000u64.to_le_bytes());
+/// assert_eq!(buf.bytes()[8..12], 2.0f32.to_le_bytes());
+/// assert_eq!(buf.bytes()[12..], 3u32.to_le_bytes());
+/// ```
+#[repr(C, align(16))]
+pub struct ParamBuffer<const N: usize>([u8; N]);
+
+impl<const N: usize> ParamBuffer<N> {
+    /// A zeroed buffer.
+    #[inline(always)]
+    pub const fn new() -> Self {
+        ParamBuffer([0; N])
+    }
+
+    /// Writes `value` into `slot`, which must lie inside the buffer (it panics otherwise, as
+    /// slicing does; generated code only passes slots of its own layout).
+    #[inline(always)]
+    pub fn put<T: KernelParam>(&mut self, slot: &ParamSlot, value: &T) {
+        value.write(&mut self.0[slot.offset..slot.offset + T::SIZE]);
+    }
+
+    /// The packed bytes.
+    #[inline(always)]
+    pub fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// The packed bytes, for the driver.
+    #[inline(always)]
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        &mut self.0
+    }
+}
+
+impl<const N: usize> Default for ParamBuffer<N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The `extra` array that passes `params` as one buffer (`CU_LAUNCH_PARAM_BUFFER_POINTER`,
+/// `CU_LAUNCH_PARAM_BUFFER_SIZE`, `CU_LAUNCH_PARAM_END`); `size` holds `params.len()` and must
+/// outlive every use of the array.
+pub(crate) fn buffer_extra(params: &mut [u8], size: &mut usize) -> [*mut c_void; 5] {
+    [
+        sys::CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT as usize as *mut c_void,
+        params.as_mut_ptr().cast::<c_void>(),
+        sys::CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT as usize as *mut c_void,
+        std::ptr::from_mut(size).cast::<c_void>(),
+        sys::CU_LAUNCH_PARAM_END_AS_INT as usize as *mut c_void,
+    ]
+}
+
+/// The pointer to hand the driver as `extra`: null for a kernel without parameters, for which
+/// the driver refuses a buffer (a size of 0 is CUDA_ERROR_INVALID_VALUE).
+pub(crate) fn extra_or_null(extra: &mut [*mut c_void; 5], params: &[u8]) -> *mut *mut c_void {
+    if params.is_empty() {
+        std::ptr::null_mut()
+    } else {
+        extra.as_mut_ptr()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Float4, ParamLayout};
+
+    #[test]
+    fn buffer_packs_each_value_at_its_slot_and_zeroes_padding() {
+        static SLOTS: [ParamSlot; 3] = ParamLayout::place([
+            ParamSlot::of::<u8>("c"),
+            ParamSlot::of::<Float4>("v"),
+            ParamSlot::of::<u16>("s"),
+        ]);
+        const LAYOUT: ParamLayout = ParamLayout::from_slots(&SLOTS);
+        let mut buf = ParamBuffer::<{ LAYOUT.size }>::new();
+        buf.put(&LAYOUT.params[0], &0xabu8);
+        buf.put(&LAYOUT.params[1], &Float4::new(1.0, 2.0, 3.0, 4.0));
+        buf.put(&LAYOUT.params[2], &0x0102u16);
+        let b = buf.bytes();
+        assert_eq!(b.len(), 34);
+        assert_eq!(b[0], 0xab);
+        assert!(b[1..16].iter().all(|&x| x == 0), "padding must be zero");
+        assert_eq!(b[16..20], 1.0f32.to_le_bytes());
+        assert_eq!(b[28..32], 4.0f32.to_le_bytes());
+        assert_eq!(b[32..34], [0x02, 0x01]);
+    }
+}

@@ -1,0 +1,59 @@
+//! Every built-in `KernelParam` impl agrees with the front end's table of built-in types
+//! (`cuda_kernel_syntax::types`), which the macro, the C++ mangler and the build step read.
+
+use cuda_kernel::half::{bf16, f16};
+use cuda_kernel::vector::*;
+use cuda_kernel::{CType, KernelParam};
+use cuda_kernel_syntax::types;
+
+/// `(rust spelling, size, align, CUDA spelling)` of each impl.
+fn row<T: KernelParam>(rust: &'static str) -> (&'static str, usize, usize, CType) {
+    (rust, T::SIZE, T::ALIGN, T::CUDA_TYPE)
+}
+
+macro_rules! rows {
+    ($($ty:ty => $rust:literal),* $(,)?) => { vec![$(row::<$ty>($rust)),*] };
+}
+
+#[test]
+fn every_builtin_impl_matches_its_table_row() {
+    let impls = rows! {
+        bool => "bool", i8 => "i8", u8 => "u8", i16 => "i16", u16 => "u16", i32 => "i32",
+        u32 => "u32", i64 => "i64", u64 => "u64", f32 => "f32", f64 => "f64",
+        f16 => "half::f16", bf16 => "half::bf16",
+        Char1 => "Char1", Char2 => "Char2", Char3 => "Char3", Char4 => "Char4",
+        Uchar1 => "Uchar1", Uchar2 => "Uchar2", Uchar3 => "Uchar3", Uchar4 => "Uchar4",
+        Short1 => "Short1", Short2 => "Short2", Short3 => "Short3", Short4 => "Short4",
+        Ushort1 => "Ushort1", Ushort2 => "Ushort2", Ushort3 => "Ushort3", Ushort4 => "Ushort4",
+        Int1 => "Int1", Int2 => "Int2", Int3 => "Int3", Int4 => "Int4",
+        Uint1 => "Uint1", Uint2 => "Uint2", Uint3 => "Uint3", Uint4 => "Uint4",
+        Long1 => "Long1", Long2 => "Long2", Long3 => "Long3", Long4 => "Long4",
+        Ulong1 => "Ulong1", Ulong2 => "Ulong2", Ulong3 => "Ulong3", Ulong4 => "Ulong4",
+        Longlong1 => "Longlong1", Longlong2 => "Longlong2", Longlong3 => "Longlong3",
+        Longlong4 => "Longlong4",
+        Ulonglong1 => "Ulonglong1", Ulonglong2 => "Ulonglong2", Ulonglong3 => "Ulonglong3",
+        Ulonglong4 => "Ulonglong4",
+        Float1 => "Float1", Float2 => "Float2", Float3 => "Float3", Float4 => "Float4",
+        Double1 => "Double1", Double2 => "Double2", Double3 => "Double3", Double4 => "Double4",
+        Double4_16a => "Double4_16a", Double4_32a => "Double4_32a",
+        Long4_16a => "Long4_16a", Long4_32a => "Long4_32a",
+        Ulong4_16a => "Ulong4_16a", Ulong4_32a => "Ulong4_32a",
+        Longlong4_16a => "Longlong4_16a", Longlong4_32a => "Longlong4_32a",
+        Ulonglong4_16a => "Ulonglong4_16a", Ulonglong4_32a => "Ulonglong4_32a",
+        Half2 => "Half2", Bfloat162 => "Bfloat162",
+    };
+    for (rust, size, align, cuda) in &impls {
+        let t = types::all()
+            .find(|t| t.rust == *rust)
+            .unwrap_or_else(|| panic!("{rust} implements KernelParam but is not in the table"));
+        assert_eq!((t.size, t.align), (*size, *align), "{rust}");
+        assert_eq!(*cuda, CType::named(t.cuda), "{rust}");
+    }
+    for t in types::all() {
+        assert!(
+            impls.iter().any(|(rust, ..)| *rust == t.rust),
+            "the table has {} but no impl was checked",
+            t.rust
+        );
+    }
+}
