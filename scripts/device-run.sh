@@ -7,6 +7,8 @@ out=${OUT:-device-out}
 what=${1:-all}
 mkdir -p "$out"
 status=0
+# NVRTC for the run-time compilation tests: the toolkit's library folder.
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 bash .device/scripts/device-probe.sh 2>&1 | tee "$out/probe.txt"
 if [ "$what" != examples ]; then
     # A cubin for the test that loads compiled images (no PTX text at load time).

@@ -451,3 +451,69 @@ fn derived_structs_arrive_field_by_field() {
         [want, values[BIG_PARAMS_LEN - 1]]
     );
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn module_loads_every_kernel_of_the_block_from_the_build_steps_ptx() {
+    let ctx = cuda_kernel::driver::context(0).expect("a CUDA GPU");
+    let stream = ctx.default_stream();
+    let kernels = VectorAddKernels::load(&ctx).unwrap();
+    assert_eq!(VectorAddKernels::PTX, VECTOR_ADD_PTX);
+    let n = 4097usize;
+    let a = stream.clone_htod(&vec![1.5f32; n]).unwrap();
+    let b = stream
+        .clone_htod(&(0..n).map(|i| i as f32).collect::<Vec<_>>())
+        .unwrap();
+    let mut c = stream.alloc_zeros::<f32>(n).unwrap();
+    let config = cuda_kernel::Config::for_elements(n as u32, 128);
+    unsafe {
+        kernels
+            .vector_add
+            .launch(&stream, config, &a, &b, &mut c, n as u32)
+            .unwrap()
+    };
+    kernels
+        .empty4
+        .launch(&stream, config, &a, &b, &mut c, 0)
+        .unwrap();
+    let c = stream.clone_dtoh(&c).unwrap();
+    assert!(c.iter().enumerate().all(|(i, &x)| x == 1.5 + i as f32));
+}
+
+#[kernel]
+unsafe extern "C" {
+    /// Compiled at run time by NVRTC below.
+    fn nvrtc_saxpy(x: *const f32, y: *mut f32, a: f32, n: u32);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU and NVRTC"]
+fn nvrtc_compiled_kernels_load_checked_and_launch() {
+    const SOURCE: &str = r#"
+extern "C" __global__ void nvrtc_saxpy(const float *x, float *y, float a, unsigned int n) {
+    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+extern "C" __global__ void nvrtc_wrong(const float *x, float *y, double a, unsigned int n) {}
+"#;
+    let ptx = cuda_kernel::nvrtc::compile("saxpy.cu", SOURCE, &["--gpu-architecture=compute_90"])
+        .expect("NVRTC compiles");
+    let (_ctx, stream, module) = setup(&ptx);
+    let saxpy = NvrtcSaxpy::load(&module).unwrap();
+    let n = 100_000usize;
+    let x = stream.clone_htod(&vec![2.0f32; n]).unwrap();
+    let mut y = stream.clone_htod(&vec![1.0f32; n]).unwrap();
+    let config = cuda_kernel::Config::for_elements(n as u32, 256);
+    unsafe {
+        saxpy
+            .launch(&stream, config, &x, &mut y, 3.0, n as u32)
+            .unwrap()
+    };
+    assert!(stream.clone_dtoh(&y).unwrap().iter().all(|&v| v == 7.0));
+    // The load-time check holds for NVRTC's modules too: a double where f32 is declared.
+    let wrong = cuda_kernel::__private::load_function(&module, "nvrtc_wrong", &NvrtcSaxpy::LAYOUT);
+    assert!(
+        matches!(wrong, Err(Error::SignatureMismatch(_))),
+        "{wrong:?}"
+    );
+}

@@ -81,6 +81,7 @@ fn expand(krate: &Path, s: &ParamStruct<'_>) -> TokenStream {
         let member = &f.member;
         quote!(&& #p::core::mem::offset_of!(#name, #member) == #name::__FIELDS[#i].offset)
     });
+    let field_tys = s.fields.iter().map(|f| f.ty);
     let dims = s.fields.iter().map(|f| {
         let dims = &f.dims;
         quote!(&[#(#dims),*])
@@ -121,6 +122,19 @@ fn expand(krate: &Path, s: &ParamStruct<'_>) -> TokenStream {
             fn write(&self, __out: &mut [u8]) {
                 #(#writes)*
             }
+        }
+
+        // SAFETY: a repr(C) struct whose host layout is its device layout (asserted below), so
+        // its bytes can be copied to and from device memory as they are (cudarc's CudaSlice).
+        unsafe impl #p::cudarc::driver::DeviceRepr for #name {}
+
+        // SAFETY: all-zero bytes are a valid value of every field, hence of the struct. The
+        // bounds are higher-ranked so that a field without the trait (a raw pointer) leaves the
+        // impl out instead of failing to compile.
+        unsafe impl #p::cudarc::driver::ValidAsZeroBits for #name
+        where
+            #(for<'__z> #field_tys: #p::cudarc::driver::ValidAsZeroBits,)*
+        {
         }
 
         // The host's repr(C) layout is the device's, so the struct can also live in device

@@ -1,7 +1,8 @@
 //! The arguments of `#[kernel(...)]` on a block, and of `#[kernel(...)]` on a fn inside it.
 
+use proc_macro2::Ident;
 use syn::meta::ParseNestedMeta;
-use syn::{Attribute, LitStr, Path};
+use syn::{Attribute, LitStr, Path, Visibility};
 
 use crate::report::Errors;
 
@@ -9,22 +10,30 @@ use crate::report::Errors;
 pub struct BlockArgs {
     /// Where the runtime is: `::cuda_kernel` unless re-exported elsewhere.
     pub krate: Path,
-    /// The PTX to check the declarations against, relative to the crate's manifest directory.
+    /// The PTX to check the declarations against, relative to the crate's manifest directory
+    /// or to an environment variable's folder (`"$OUT_DIR/kernels.ptx"`).
     pub ptx: Option<LitStr>,
+    /// `module = pub MlKernels`: a type that embeds the PTX and loads every kernel of the block.
+    pub module: Option<(Visibility, Ident)>,
 }
 
 /// Parses the block's arguments, reporting unknown ones and going on.
 pub fn parse_block_args(cx: &mut Errors, args: proc_macro2::TokenStream) -> BlockArgs {
     let mut krate = None;
     let mut ptx = None;
+    let mut module = None;
     let parser = syn::meta::parser(|meta| {
         if meta.path.is_ident("crate") {
             parse_crate_arg(&meta, &mut krate)
         } else if meta.path.is_ident("ptx") {
             set_once(&meta, &mut ptx, meta.value()?.parse()?)
+        } else if meta.path.is_ident("module") {
+            let value = meta.value()?;
+            let vis: Visibility = value.parse()?;
+            set_once(&meta, &mut module, (vis, value.parse()?))
         } else {
             Err(meta.error(format!(
-                "unknown #[kernel] argument `{}`: expected `ptx = \"file.ptx\"` or `crate = path`",
+                "unknown #[kernel] argument `{}`: expected `ptx = \"file.ptx\"`, `module = Name` or `crate = path`",
                 path_text(&meta.path)
             )))
         }
@@ -32,9 +41,16 @@ pub fn parse_block_args(cx: &mut Errors, args: proc_macro2::TokenStream) -> Bloc
     if let Err(e) = syn::parse::Parser::parse2(parser, args) {
         cx.push(e);
     }
+    if let (Some((_, name)), None) = (&module, &ptx) {
+        cx.error(
+            name,
+            "`module` embeds the block's PTX and loads its kernels from it: add `ptx = \"file.ptx\"`",
+        );
+    }
     BlockArgs {
         krate: krate.unwrap_or_else(runtime_path),
         ptx,
+        module,
     }
 }
 

@@ -32,6 +32,8 @@ pub mod attr;
 #[cfg(feature = "syn")]
 pub mod check;
 #[cfg(feature = "syn")]
+pub mod cuda;
+#[cfg(feature = "syn")]
 pub mod mangle;
 #[cfg(feature = "syn")]
 pub mod parse;

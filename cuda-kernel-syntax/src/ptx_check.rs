@@ -22,24 +22,31 @@ pub struct PtxFile {
     pub entries: Vec<Entry>,
 }
 
-/// Reads `lit`, resolved against `manifest_dir`; reports an unreadable or malformed file on the
-/// literal and says what to run.
+/// Reads `lit`, resolved against `manifest_dir` or, for `"$NAME/file.ptx"`, against the
+/// folder in the environment variable `NAME` (`$OUT_DIR`, where a build script writes);
+/// reports an unreadable or malformed file on the literal and says what to run.
 pub fn read_ptx(cx: &mut Errors, lit: &LitStr, manifest_dir: Option<&Path>) -> Option<PtxFile> {
     let shown = lit.value();
-    let path = match manifest_dir {
-        Some(dir) => dir.join(&shown),
-        None => PathBuf::from(&shown),
+    let path = match resolve(&shown, manifest_dir) {
+        Ok(path) => path,
+        Err(message) => {
+            cx.error(lit, message);
+            return None;
+        }
     };
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(e) => {
+            let hint = if shown.starts_with("$OUT_DIR") {
+                "the build script writes it: does it compile the .cu file of that name with \
+                 cuda-kernel-build?"
+            } else {
+                "the path is relative to the crate's Cargo.toml; generate the file with nvcc -ptx \
+                 or cuda-kernel-build"
+            };
             cx.error(
                 lit,
-                format!(
-                    "cannot read PTX file {}: {e} (the path is relative to the crate's Cargo.toml; \
-                     generate the file with nvcc -ptx)",
-                    path.display()
-                ),
+                format!("cannot read PTX file {}: {e} ({hint})", path.display()),
             );
             return None;
         }
@@ -55,6 +62,29 @@ pub fn read_ptx(cx: &mut Errors, lit: &LitStr, manifest_dir: Option<&Path>) -> O
             None
         }
     }
+}
+
+/// Where `ptx = "..."` points: `$NAME/rest` under the environment variable `NAME`'s folder,
+/// anything else relative to the manifest directory.
+pub fn resolve(shown: &str, manifest_dir: Option<&Path>) -> Result<PathBuf, String> {
+    if let Some(var) = shown.strip_prefix('$') {
+        let (name, rest) = var.split_once('/').unwrap_or((var, ""));
+        return match std::env::var_os(name) {
+            Some(dir) => Ok(PathBuf::from(dir).join(rest)),
+            None if name == "OUT_DIR" => Err(
+                "`$OUT_DIR` is not set: the crate needs a build script (cuda-kernel-build \
+                 compiles .cu files into OUT_DIR)"
+                    .to_string(),
+            ),
+            None => Err(format!(
+                "`${name}` is not set in the environment of this build"
+            )),
+        };
+    }
+    Ok(match manifest_dir {
+        Some(dir) => dir.join(shown),
+        None => PathBuf::from(shown),
+    })
 }
 
 /// Checks every kernel of the block against the PTX, leaving on each parameter the layout the

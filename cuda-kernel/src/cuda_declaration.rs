@@ -178,8 +178,22 @@ pub fn cuda_header(declarations: &[&str]) -> String {
          #pragma once\n#include <cstddef>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n",
     );
     for declaration in declarations {
+        // Guarded by name, as cuda-kernel-build declares the same structs in the header it
+        // force-includes: whichever comes first declares the struct.
+        let name = declaration
+            .lines()
+            .next()
+            .and_then(|l| l.strip_prefix("struct "))
+            .and_then(|l| l.split_whitespace().find(|w| !w.starts_with("alignas(")));
         text.push('\n');
-        text.push_str(declaration);
+        match name {
+            Some(name) => {
+                text.push_str(&format!(
+                    "#ifndef CUDA_KERNEL_STRUCT_{name}\n#define CUDA_KERNEL_STRUCT_{name}\n{declaration}#endif\n"
+                ));
+            }
+            None => text.push_str(declaration),
+        }
     }
     text
 }

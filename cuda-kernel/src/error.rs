@@ -11,7 +11,7 @@ use cudarc::driver::{DriverError, sys};
 /// let e = cuda_kernel::Error::KernelNotFound { kernel: "vector_add".into() };
 /// assert!(e.to_string().contains("`vector_add`"));
 /// ```
-#[derive(Debug, thiserror::Error)]
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// The CUDA driver library (`libcuda.so` / `nvcuda.dll`) could not be loaded.
@@ -73,9 +73,28 @@ pub enum Error {
     #[error("{0}")]
     Unsupported(&'static str),
 
+    /// NVRTC's library (`libnvrtc`) could not be loaded.
+    #[error(
+        "NVRTC is not on this machine: libnvrtc could not be loaded (install the CUDA toolkit's NVRTC, or put its lib folder on LD_LIBRARY_PATH)"
+    )]
+    NoNvrtc,
+
     /// PTX text that cannot be handed to the driver.
     #[error("invalid PTX: {0}")]
     InvalidPtx(&'static str),
+
+    /// CUDA C source that NVRTC could not compile ([`nvrtc::compile`](crate::nvrtc::compile)).
+    #[error("NVRTC could not compile {name} ({code:?}; options: {}):\n{log}", .options.join(" "))]
+    Compile {
+        /// The program's name as given to NVRTC (it starts each line of the log).
+        name: String,
+        /// NVRTC's result code (`NVRTC_ERROR_COMPILATION`, ...).
+        code: cudarc::nvrtc::sys::nvrtcResult,
+        /// The options the compilation ran with.
+        options: Vec<String>,
+        /// NVRTC's compile log: the compiler's messages, with lines.
+        log: String,
+    },
 
     /// A CUDA driver call failed.
     #[error("{call} failed: {}", driver_error_text(.source))]
@@ -85,6 +104,14 @@ pub enum Error {
         /// The driver's error code.
         source: DriverError,
     },
+}
+
+/// The message, as for `Display`: what `fn main() -> Result<(), cuda_kernel::Error>` prints on
+/// failure, one clear line rather than the variant's fields.
+impl std::fmt::Debug for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
 }
 
 impl Error {
@@ -98,6 +125,25 @@ impl Error {
         match self {
             Error::Driver { source, .. } => Some(source.0),
             _ => None,
+        }
+    }
+}
+
+/// `?` on a cudarc driver call inside a function returning [`Error`]: the call is not named
+/// (cudarc's error does not say which it was), the driver's code and description are kept.
+///
+/// ```
+/// use cuda_kernel::cudarc::driver::{DriverError, sys::CUresult};
+/// fn copy() -> Result<(), cuda_kernel::Error> {
+///     Err(DriverError(CUresult::CUDA_ERROR_OUT_OF_MEMORY))?
+/// }
+/// assert!(copy().unwrap_err().to_string().contains("CUDA_ERROR_OUT_OF_MEMORY"));
+/// ```
+impl From<DriverError> for Error {
+    fn from(source: DriverError) -> Error {
+        Error::Driver {
+            call: "a CUDA driver call",
+            source,
         }
     }
 }

@@ -51,6 +51,7 @@ pub mod graph;
 mod launch;
 mod layout;
 mod load;
+pub mod nvrtc;
 mod param;
 pub mod ptx;
 pub mod vector;
@@ -242,13 +243,13 @@ pub mod __private {
     pub use crate::graph::{KernelNode, set_kernel_node};
     pub use crate::launch::launch_packed;
     pub use crate::layout::{struct_align, struct_size};
-    pub use crate::load::load_function;
+    pub use crate::load::{load_function, load_ptx};
     pub use crate::{Error, KernelParam, ParamBuffer, ParamLayout, ParamSlot};
     pub use ::core;
     pub use ::cudarc;
     pub use ::cudarc::driver::sys::CUdeviceptr;
     pub use ::cudarc::driver::{
-        CudaFunction, CudaGraph, CudaModule, CudaStream, DevicePtr, DevicePtrMut,
+        CudaContext, CudaFunction, CudaGraph, CudaModule, CudaStream, DevicePtr, DevicePtrMut,
     };
     pub use ::std::sync::Arc;
 

@@ -2,7 +2,7 @@
 //! each declaration checked against the driver's view of its kernel.
 
 use std::ffi::CString;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, sys};
 
@@ -40,22 +40,60 @@ pub fn load_function(
         },
     })?;
     if crate::driver::version()? >= PARAM_INFO_DRIVER {
-        check_signature(&function, name, layout)?;
+        if let Some(param_info) = func_get_param_info() {
+            check_signature(param_info, &function, name, layout)?;
+        }
     }
     Ok(function)
 }
 
+/// `cuFuncGetParamInfo`'s signature.
+type FuncGetParamInfo =
+    unsafe extern "C" fn(sys::CUfunction, usize, *mut usize, *mut usize) -> sys::CUresult;
+
+/// The driver's `cuFuncGetParamInfo` (CUDA 12.4+), asked of the driver itself
+/// (`cuGetProcAddress`) rather than of cudarc's bindings: those follow the CUDA version feature
+/// the user's crate picked for cudarc, which may predate the call. Looked up once.
+fn func_get_param_info() -> Option<FuncGetParamInfo> {
+    static ENTRY: OnceLock<Option<FuncGetParamInfo>> = OnceLock::new();
+    *ENTRY.get_or_init(|| {
+        let mut pfn = std::ptr::null_mut();
+        let mut status = sys::CUdriverProcAddressQueryResult::CU_GET_PROC_ADDRESS_SUCCESS;
+        // SAFETY: the driver library is present (checked by every caller); the name is a C
+        // string and the out-pointers are valid.
+        let result = unsafe {
+            sys::cuGetProcAddress_v2(
+                c"cuFuncGetParamInfo".as_ptr(),
+                &mut pfn,
+                PARAM_INFO_DRIVER,
+                sys::CUdriverProcAddress_flags::CU_GET_PROC_ADDRESS_DEFAULT as u64,
+                &mut status,
+            )
+        };
+        let found = result == sys::CUresult::CUDA_SUCCESS
+            && status == sys::CUdriverProcAddressQueryResult::CU_GET_PROC_ADDRESS_SUCCESS
+            && !pfn.is_null();
+        // SAFETY: the driver returned its entry point of this name and version, whose C
+        // signature is `FuncGetParamInfo`.
+        found
+            .then(|| unsafe { std::mem::transmute::<*mut std::ffi::c_void, FuncGetParamInfo>(pfn) })
+    })
+}
+
 /// Compares `layout` with the offsets and sizes the driver reports for `function`.
-fn check_signature(function: &CudaFunction, name: &str, layout: &ParamLayout) -> Result<(), Error> {
+fn check_signature(
+    param_info: FuncGetParamInfo,
+    function: &CudaFunction,
+    name: &str,
+    layout: &ParamLayout,
+) -> Result<(), Error> {
     let mut loaded = Vec::with_capacity(layout.params.len());
     // One index past the declared count as well: a function with more parameters answers it.
     for index in 0..=layout.params.len() {
         let (mut offset, mut size) = (0usize, 0usize);
-        // SAFETY: the function handle is alive (held by `function`); the out-pointers are valid.
-        // Only reached on drivers of CUDA 12.4 or newer, which export the symbol.
-        let result = unsafe {
-            sys::cuFuncGetParamInfo(function.cu_function(), index, &mut offset, &mut size)
-        };
+        // SAFETY: the function handle is alive (held by `function`); the out-pointers are valid;
+        // `param_info` is the driver's own cuFuncGetParamInfo.
+        let result = unsafe { param_info(function.cu_function(), index, &mut offset, &mut size) };
         match result {
             sys::CUresult::CUDA_SUCCESS => loaded.push((offset, size)),
             // Past the last parameter.

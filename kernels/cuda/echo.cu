@@ -7,7 +7,7 @@
 // (int, float4, char, float, CUdeviceptr, float2), extended with double, __half and double2.
 //
 // out layout (bytes): i@0 f4@16 c@32 f@36 p@40 f2@48 d@56 h@64 d2@80, 96 bytes in all.
-extern "C" __global__ void echo_guide(int i, float4 f4, char c, float f, unsigned long long p,
+extern "C" __global__ void echo_guide(int i, float4 f4, signed char c, float f, unsigned long long p,
                                       float2 f2, double d, __half h, double2 d2,
                                       unsigned char *out)
 {
@@ -31,13 +31,13 @@ extern "C" __global__ void echo_guide(int i, float4 f4, char c, float f, unsigne
 // out layout (bytes): b@0 i8@1 u8@2 i16@4 u16@6 i32@8 u32@12 i64@16 u64@24 f32@32 f64@40
 // f16@48 bf16@50 int2@56 int4@64 uint4@80, 96 bytes in all.
 #include <cuda_bf16.h>
-extern "C" __global__ void echo_scalars(bool b, char p0, signed char i8, char p1, unsigned char u8,
-                                        char p2, short i16, char p3, unsigned short u16, char p4,
-                                        int i32, char p5, unsigned int u32, char p6, long long i64,
-                                        char p7, unsigned long long u64, char p8, float f32,
-                                        char p9, double f64, char p10, __half f16, char p11,
-                                        __nv_bfloat16 bf16, char p12, int2 v_int2, char p13,
-                                        int4 v_int4, char p14, uint4 v_uint4, unsigned char *out)
+extern "C" __global__ void echo_scalars(bool b, signed char p0, signed char i8, signed char p1, unsigned char u8,
+                                        signed char p2, short i16, signed char p3, unsigned short u16, signed char p4,
+                                        int i32, signed char p5, unsigned int u32, signed char p6, long long i64,
+                                        signed char p7, unsigned long long u64, signed char p8, float f32,
+                                        signed char p9, double f64, signed char p10, __half f16, signed char p11,
+                                        __nv_bfloat16 bf16, signed char p12, int2 v_int2, signed char p13,
+                                        int4 v_int4, signed char p14, uint4 v_uint4, unsigned char *out)
 {
     if (blockIdx.x != 0 || threadIdx.x != 0) {
         return;

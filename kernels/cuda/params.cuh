@@ -4,6 +4,8 @@
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
+#ifndef CUDA_KERNEL_STRUCT_Tagged
+#define CUDA_KERNEL_STRUCT_Tagged
 struct Tagged {
     unsigned char tag;
     double value;
@@ -12,7 +14,10 @@ static_assert(sizeof(Tagged) == 16, "Tagged: size differs from the Rust declarat
 static_assert(alignof(Tagged) == 8, "Tagged: alignment differs from the Rust declaration");
 static_assert(offsetof(Tagged, tag) == 0, "Tagged.tag: offset differs from the Rust declaration");
 static_assert(offsetof(Tagged, value) == 8, "Tagged.value: offset differs from the Rust declaration");
+#endif
 
+#ifndef CUDA_KERNEL_STRUCT_Particle
+#define CUDA_KERNEL_STRUCT_Particle
 struct Particle {
     bool flag;
     Tagged inner;
@@ -27,10 +32,14 @@ static_assert(offsetof(Particle, inner) == 8, "Particle.inner: offset differs fr
 static_assert(offsetof(Particle, dir) == 24, "Particle.dir: offset differs from the Rust declaration");
 static_assert(offsetof(Particle, ids) == 36, "Particle.ids: offset differs from the Rust declaration");
 static_assert(offsetof(Particle, mass) == 42, "Particle.mass: offset differs from the Rust declaration");
+#endif
 
+#ifndef CUDA_KERNEL_STRUCT_BigParams
+#define CUDA_KERNEL_STRUCT_BigParams
 struct BigParams {
     float values[2000];
 };
 static_assert(sizeof(BigParams) == 8000, "BigParams: size differs from the Rust declaration");
 static_assert(alignof(BigParams) == 4, "BigParams: alignment differs from the Rust declaration");
 static_assert(offsetof(BigParams, values) == 0, "BigParams.values: offset differs from the Rust declaration");
+#endif

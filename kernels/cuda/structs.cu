@@ -5,7 +5,7 @@
 // Writes fields of `p` and the bytes around it at fixed offsets of `out`:
 // inner.value@0 (double) dir.z@8 (float) ids[2]@12 (short) flag@14 inner.tag@15 mass@16 (half)
 // before@18 after@19, 20 bytes.
-extern "C" __global__ void echo_particle(char before, Particle p, char after, unsigned char *out)
+extern "C" __global__ void echo_particle(signed char before, Particle p, signed char after, unsigned char *out)
 {
     if (blockIdx.x != 0 || threadIdx.x != 0) {
         return;

@@ -46,4 +46,34 @@ fn main() {
     assert!(Outer::CUDA_DECLARATION.contains("    unsigned short grid[2][3];\n"));
     assert!(Outer::CUDA_DECLARATION.contains("    float* data;\n"));
     assert!(Aligned::CUDA_DECLARATION.starts_with("struct alignas(16) Aligned {\n    float f0;"));
+    cudarc_interop::check();
+}
+
+mod cudarc_interop {
+    use cuda_kernel::cudarc::driver::{DeviceRepr, ValidAsZeroBits};
+    use cuda_kernel::{Float4, KernelParam};
+
+    #[derive(Clone, Copy, KernelParam)]
+    #[repr(C)]
+    pub struct Plain {
+        pub v: Float4,
+        pub n: u32,
+        pub w: [f32; 3],
+    }
+
+    #[derive(Clone, Copy, KernelParam)]
+    #[repr(C)]
+    pub struct WithPointer {
+        pub data: *const f32,
+        pub n: u32,
+    }
+
+    fn device_repr<T: DeviceRepr>() {}
+    fn zeroable<T: ValidAsZeroBits>() {}
+
+    pub fn check() {
+        device_repr::<Plain>();
+        device_repr::<WithPointer>();
+        zeroable::<Plain>();
+    }
 }

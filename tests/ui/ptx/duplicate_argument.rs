@@ -1,6 +1,6 @@
 use cuda_kernel::kernel;
 
-#[kernel(ptx = "a.ptx", ptx = "b.ptx")]
+#[kernel(ptx = "$CUDA_KERNEL_REPO/a.ptx", ptx = "$CUDA_KERNEL_REPO/b.ptx")]
 unsafe extern "C" {
     pub fn k(n: u32);
 }

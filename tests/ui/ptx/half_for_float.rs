@@ -1,7 +1,7 @@
 use cuda_kernel::half::f16;
 use cuda_kernel::kernel;
 
-#[kernel(ptx = "../../../../kernels/ptx/cxx_fixtures.ptx")]
+#[kernel(ptx = "$CUDA_KERNEL_REPO/kernels/ptx/cxx_fixtures.ptx")]
 unsafe extern "C" {
     #[kernel(name = "_Z5scaleIfEvPT_S0_j")]
     pub fn scale_f32(x: *mut f32, a: f16, n: u32);

@@ -1,6 +1,6 @@
 use cuda_kernel::kernel;
 
-#[kernel(ptx = "../../../../kernels/ptx/vector_add.ptx")]
+#[kernel(ptx = "$CUDA_KERNEL_REPO/kernels/ptx/vector_add.ptx")]
 unsafe extern "C" {
     pub fn vector_sub(a: *const f32, b: *const f32, c: *mut f32, n: u32);
 }

@@ -1,6 +1,6 @@
 use cuda_kernel::kernel;
 
-#[kernel(ptx = "kernels/ptx/no_such_file.ptx")]
+#[kernel(ptx = "$CUDA_KERNEL_REPO/kernels/ptx/no_such_file.ptx")]
 unsafe extern "C" {
     pub fn vector_add(a: *const f32, b: *const f32, c: *mut f32, n: u32);
 }

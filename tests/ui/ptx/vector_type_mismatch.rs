@@ -1,7 +1,7 @@
 use cuda_kernel::half::f16;
 use cuda_kernel::{Double2, Float2, kernel};
 
-#[kernel(ptx = "../../../../kernels/ptx/echo.ptx")]
+#[kernel(ptx = "$CUDA_KERNEL_REPO/kernels/ptx/echo.ptx")]
 unsafe extern "C" {
     pub fn echo_guide(
         i: i32,

@@ -1,0 +1,460 @@
+//! The build step of [cuda-kernel](https://docs.rs/cuda-kernel), in the style of cxx-build:
+//! compiles a crate's `.cu` files with nvcc into `OUT_DIR`, checked by nvcc itself against the
+//! crate's `#[kernel]` declarations.
+//!
+//! ```no_run
+//! // build.rs, whose main is:
+//! cuda_kernel_build::Build::new()
+//!     .file("cuda/softmax.cu")      // -> $OUT_DIR/softmax.ptx
+//!     .declarations("src/lib.rs")   // the #[kernel] blocks and #[derive(KernelParam)] structs
+//!     .committed_ptx("ptx")         // where the PTX is kept for machines without nvcc
+//!     .compile();
+//! ```
+//!
+//! ```ignore
+//! // src/lib.rs
+//! #[cuda_kernel::kernel(ptx = "$OUT_DIR/softmax.ptx", module = pub MlKernels)]
+//! unsafe extern "C" {
+//!     pub fn softmax(x: *const f32, y: *mut f32, rows: u32, cols: u32);
+//! }
+//! ```
+//!
+//! For each `.cu` file the build step:
+//!
+//! 1. writes `$OUT_DIR/cuda-kernel/<name>.h`: the C prototypes of the kernels that blocks naming
+//!    `<name>.ptx` declare (`extern "C" __global__ void softmax(const float* x, float* y,
+//!    unsigned int rows, unsigned int cols);`) and the declarations of the derived structs, with
+//!    `static_assert`s on their layout;
+//! 2. compiles the file with `nvcc -ptx`, that header force-included (`-include`), so nvcc
+//!    rejects a kernel whose definition differs from its Rust declaration in a pointer's element
+//!    type, constness or an integer's signedness (what neither the PTX check nor the driver can
+//!    see); the error names the Rust declaration;
+//! 3. writes `$OUT_DIR/<name>.ptx`, its first line recording a SHA-256 of everything that went
+//!    into it (the source, the local headers it includes, the generated header, nvcc's
+//!    arguments), and, when asked, cubins and a fatbin for listed architectures;
+//! 4. with [`committed_ptx`](Build::committed_ptx), compares the PTX with the committed copy: a
+//!    difference is an error until `CUDA_KERNEL_WRITE_PTX=1` writes the new PTX there.
+//!
+//! Where nvcc is missing (a user without the CUDA toolkit, docs.rs), the committed PTX is used
+//! when its recorded hash matches the sources; otherwise the build fails and says what to run.
+//! So a published crate carries its PTX and builds anywhere.
+//!
+//! nvcc is `$NVCC`, else `$CUDA_HOME/bin/nvcc` (or `$CUDA_PATH`), else `nvcc` on `PATH`. Files
+//! are compiled in parallel; `cargo::rerun-if-changed` covers each source, every local header it
+//! includes (`#include "..."`, found beside it or in [`include`](Build::include) folders) and the
+//! declaration files.
+
+#![warn(missing_docs)]
+
+mod nvcc;
+mod scan;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+/// The first line of every PTX file the build step writes, before the hash.
+pub const HASH_MARKER: &str = "// cuda-kernel-source-sha256: ";
+
+/// Set to `1` to write the PTX nvcc made into the committed folder.
+pub const WRITE_PTX_ENV: &str = "CUDA_KERNEL_WRITE_PTX";
+
+/// A build of `.cu` files: configure it, then [`compile`](Build::compile).
+#[derive(Clone, Debug)]
+pub struct Build {
+    files: Vec<PathBuf>,
+    declarations: Vec<PathBuf>,
+    includes: Vec<PathBuf>,
+    flags: Vec<String>,
+    ptx_arch: String,
+    cubin_archs: Vec<String>,
+    fatbin_archs: Vec<String>,
+    committed: Option<PathBuf>,
+    manifest_dir: Option<PathBuf>,
+    out_dir: Option<PathBuf>,
+    nvcc: Option<PathBuf>,
+}
+
+impl Default for Build {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// What a build wrote.
+#[derive(Clone, Debug, Default)]
+pub struct Compiled {
+    /// `$OUT_DIR/<name>.ptx` of each file, in the order given.
+    pub ptx: Vec<PathBuf>,
+    /// The headers written for nvcc, one per file.
+    pub headers: Vec<PathBuf>,
+    /// Cubins and fatbins, when asked for.
+    pub binaries: Vec<PathBuf>,
+    /// Whether nvcc compiled (`false`: committed PTX was used).
+    pub compiled_by_nvcc: bool,
+}
+
+/// Why a build failed: every problem found, each naming its file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    /// One message per problem.
+    pub problems: Vec<String>,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, problem) in self.problems.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            f.write_str(problem)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<String> for Error {
+    fn from(problem: String) -> Error {
+        Error {
+            problems: vec![problem],
+        }
+    }
+}
+
+impl Build {
+    /// An empty build: PTX for `compute_75` (the oldest architecture nvcc 13 targets; the
+    /// driver compiles it for the GPU it loads on), `-O3`.
+    pub fn new() -> Build {
+        Build {
+            files: Vec::new(),
+            declarations: Vec::new(),
+            includes: Vec::new(),
+            flags: vec!["-O3".to_string()],
+            ptx_arch: "compute_75".to_string(),
+            cubin_archs: Vec::new(),
+            fatbin_archs: Vec::new(),
+            committed: None,
+            manifest_dir: None,
+            out_dir: None,
+            nvcc: None,
+        }
+    }
+
+    /// A `.cu` file to compile, relative to the crate's `Cargo.toml`. Its PTX is
+    /// `$OUT_DIR/<stem>.ptx`. A file whose kernels need a newer architecture names it in a
+    /// `// ptx-arch: compute_90` line.
+    pub fn file(&mut self, path: impl AsRef<Path>) -> &mut Build {
+        self.files.push(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// Several `.cu` files.
+    pub fn files<P: AsRef<Path>>(&mut self, paths: impl IntoIterator<Item = P>) -> &mut Build {
+        for path in paths {
+            self.file(path);
+        }
+        self
+    }
+
+    /// A Rust source holding `#[kernel]` blocks or `#[derive(KernelParam)]` structs (inline
+    /// modules included), relative to `Cargo.toml`. Blocks name their PTX with
+    /// `ptx = "$OUT_DIR/<stem>.ptx"` (any path ending in `<stem>.ptx` ties a block to `<stem>.cu`).
+    pub fn declarations(&mut self, path: impl AsRef<Path>) -> &mut Build {
+        self.declarations.push(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// A folder of headers (`-I`), relative to `Cargo.toml`.
+    pub fn include(&mut self, dir: impl AsRef<Path>) -> &mut Build {
+        self.includes.push(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// An nvcc flag for every compilation (`-DNAME=1`, `--use_fast_math`). It is part of the
+    /// recorded hash.
+    pub fn flag(&mut self, flag: impl Into<String>) -> &mut Build {
+        self.flags.push(flag.into());
+        self
+    }
+
+    /// The virtual architecture of the PTX (`compute_90`), for files without a `// ptx-arch:`
+    /// line.
+    pub fn ptx_arch(&mut self, arch: impl Into<String>) -> &mut Build {
+        self.ptx_arch = arch.into();
+        self
+    }
+
+    /// Also a cubin for this architecture (`sm_90`): `$OUT_DIR/<stem>.sm_90.cubin`. Needs nvcc.
+    pub fn cubin(&mut self, arch: impl Into<String>) -> &mut Build {
+        self.cubin_archs.push(arch.into());
+        self
+    }
+
+    /// Also a fatbin holding cubins for these architectures and the PTX:
+    /// `$OUT_DIR/<stem>.fatbin`. Needs nvcc.
+    pub fn fatbin<S: Into<String>>(&mut self, archs: impl IntoIterator<Item = S>) -> &mut Build {
+        self.fatbin_archs.extend(archs.into_iter().map(Into::into));
+        self
+    }
+
+    /// The folder, relative to `Cargo.toml`, where the PTX is committed: used without nvcc,
+    /// compared with nvcc's output otherwise (see the crate docs).
+    pub fn committed_ptx(&mut self, dir: impl AsRef<Path>) -> &mut Build {
+        self.committed = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// The crate's folder, instead of `$CARGO_MANIFEST_DIR` (for tools and tests).
+    pub fn manifest_dir(&mut self, dir: impl AsRef<Path>) -> &mut Build {
+        self.manifest_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Where to write, instead of `$OUT_DIR` (for tools and tests).
+    pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Build {
+        self.out_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// The nvcc to run, instead of looking for one.
+    pub fn nvcc(&mut self, path: impl AsRef<Path>) -> &mut Build {
+        self.nvcc = Some(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// Compiles, for a build script: on failure prints every problem and exits, failing the
+    /// build with a message instead of a panic's backtrace.
+    pub fn compile(&mut self) -> Compiled {
+        match self.try_compile() {
+            Ok(compiled) => compiled,
+            Err(e) => {
+                for problem in &e.problems {
+                    eprintln!("error: {problem}");
+                }
+                std::process::exit(1);
+            }
+        }
+    }
+
+    /// Compiles, returning what went wrong.
+    pub fn try_compile(&mut self) -> Result<Compiled, Error> {
+        let manifest_dir = match &self.manifest_dir {
+            Some(dir) => dir.clone(),
+            None => env_dir("CARGO_MANIFEST_DIR")?,
+        };
+        let out_dir = match &self.out_dir {
+            Some(dir) => dir.clone(),
+            None => env_dir("OUT_DIR")?,
+        };
+        let in_crate = |p: &PathBuf| manifest_dir.join(p);
+        let declaration_files: Vec<PathBuf> = self.declarations.iter().map(in_crate).collect();
+        for file in &declaration_files {
+            println!("cargo::rerun-if-changed={}", file.display());
+        }
+        println!("cargo::rerun-if-env-changed={WRITE_PTX_ENV}");
+        println!("cargo::rerun-if-env-changed=NVCC");
+        let declarations = scan::read(&declaration_files)?;
+        let includes: Vec<PathBuf> = self.includes.iter().map(in_crate).collect();
+        std::fs::create_dir_all(out_dir.join("cuda-kernel"))
+            .map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
+
+        let mut jobs = Vec::new();
+        for file in &self.files {
+            let source = in_crate(file);
+            let stem = file
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .ok_or_else(|| format!("{} has no file name", file.display()))?;
+            let text = std::fs::read(&source)
+                .map_err(|e| format!("cannot read {}: {e}", source.display()))?;
+            let arch = String::from_utf8_lossy(&text)
+                .lines()
+                .find_map(|l| {
+                    l.trim()
+                        .strip_prefix("// ptx-arch:")
+                        .map(|a| a.trim().to_string())
+                })
+                .unwrap_or_else(|| self.ptx_arch.clone());
+            let header = scan::header(&stem, &declarations);
+            let header_path = out_dir.join("cuda-kernel").join(format!("{stem}.h"));
+            write_if_changed(&header_path, header.as_bytes())?;
+            let local_headers = nvcc::local_includes(&source, &includes);
+            println!("cargo::rerun-if-changed={}", source.display());
+            for h in &local_headers {
+                println!("cargo::rerun-if-changed={}", h.display());
+            }
+            let mut args = vec!["-ptx".to_string(), format!("-arch={arch}")];
+            args.extend(self.flags.iter().cloned());
+            let mut hasher = Sha256::new();
+            hasher.update(&text);
+            for h in &local_headers {
+                hasher.update(std::fs::read(h).unwrap_or_default());
+            }
+            hasher.update(header.as_bytes());
+            hasher.update(args.join(" ").as_bytes());
+            let hash: String = hasher
+                .finalize()
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            jobs.push(nvcc::Job {
+                stem,
+                source,
+                header_path,
+                args,
+                hash,
+            });
+        }
+
+        let nvcc_path = self.nvcc.clone().or_else(nvcc::find);
+        let mut compiled = Compiled {
+            compiled_by_nvcc: nvcc_path.is_some(),
+            headers: jobs.iter().map(|j| j.header_path.clone()).collect(),
+            ..Compiled::default()
+        };
+        let committed_dir = self.committed.as_ref().map(in_crate);
+        let mut problems = Vec::new();
+        match &nvcc_path {
+            Some(nvcc) => {
+                let results = nvcc::compile_all(nvcc, &jobs, &includes, &declarations);
+                for (job, result) in jobs.iter().zip(results) {
+                    match result {
+                        Ok(ptx) => {
+                            let text = format!("{HASH_MARKER}{}\n{ptx}", job.hash);
+                            let out = out_dir.join(format!("{}.ptx", job.stem));
+                            write_if_changed(&out, text.as_bytes())?;
+                            compiled.ptx.push(out);
+                            if let Some(dir) = &committed_dir {
+                                if let Err(p) = compare_committed(dir, &job.stem, &text) {
+                                    problems.push(p);
+                                }
+                            }
+                        }
+                        Err(p) => problems.push(p),
+                    }
+                }
+                if problems.is_empty() {
+                    compiled.binaries = nvcc::binaries(
+                        nvcc,
+                        &jobs,
+                        &includes,
+                        &self.flags,
+                        &self.cubin_archs,
+                        &self.fatbin_archs,
+                        &out_dir,
+                    )?;
+                }
+            }
+            None => {
+                for job in &jobs {
+                    match use_committed(committed_dir.as_deref(), job, &out_dir) {
+                        Ok(out) => compiled.ptx.push(out),
+                        Err(p) => problems.push(p),
+                    }
+                }
+                if problems.is_empty()
+                    && !(self.cubin_archs.is_empty() && self.fatbin_archs.is_empty())
+                {
+                    problems.push(
+                        "cubins and fatbins need nvcc, which was not found (set NVCC or install \
+                         the CUDA toolkit)"
+                            .to_string(),
+                    );
+                }
+            }
+        }
+        if problems.is_empty() {
+            Ok(compiled)
+        } else {
+            Err(Error { problems })
+        }
+    }
+}
+
+fn env_dir(name: &str) -> Result<PathBuf, Error> {
+    std::env::var_os(name).map(PathBuf::from).ok_or_else(|| {
+        Error::from(format!(
+            "{name} is not set: run cuda-kernel-build from a build script (build.rs)"
+        ))
+    })
+}
+
+/// Writes unless the file already holds `bytes`, so unchanged output does not rebuild.
+fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    if std::fs::read(path).is_ok_and(|old| old == bytes) {
+        return Ok(());
+    }
+    std::fs::write(path, bytes)
+        .map_err(|e| Error::from(format!("cannot write {}: {e}", path.display())))
+}
+
+/// With nvcc: the committed PTX must be what nvcc made, or be rewritten on request.
+fn compare_committed(dir: &Path, stem: &str, text: &str) -> Result<(), String> {
+    let path = dir.join(format!("{stem}.ptx"));
+    let old = std::fs::read_to_string(&path).ok();
+    if old.as_deref() == Some(text) {
+        return Ok(());
+    }
+    let write = std::env::var_os(WRITE_PTX_ENV).is_some_and(|v| v == "1");
+    if old.is_none() && !write {
+        // A crate's first build: nothing committed yet to differ from.
+        println!(
+            "cargo::warning={} does not exist yet: rebuild with {WRITE_PTX_ENV}=1 to write it and \
+             commit it, so that machines without nvcc can build",
+            path.display()
+        );
+        return Ok(());
+    }
+    if write {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        return std::fs::write(&path, text)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()));
+    }
+    Err(format!(
+        "{} differs from the PTX nvcc makes of {stem}.cu now: rebuild with \
+         {WRITE_PTX_ENV}=1 to write it, then commit it",
+        path.display()
+    ))
+}
+
+/// Without nvcc: the committed PTX, if it was made from these sources.
+fn use_committed(dir: Option<&Path>, job: &nvcc::Job, out_dir: &Path) -> Result<PathBuf, String> {
+    let todo = format!(
+        "on a machine with nvcc (the CUDA toolkit, or NVIDIA's PyPI wheels: \
+         nvidia-cuda-nvcc), rebuild with {WRITE_PTX_ENV}=1 and commit the PTX"
+    );
+    let Some(dir) = dir else {
+        return Err(format!(
+            "nvcc was not found, and {}.cu has no committed PTX to fall back on (Build::committed_ptx): \
+             install the CUDA toolkit or set NVCC",
+            job.stem
+        ));
+    };
+    let path = dir.join(format!("{}.ptx", job.stem));
+    println!("cargo::rerun-if-changed={}", path.display());
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        format!(
+            "nvcc was not found, and {} cannot be read ({e}): {todo}",
+            path.display()
+        )
+    })?;
+    let recorded = text
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix(HASH_MARKER));
+    if recorded.map(str::trim) != Some(job.hash.as_str()) {
+        return Err(format!(
+            "nvcc was not found, and {} was not made from the current {}.cu, its headers and \
+             declarations: {todo}",
+            path.display(),
+            job.stem
+        ));
+    }
+    let out = out_dir.join(format!("{}.ptx", job.stem));
+    write_if_changed(&out, text.as_bytes()).map_err(|e| e.to_string())?;
+    Ok(out)
+}

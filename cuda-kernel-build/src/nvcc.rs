@@ -1,0 +1,250 @@
+//! Running nvcc: finding it, compiling in parallel, and saying what its errors mean for the
+//! Rust declarations.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::scan::Declarations;
+
+/// One `.cu` file to compile.
+pub struct Job {
+    pub stem: String,
+    pub source: PathBuf,
+    pub header_path: PathBuf,
+    /// nvcc's arguments before the include folders and files.
+    pub args: Vec<String>,
+    pub hash: String,
+}
+
+/// `$NVCC`, `$CUDA_HOME/bin/nvcc`, `$CUDA_PATH/bin/nvcc`, or `nvcc` on `PATH`: the first that runs.
+pub fn find() -> Option<PathBuf> {
+    let mut candidates = Vec::new();
+    if let Some(nvcc) = std::env::var_os("NVCC") {
+        candidates.push(PathBuf::from(nvcc));
+    }
+    for var in ["CUDA_HOME", "CUDA_PATH"] {
+        if let Some(dir) = std::env::var_os(var) {
+            candidates.push(PathBuf::from(dir).join("bin").join("nvcc"));
+        }
+    }
+    candidates.push(PathBuf::from("nvcc"));
+    candidates.into_iter().find(|nvcc| {
+        Command::new(nvcc)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
+}
+
+/// The local headers `source` includes (`#include "x.cuh"`), found beside the file that
+/// includes them or in `includes`, recursively, sorted; system headers (`<...>`) are not ours.
+pub fn local_includes(source: &Path, includes: &[PathBuf]) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = Vec::new();
+    let mut todo = vec![source.to_path_buf()];
+    while let Some(file) = todo.pop() {
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
+        for line in text.lines() {
+            let Some(rest) = line.trim_start().strip_prefix('#') else {
+                continue;
+            };
+            let Some(rest) = rest.trim_start().strip_prefix("include") else {
+                continue;
+            };
+            let Some(name) = rest
+                .trim()
+                .strip_prefix('"')
+                .and_then(|r| r.split('"').next())
+            else {
+                continue;
+            };
+            let candidate = std::iter::once(&dir)
+                .chain(includes)
+                .map(|d| d.join(name))
+                .find(|p| p.is_file());
+            if let Some(path) = candidate {
+                if !found.contains(&path) {
+                    found.push(path.clone());
+                    todo.push(path);
+                }
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Compiles every job to PTX text, in parallel, one result per job; a failure is explained
+/// against the declarations.
+pub fn compile_all(
+    nvcc: &Path,
+    jobs: &[Job],
+    includes: &[PathBuf],
+    declarations: &Declarations,
+) -> Vec<Result<String, String>> {
+    let results: Vec<Result<String, Failure>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = jobs
+            .iter()
+            .map(|job| scope.spawn(move || compile(nvcc, job, includes)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(Failure::Other("nvcc's thread panicked".to_string())))
+            })
+            .collect()
+    });
+    results
+        .into_iter()
+        .zip(jobs)
+        .map(|(result, job)| {
+            result.map_err(|failure| match failure {
+                Failure::Nvcc(stderr) => explain(&job.source, &stderr, declarations),
+                Failure::Other(message) => message,
+            })
+        })
+        .collect()
+}
+
+/// Why one compilation failed: nvcc's own messages, or not running at all.
+enum Failure {
+    Nvcc(String),
+    Other(String),
+}
+
+fn compile(nvcc: &Path, job: &Job, includes: &[PathBuf]) -> Result<String, Failure> {
+    let out = job.header_path.with_extension("ptx");
+    let output = Command::new(nvcc)
+        .args(&job.args)
+        .args(includes.iter().map(|d| format!("-I{}", d.display())))
+        .arg("-include")
+        .arg(&job.header_path)
+        .arg("-o")
+        .arg(&out)
+        .arg(&job.source)
+        .output()
+        .map_err(|e| Failure::Other(format!("cannot run {}: {e}", nvcc.display())))?;
+    if !output.status.success() {
+        return Err(Failure::Nvcc(
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        ));
+    }
+    std::fs::read_to_string(&out)
+        .map_err(|e| Failure::Other(format!("cannot read {}: {e}", out.display())))
+}
+
+/// nvcc's error, with each kernel whose definition differs from its Rust declaration named
+/// where it is declared. nvcc reports the difference as an overload: `more than one instance
+/// of overloaded function "k" has "C" linkage` (or, for C++ kernels, none at all: they
+/// overload, and the PTX check or `load` finds the unbound symbol).
+pub fn explain(source: &Path, stderr: &str, declarations: &Declarations) -> String {
+    let mut notes = Vec::new();
+    for line in stderr.lines() {
+        let Some(rest) = line
+            .split("more than one instance of overloaded function \"")
+            .nth(1)
+        else {
+            continue;
+        };
+        let Some(name) = rest.split('"').next() else {
+            continue;
+        };
+        for found in &declarations.blocks {
+            for kernel in found.block.kernels.iter().filter(|k| k.ident == name) {
+                let start = kernel.ident.span().start();
+                let prototype = cuda_kernel_syntax::cuda::prototype(kernel).unwrap_or_default();
+                notes.push(format!(
+                    "{}: the kernel `{name}` is defined with other parameter types than its Rust \
+                     declaration at {}:{}:{}, which nvcc sees as `{prototype}`: make the \
+                     definition's parameter types (element types, const, signedness) match the \
+                     declaration, or the declaration match the definition",
+                    source.display(),
+                    found.file.display(),
+                    start.line,
+                    start.column + 1
+                ));
+            }
+        }
+    }
+    let mut message = format!(
+        "nvcc failed on {}:\n{}",
+        source.display(),
+        stderr.trim_end()
+    );
+    for note in notes {
+        message.push('\n');
+        message.push_str(&note);
+    }
+    message
+}
+
+/// The cubins and fatbins asked for.
+pub fn binaries(
+    nvcc: &Path,
+    jobs: &[Job],
+    includes: &[PathBuf],
+    flags: &[String],
+    cubin_archs: &[String],
+    fatbin_archs: &[String],
+    out_dir: &Path,
+) -> Result<Vec<PathBuf>, String> {
+    let mut runs: Vec<(PathBuf, Vec<String>, &Job)> = Vec::new();
+    for job in jobs {
+        for arch in cubin_archs {
+            let out = out_dir.join(format!("{}.{arch}.cubin", job.stem));
+            runs.push((out, vec!["-cubin".into(), format!("-arch={arch}")], job));
+        }
+        if !fatbin_archs.is_empty() {
+            let out = out_dir.join(format!("{}.fatbin", job.stem));
+            let mut args = vec!["-fatbin".to_string()];
+            for arch in fatbin_archs {
+                let number = arch
+                    .trim_start_matches("sm_")
+                    .trim_start_matches("compute_");
+                args.push(format!(
+                    "-gencode=arch=compute_{number},code=[sm_{number},compute_{number}]"
+                ));
+            }
+            runs.push((out, args, job));
+        }
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = runs
+            .iter()
+            .map(|(out, args, job)| {
+                scope.spawn(move || {
+                    let output = Command::new(nvcc)
+                        .args(args)
+                        .args(flags)
+                        .args(includes.iter().map(|d| format!("-I{}", d.display())))
+                        .arg("-include")
+                        .arg(&job.header_path)
+                        .arg("-o")
+                        .arg(out)
+                        .arg(&job.source)
+                        .output()
+                        .map_err(|e| format!("cannot run {}: {e}", nvcc.display()))?;
+                    if output.status.success() {
+                        Ok(out.clone())
+                    } else {
+                        Err(format!(
+                            "nvcc failed making {}:\n{}",
+                            out.display(),
+                            String::from_utf8_lossy(&output.stderr).trim_end()
+                        ))
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("nvcc's thread panicked".to_string()))
+            })
+            .collect()
+    })
+}

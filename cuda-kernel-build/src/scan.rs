@@ -1,0 +1,325 @@
+//! Reading a crate's `#[kernel]` blocks and `#[derive(KernelParam)]` structs with the macro's own
+//! front end, and writing the header nvcc checks each `.cu` file against.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use cuda_kernel_syntax::ast::{Block, ParamStruct};
+use cuda_kernel_syntax::report::Errors;
+use cuda_kernel_syntax::{attr, cuda, parse, types};
+use syn::{Item, Type};
+
+/// A `#[kernel]` block found in a Rust source.
+pub struct FoundBlock {
+    /// The Rust file.
+    pub file: PathBuf,
+    /// The stem of its `ptx = "..."` file (`vector_add` for `"$OUT_DIR/vector_add.ptx"`): the
+    /// `.cu` file it declares kernels of.
+    pub ptx_stem: Option<String>,
+    /// The block, parsed.
+    pub block: Block,
+}
+
+/// Everything the declarations say.
+#[derive(Default)]
+pub struct Declarations {
+    /// The kernel blocks.
+    pub blocks: Vec<FoundBlock>,
+    /// `#[derive(KernelParam)]` structs: their C declarations, in source order.
+    pub structs: Vec<(String, String)>,
+}
+
+/// Reads every Rust file (and its inline modules); a file that does not parse is an error, a
+/// declaration the macro will refuse is left to the macro.
+pub fn read(files: &[PathBuf]) -> Result<Declarations, String> {
+    let mut found = Declarations::default();
+    let mut derived = Vec::new();
+    let mut consts = HashMap::new();
+    let mut parsed = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        let ast =
+            syn::parse_file(&text).map_err(|e| format!("cannot parse {}: {e}", file.display()))?;
+        parsed.push((file.clone(), ast.items));
+    }
+    for (file, items) in &parsed {
+        walk(file, items, &mut found, &mut derived, &mut consts);
+    }
+    found.structs = struct_declarations(&derived, &consts);
+    Ok(found)
+}
+
+fn walk<'a>(
+    file: &Path,
+    items: &'a [Item],
+    found: &mut Declarations,
+    derived: &mut Vec<&'a syn::ItemStruct>,
+    consts: &mut HashMap<String, usize>,
+) {
+    for item in items {
+        match item {
+            Item::ForeignMod(block) => {
+                let Some(kernel_attr) = block.attrs.iter().find(|a| is_kernel_attr(a)) else {
+                    continue;
+                };
+                let mut cx = Errors::default();
+                let args = match &kernel_attr.meta {
+                    syn::Meta::List(list) => list.tokens.clone(),
+                    _ => Default::default(),
+                };
+                let args = attr::parse_block_args(&mut cx, args);
+                let mut block = block.clone();
+                block.attrs.retain(|a| !is_kernel_attr(a));
+                let block = parse::parse_block(&mut cx, block);
+                let ptx_stem = args.ptx.map(|lit| {
+                    let value = lit.value();
+                    let name = value.rsplit('/').next().unwrap_or(&value).to_string();
+                    name.strip_suffix(".ptx").unwrap_or(&name).to_string()
+                });
+                found.blocks.push(FoundBlock {
+                    file: file.to_path_buf(),
+                    ptx_stem,
+                    block,
+                });
+            }
+            Item::Struct(s) if derives_kernel_param(&s.attrs) => derived.push(s),
+            // Array lengths of struct fields, when spelled as a constant.
+            Item::Const(c) => {
+                if let Some(n) = literal_usize(&c.expr, consts) {
+                    consts.insert(c.ident.to_string(), n);
+                }
+            }
+            Item::Mod(m) => {
+                if let Some((_, items)) = &m.content {
+                    walk(file, items, found, derived, consts);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn is_kernel_attr(attr: &syn::Attribute) -> bool {
+    attr.path()
+        .segments
+        .last()
+        .is_some_and(|s| s.ident == "kernel")
+}
+
+fn derives_kernel_param(attrs: &[syn::Attribute]) -> bool {
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("derive"))
+        .any(|a| {
+            let mut yes = false;
+            let _ = a.parse_nested_meta(|meta| {
+                yes |= meta
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident == "KernelParam");
+                Ok(())
+            });
+            yes
+        })
+}
+
+/// Size, alignment and C spelling of a field type, where the declarations tell.
+struct FieldType {
+    cuda: String,
+    size: usize,
+    align: usize,
+}
+
+/// C declarations of the derived structs, with `static_assert`s on the layout the runtime
+/// computes (the same rules: each field at its offset rounded up to its alignment, the struct
+/// aligned as its most aligned field or its `repr(align)`), nested structs first. A struct with
+/// a field whose layout the sources do not tell is declared without the assertions.
+fn struct_declarations(
+    structs: &[&syn::ItemStruct],
+    consts: &HashMap<String, usize>,
+) -> Vec<(String, String)> {
+    let mut layouts: HashMap<String, Option<(usize, usize)>> = HashMap::new();
+    let mut out = Vec::new();
+    // Nested structs are declared before the structs holding them: repeat until all are done.
+    let mut pending: Vec<&syn::ItemStruct> = structs.to_vec();
+    while !pending.is_empty() {
+        let before = pending.len();
+        pending.retain(|s| {
+            let input = syn::DeriveInput::from((*s).clone());
+            let mut cx = Errors::default();
+            let Some(parsed) = parse::parse_param_struct(&mut cx, &input) else {
+                return false;
+            };
+            let waits = parsed.fields.iter().any(|f| {
+                named_struct(f.ty).is_some_and(|n| {
+                    !layouts.contains_key(&n) && structs.iter().any(|s| s.ident == n)
+                })
+            });
+            if waits {
+                return true;
+            }
+            let name = parsed.input.ident.to_string();
+            match declare(&parsed, &layouts, consts) {
+                Some((text, layout)) => {
+                    layouts.insert(name.clone(), layout);
+                    out.push((name, text));
+                }
+                // An array length the sources do not spell: leave the struct to the user's
+                // own header (`cuda_kernel::write_cuda_header`).
+                None => {
+                    layouts.insert(name, None);
+                }
+            }
+            false
+        });
+        if pending.len() == before {
+            break; // a cycle, which C cannot have either; the compiler reports it
+        }
+    }
+    out
+}
+
+fn named_struct(ty: &Type) -> Option<String> {
+    let mut ty = ty;
+    while let Type::Array(a) = ty {
+        ty = &a.elem;
+    }
+    match ty {
+        Type::Path(p) => {
+            let name = p.path.segments.last()?.ident.to_string();
+            types::by_name(&name).is_none().then_some(name)
+        }
+        _ => None,
+    }
+}
+
+fn field_type(ty: &Type, layouts: &HashMap<String, Option<(usize, usize)>>) -> Option<FieldType> {
+    let cuda = cuda::c_type(ty)?;
+    if let Type::Ptr(_) = ty {
+        return Some(FieldType {
+            cuda,
+            size: 8,
+            align: 8,
+        });
+    }
+    let name = match ty {
+        Type::Path(p) => p.path.segments.last()?.ident.to_string(),
+        _ => return None,
+    };
+    let (size, align) = match types::by_name(&name) {
+        Some(t) => (t.size, t.align),
+        None => (*layouts.get(&name)?)?,
+    };
+    Some(FieldType { cuda, size, align })
+}
+
+fn declare(
+    s: &ParamStruct<'_>,
+    layouts: &HashMap<String, Option<(usize, usize)>>,
+    consts: &HashMap<String, usize>,
+) -> Option<(String, Option<(usize, usize)>)> {
+    let name = s.input.ident.to_string();
+    let repr_align: usize = s.repr_align.to_string().parse().unwrap_or(1);
+    let mut text =
+        format!("#ifndef CUDA_KERNEL_STRUCT_{name}\n#define CUDA_KERNEL_STRUCT_{name}\n");
+    text.push_str("struct ");
+    if repr_align > 1 {
+        text.push_str(&format!("alignas({repr_align}) "));
+    }
+    text.push_str(&format!("{name} {{\n"));
+    let mut end = 0usize;
+    let mut align = repr_align;
+    let mut asserts = Vec::new();
+    let mut known = true;
+    for f in &s.fields {
+        let dims: Vec<usize> = f
+            .dims
+            .iter()
+            .map(|d| literal_usize(d, consts))
+            .collect::<Option<_>>()?;
+        let elem = element_type(f.ty);
+        let field = field_type(elem, layouts);
+        let c_type = field
+            .as_ref()
+            .map(|t| t.cuda.clone())
+            .or_else(|| cuda::c_type(elem))
+            .unwrap_or_else(|| "/* unknown */ char".to_string());
+        let dims_text: String = dims.iter().map(|n| format!("[{n}]")).collect();
+        text.push_str(&format!("    {c_type} {}{dims_text};\n", f.c_name));
+        match field {
+            Some(t) => {
+                let count: usize = dims.iter().product();
+                let offset = end.next_multiple_of(t.align);
+                asserts.push(format!(
+                    "static_assert(offsetof({name}, {}) == {offset}, \"{name}.{}: offset differs from the Rust declaration\");\n",
+                    f.c_name, f.c_name
+                ));
+                end = offset + t.size * count;
+                align = align.max(t.align);
+            }
+            None => known = false,
+        }
+    }
+    text.push_str("};\n");
+    let layout = known.then(|| (end.next_multiple_of(align), align));
+    if let Some((size, align)) = layout {
+        text.push_str(&format!(
+            "static_assert(sizeof({name}) == {size}, \"{name}: size differs from the Rust declaration\");\n\
+             static_assert(alignof({name}) == {align}, \"{name}: alignment differs from the Rust declaration\");\n"
+        ));
+        for a in asserts {
+            text.push_str(&a);
+        }
+    }
+    text.push_str("#endif\n");
+    Some((text, layout))
+}
+
+fn element_type(ty: &Type) -> &Type {
+    match ty {
+        Type::Array(a) => element_type(&a.elem),
+        _ => ty,
+    }
+}
+
+fn literal_usize(expr: &syn::Expr, consts: &HashMap<String, usize>) -> Option<usize> {
+    match expr {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse().ok(),
+        syn::Expr::Path(p) => consts
+            .get(&p.path.segments.last()?.ident.to_string())
+            .copied(),
+        _ => None,
+    }
+}
+
+/// The header for the `.cu` file `stem`: every derived struct, then the prototypes of the
+/// kernels that blocks naming `stem.ptx` declare.
+pub fn header(stem: &str, declarations: &Declarations) -> String {
+    let mut text = format!(
+        "// Generated by cuda-kernel-build from the #[kernel] declarations of {stem}.ptx: do not edit.\n\
+         #pragma once\n#include <cstddef>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
+    );
+    for (_, declaration) in &declarations.structs {
+        text.push('\n');
+        text.push_str(declaration);
+    }
+    text.push('\n');
+    for found in declarations
+        .blocks
+        .iter()
+        .filter(|b| b.ptx_stem.as_deref() == Some(stem))
+    {
+        for kernel in &found.block.kernels {
+            if let Some(prototype) = cuda::prototype(kernel) {
+                text.push_str(&prototype);
+                text.push('\n');
+            }
+        }
+    }
+    text
+}

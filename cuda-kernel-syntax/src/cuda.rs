@@ -1,0 +1,98 @@
+//! CUDA C spellings of declarations: the prototypes and struct declarations the build step
+//! writes for nvcc to check kernels against.
+//!
+//! ```
+//! let block: syn::ItemForeignMod = syn::parse_quote! {
+//!     unsafe extern "C" { fn vector_add(a: *const f32, b: *const f32, c: *mut f32, n: u32); }
+//! };
+//! let mut cx = cuda_kernel_syntax::report::Errors::default();
+//! let block = cuda_kernel_syntax::parse::parse_block(&mut cx, block);
+//! assert_eq!(
+//!     cuda_kernel_syntax::cuda::prototype(&block.kernels[0]).unwrap(),
+//!     "extern \"C\" __global__ void vector_add(const float* a, const float* b, float* c, unsigned int n);"
+//! );
+//! ```
+
+use syn::Type;
+
+use crate::ast::Kernel;
+use crate::types;
+
+/// How CUDA C spells `ty`: the built-in types by the table, pointers with their `const`s
+/// (`*const *mut f32` is `float* const*`), other paths as struct names. `None` for types C
+/// cannot spell (which the checks report).
+pub fn c_type(ty: &Type) -> Option<String> {
+    match ty {
+        Type::Ptr(ptr) => {
+            let inner = c_type(&ptr.elem)?;
+            let constness = if ptr.mutability.is_none() {
+                if matches!(&*ptr.elem, Type::Ptr(_)) {
+                    " const"
+                } else {
+                    "const "
+                }
+            } else {
+                ""
+            };
+            Some(match &*ptr.elem {
+                Type::Ptr(_) => format!("{inner}{constness}*"),
+                _ => format!("{constness}{inner}*"),
+            })
+        }
+        Type::Paren(p) => c_type(&p.elem),
+        Type::Group(g) => c_type(&g.elem),
+        Type::Path(path) if path.qself.is_none() => {
+            let name = path.path.segments.last()?.ident.to_string();
+            Some(match types::by_name(&name) {
+                Some(builtin) => builtin.cuda.to_string(),
+                None => name,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The kernel's prototype: `extern "C" __global__ void name(params);`, or a C++ declaration
+/// for a `cpp` kernel. `None` for a kernel bound to an explicit symbol (a template instance:
+/// a prototype of it would declare another function) or with a type C cannot spell.
+pub fn prototype(kernel: &Kernel) -> Option<String> {
+    if kernel.name_arg.is_some() {
+        return None;
+    }
+    let params = kernel
+        .params
+        .iter()
+        .map(|p| Some(format!("{} {}", c_type(&p.ty)?, p.ident)))
+        .collect::<Option<Vec<_>>>()?;
+    let linkage = if kernel.cpp.is_some() {
+        ""
+    } else {
+        "extern \"C\" "
+    };
+    let name = syn::ext::IdentExt::unraw(&kernel.ident);
+    Some(format!(
+        "{linkage}__global__ void {name}({});",
+        params.join(", ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use syn::parse_quote;
+
+    #[test]
+    fn pointers_spell_their_consts_as_c_does() {
+        let spell = |ty: Type| c_type(&ty).unwrap();
+        assert_eq!(spell(parse_quote!(*const f32)), "const float*");
+        assert_eq!(spell(parse_quote!(*mut half::f16)), "__half*");
+        assert_eq!(spell(parse_quote!(*mut *const f32)), "const float**");
+        assert_eq!(
+            spell(parse_quote!(*const *mut Particle)),
+            "Particle* const*"
+        );
+        assert_eq!(spell(parse_quote!(cuda_kernel::Float4)), "float4");
+        assert_eq!(spell(parse_quote!(u64)), "unsigned long long");
+        assert!(c_type(&parse_quote!([f32; 4])).is_none());
+    }
+}

@@ -1,0 +1,17 @@
+use cuda_kernel::{Config, kernel};
+
+#[kernel(ptx = "$OUT_DIR/scale.ptx", module = Kernels)]
+unsafe extern "C" {
+    fn scale(x: *mut f32, a: f32, n: u32);
+}
+
+fn main() -> Result<(), cuda_kernel::Error> {
+    let ctx = cuda_kernel::driver::context(0)?; // without a GPU: the one line of the error
+    let stream = ctx.default_stream();
+    let kernels = Kernels::load(&ctx)?; // PTX embedded at compile time, every kernel checked
+    let mut x = stream.clone_htod(&vec![1.0f32; 1000])?;
+    // SAFETY: scale touches indices below n of a buffer of n floats.
+    unsafe { kernels.scale.launch(&stream, Config::for_elements(1000, 256), &mut x, 2.0, 1000)? };
+    assert!(stream.clone_dtoh(&x)?.iter().all(|&v| v == 2.0));
+    Ok(())
+}
