@@ -19,6 +19,8 @@ cargo test --release --no-run --message-format=json --test gpu --test conformanc
     while read -r exe; do
         cp "$exe" ".device/tests/$(basename "$exe" | sed 's/-[0-9a-f]*$//')"
     done
+cargo build --release --quiet --manifest-path tests/downstream/quickstart/Cargo.toml --target-dir target/downstream
+cp target/downstream/release/quickstart .device/examples/
 cp scripts/device-run.sh scripts/device-probe.sh .device/scripts/
 ls -la .device/tests .device/examples
 du -sh .device

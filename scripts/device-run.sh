@@ -22,6 +22,8 @@ if [ "$what" != examples ]; then
 fi
 if [ "$what" != tests ]; then
     {
+        echo "== quickstart (README)"
+        .device/examples/quickstart && echo "quickstart: ok"
         echo "== vector_add"
         .device/examples/vector_add && .device/examples/vector_add 1000003 && .device/examples/vector_add 1
         echo "== bandwidth"
