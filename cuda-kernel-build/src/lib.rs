@@ -74,6 +74,7 @@ pub struct Build {
     manifest_dir: Option<PathBuf>,
     out_dir: Option<PathBuf>,
     nvcc: Option<PathBuf>,
+    without_nvcc: bool,
 }
 
 impl Default for Build {
@@ -140,6 +141,7 @@ impl Build {
             manifest_dir: None,
             out_dir: None,
             nvcc: None,
+            without_nvcc: false,
         }
     }
 
@@ -222,6 +224,13 @@ impl Build {
     /// The nvcc to run, instead of looking for one.
     pub fn nvcc(&mut self, path: impl AsRef<Path>) -> &mut Build {
         self.nvcc = Some(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// Uses only the committed PTX, even where nvcc exists: builds what a machine without the
+    /// toolkit builds (and checks that the committed PTX is current).
+    pub fn without_nvcc(&mut self) -> &mut Build {
+        self.without_nvcc = true;
         self
     }
 
@@ -309,7 +318,10 @@ impl Build {
             });
         }
 
-        let nvcc_path = self.nvcc.clone().or_else(nvcc::find);
+        let nvcc_path = match self.without_nvcc {
+            true => None,
+            false => self.nvcc.clone().or_else(nvcc::find),
+        };
         let mut compiled = Compiled {
             compiled_by_nvcc: nvcc_path.is_some(),
             headers: jobs.iter().map(|j| j.header_path.clone()).collect(),

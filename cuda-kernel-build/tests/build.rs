@@ -64,12 +64,36 @@ fn compiles_against_the_generated_header() {
         header.contains("static_assert(offsetof(Scale, offset) == 8"),
         "{header}"
     );
-    // The committed copy: equal passes, then a changed source differs from it.
+    // The committed copy: equal passes, and a machine without nvcc uses it.
     std::fs::create_dir_all(dir.join("ptx")).unwrap();
     std::fs::copy(dir.join("out/axpy.ptx"), dir.join("ptx/axpy.ptx")).unwrap();
     build(&dir).committed_ptx("ptx").try_compile().unwrap();
+    std::fs::remove_file(dir.join("out/axpy.ptx")).unwrap();
+    let without = build(&dir)
+        .committed_ptx("ptx")
+        .without_nvcc()
+        .try_compile()
+        .unwrap();
+    assert!(!without.compiled_by_nvcc);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("out/axpy.ptx")).unwrap(),
+        ptx
+    );
+    // A changed source: nvcc's PTX differs from the committed one, and without nvcc the
+    // committed one is stale; both say what to run.
     std::fs::write(dir.join("cuda/axpy.cu"), GOOD.replace("+ y[i]", "- y[i]")).unwrap();
     let e = build(&dir).committed_ptx("ptx").try_compile().unwrap_err();
+    assert!(e.to_string().contains("CUDA_KERNEL_WRITE_PTX=1"), "{e}");
+    let e = build(&dir)
+        .committed_ptx("ptx")
+        .without_nvcc()
+        .try_compile()
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("was not made from the current axpy.cu"),
+        "{e}"
+    );
     assert!(e.to_string().contains("CUDA_KERNEL_WRITE_PTX=1"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -91,5 +115,34 @@ fn a_definition_unlike_its_declaration_is_named_at_the_declaration() {
         "{e}"
     );
     assert!(e.contains("src/lib.rs:8:12"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+#[cfg_attr(not(has_nvcc), ignore = "needs nvcc")]
+fn cubins_and_fatbins_are_made_when_asked() {
+    let dir = project("binaries", GOOD);
+    let compiled = build(&dir)
+        .cubin("sm_90")
+        .fatbin(["sm_80", "sm_90"])
+        .try_compile()
+        .unwrap();
+    assert_eq!(compiled.binaries.len(), 2, "{:?}", compiled.binaries);
+    let cubin = std::fs::read(dir.join("out/axpy.sm_90.cubin")).unwrap();
+    assert!(cubin.starts_with(b"\x7fELF"));
+    let fatbin = std::fs::read(dir.join("out/axpy.fatbin")).unwrap();
+    assert!(fatbin.starts_with(&0xBA55_ED50u32.to_le_bytes()));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn without_nvcc_and_without_committed_ptx_the_error_says_what_to_do() {
+    let dir = project("none", GOOD);
+    let e = build(&dir)
+        .without_nvcc()
+        .try_compile()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("axpy.cu has no committed PTX"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
