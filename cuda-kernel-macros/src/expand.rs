@@ -213,9 +213,9 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
     let launch_doc = format!(
         " Launches `{symbol}` on `stream`: packs the arguments into one buffer laid out as\n \
          [`Self::LAYOUT`] says and passes it to `cuLaunchKernel`.\n\n \
-         `*const T` parameters take `&impl DevicePtr<T>` and `*mut T` parameters\n \
-         `&mut impl DevicePtrMut<T>` (a `CudaSlice`, `CudaView` or `CudaViewMut`); the launch\n \
-         orders itself after earlier work on them, as cudarc's own launches do."
+         `*const T` parameters take `&impl DeviceArg<T>` and `*mut T` parameters\n \
+         `&mut impl DeviceArgMut<T>` (a `CudaSlice`, `CudaView` or `CudaViewMut`, or `Null`); the\n \
+         launch orders itself after earlier work on them, as cudarc's own launches do."
     );
     let name_doc = format!(" The kernel's entry symbol in its module: `{symbol}`.");
     let load_doc = format!(
@@ -348,14 +348,18 @@ fn real_bodies(p: &TokenStream, kernel: &Kernel) -> Bodies {
         let name = &param.ident;
         let (ptr, sync) = (format_ident!("__ptr{i}"), format_ident!("__sync{i}"));
         match param.kind() {
-            ParamKind::ConstPtr(_) => {
-                borrows.push(quote!(let (#ptr, #sync) = #p::DevicePtr::device_ptr(#name, stream);));
+            ParamKind::ConstPtr(elem) => {
+                let elem = device_element(elem);
+                borrows.push(quote!(
+                    let (#ptr, #sync) = #p::DeviceArg::<#elem>::device_arg(#name, stream);
+                ));
                 pack_values.push(quote!(#ptr));
             }
-            ParamKind::MutPtr(_) => {
-                borrows.push(
-                    quote!(let (#ptr, #sync) = #p::DevicePtrMut::device_ptr_mut(#name, stream);),
-                );
+            ParamKind::MutPtr(elem) => {
+                let elem = device_element(elem);
+                borrows.push(quote!(
+                    let (#ptr, #sync) = #p::DeviceArgMut::<#elem>::device_arg_mut(#name, stream);
+                ));
                 pack_values.push(quote!(#ptr));
             }
             ParamKind::Value => pack_values.push(quote!(#name)),
@@ -420,8 +424,14 @@ fn launcher_args(p: &TokenStream, kernel: &Kernel, body: Body) -> Vec<TokenStrea
                 return quote!(#name: impl #p::core::marker::Sized);
             }
             match param.kind() {
-                ParamKind::ConstPtr(elem) => quote!(#name: &impl #p::DevicePtr<#elem>),
-                ParamKind::MutPtr(elem) => quote!(#name: &mut impl #p::DevicePtrMut<#elem>),
+                ParamKind::ConstPtr(elem) => {
+                    let elem = device_element(elem);
+                    quote!(#name: &impl #p::DeviceArg<#elem>)
+                }
+                ParamKind::MutPtr(elem) => {
+                    let elem = device_element(elem);
+                    quote!(#name: &mut impl #p::DeviceArgMut<#elem>)
+                }
                 ParamKind::Value => {
                     let param_ty = &param.ty;
                     quote!(#name: #param_ty)
@@ -429,6 +439,15 @@ fn launcher_args(p: &TokenStream, kernel: &Kernel, body: Body) -> Vec<TokenStrea
             }
         })
         .collect()
+}
+
+/// What the device memory behind a pointer parameter holds: its pointee, or for a pointer to
+/// pointers (`const float* const* rows`), device addresses as `u64`.
+fn device_element(elem: &syn::Type) -> TokenStream {
+    match elem {
+        syn::Type::Ptr(_) => quote!(u64),
+        _ => quote!(#elem),
+    }
 }
 
 /// Compile-time checks of a real launcher: the layout is evaluated (so a signature over the

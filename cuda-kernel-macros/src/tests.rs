@@ -63,11 +63,11 @@ fn vector_add_expands_to_a_type_with_layout_load_and_launch() {
     );
     assert!(out.contains("pub unsafe fn launch("), "{out}");
     assert!(
-        out.contains("a: &impl ::cuda_kernel::__private::DevicePtr<f32>"),
+        out.contains("a: &impl ::cuda_kernel::__private::DeviceArg<f32>"),
         "{out}"
     );
     assert!(
-        out.contains("c: &mut impl ::cuda_kernel::__private::DevicePtrMut<f32>"),
+        out.contains("c: &mut impl ::cuda_kernel::__private::DeviceArgMut<f32>"),
         "{out}"
     );
     assert!(out.contains("n: u32,"), "{out}");
@@ -187,4 +187,32 @@ fn raw_identifiers_name_the_symbol_without_r_hash() {
     );
     assert!(out.contains("ParamSlot::of::<u32>(\"in\")"), "{out}");
     assert!(out.contains("struct Match"), "{out}");
+}
+
+#[test]
+fn read_only_pointers_take_shared_borrows_and_pointer_arrays_take_addresses() {
+    let out = expand(
+        quote!(),
+        quote! {
+            extern "C" {
+                #[kernel(cpp)]
+                fn gemm(#[kernel(read_only)] a: *mut f32, rows: *const *const f32, c: *mut f32);
+            }
+        },
+    );
+    assert!(
+        out.contains("a: &impl ::cuda_kernel::__private::DeviceArg<f32>"),
+        "{out}"
+    );
+    assert!(
+        out.contains("rows: &impl ::cuda_kernel::__private::DeviceArg<u64>"),
+        "{out}"
+    );
+    assert!(
+        out.contains("c: &mut impl ::cuda_kernel::__private::DeviceArgMut<f32>"),
+        "{out}"
+    );
+    // The symbol keeps `float*` for the read-only pointer: g++ spells
+    // gemm(float*, const float* const*, float*) so.
+    assert!(out.contains("\"_Z4gemmPfPKPKfS_\""), "{out}");
 }

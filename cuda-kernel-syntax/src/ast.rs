@@ -46,6 +46,9 @@ pub struct Param {
     pub ident: Ident,
     /// Its type as written.
     pub ty: Type,
+    /// `#[kernel(read_only)]` on a `*mut T` the kernel only reads (C code that omits `const`):
+    /// the launcher takes a shared borrow, while the C++ symbol and prototype keep `T*`.
+    pub read_only: Option<syn::Path>,
     /// Why the type cannot be a kernel parameter, decided once by
     /// [`check::param_type_error`](crate::check::param_type_error) when parsed; `None` for types
     /// the runtime's `KernelParam` bound decides.
@@ -69,9 +72,10 @@ pub struct PtxLayout {
 
 /// How a parameter reaches the launcher.
 pub enum ParamKind<'a> {
-    /// `*const T`: the launcher takes `&impl DevicePtr<T>`.
+    /// `*const T` (or a `*mut T` declared read-only): the launcher takes
+    /// `&impl DeviceArg<T>`. A pointer to pointers takes device memory of addresses (`u64`).
     ConstPtr(&'a Type),
-    /// `*mut T`: the launcher takes `&mut impl DevicePtrMut<T>`.
+    /// `*mut T`: the launcher takes `&mut impl DeviceArgMut<T>`.
     MutPtr(&'a Type),
     /// Anything else: the launcher takes the value.
     Value,
@@ -81,7 +85,9 @@ impl Param {
     /// Whether the parameter is device memory or a value.
     pub fn kind(&self) -> ParamKind<'_> {
         match &self.ty {
-            Type::Ptr(ptr) if ptr.mutability.is_some() => ParamKind::MutPtr(&ptr.elem),
+            Type::Ptr(ptr) if ptr.mutability.is_some() && self.read_only.is_none() => {
+                ParamKind::MutPtr(&ptr.elem)
+            }
             Type::Ptr(ptr) => ParamKind::ConstPtr(&ptr.elem),
             _ => ParamKind::Value,
         }

@@ -57,6 +57,7 @@ fn check_kernel(cx: &mut Errors, kernel: &Kernel) {
     let mut names = HashSet::new();
     for param in &kernel.params {
         check_param_name(cx, param, &mut names);
+        check_read_only(cx, param);
         if let Some(message) = &param.type_error {
             cx.error(&param.ty, message);
         }
@@ -143,6 +144,25 @@ fn check_cpp_mangling(cx: &mut Errors, kernel: &Kernel) {
     }
 }
 
+/// Rule: `read_only` marks a `*mut T` the kernel only reads; a `*const T` is read-only already
+/// and a value is not memory.
+fn check_read_only(cx: &mut Errors, param: &Param) {
+    let Some(path) = &param.read_only else {
+        return;
+    };
+    match &param.ty {
+        Type::Ptr(ptr) if ptr.mutability.is_some() => {}
+        Type::Ptr(_) => cx.error(
+            path,
+            "`read_only` is for a `*mut T` the kernel only reads: a `*const T` is read-only already",
+        ),
+        _ => cx.error(
+            path,
+            "`read_only` is for a `*mut T` the kernel only reads: this parameter is not a pointer",
+        ),
+    }
+}
+
 /// Rule: parameter names are unique, not the launcher's own (`stream`, `config`), and not
 /// `__`-prefixed (reserved for generated locals).
 fn check_param_name(cx: &mut Errors, param: &Param, seen: &mut HashSet<String>) {
@@ -205,6 +225,19 @@ pub fn param_type_error(ty: &Type) -> Option<String> {
             Type::Path(p) if p.path.is_ident("str") => format!(
                 "unsupported parameter type `{text}`: host strings cannot reach a kernel, pass device bytes as *const u8"
             ),
+            // `&mut Vec<f32>`: the element type of the host container is what the pointer
+            // points at.
+            Type::Path(p) if container_element(&p.path).is_some() => {
+                let elem = container_element(&p.path).unwrap_or_default();
+                let ptr = if r.mutability.is_some() {
+                    "*mut"
+                } else {
+                    "*const"
+                };
+                format!(
+                    "unsupported parameter type `{text}`: host memory cannot reach a kernel, declare {ptr} {elem} and pass a CudaSlice"
+                )
+            }
             elem => {
                 let elem = type_text(elem);
                 format!(
@@ -237,6 +270,26 @@ pub fn param_type_error(ty: &Type) -> Option<String> {
         _ => Some(format!(
             "unsupported parameter type `{text}`: kernels take scalars, vector types and *const T / *mut T"
         )),
+    }
+}
+
+/// `f32` of `Vec<f32>`, `Box<[f32]>`, `CudaSlice<f32>`: the element a host or device container
+/// holds.
+fn container_element(path: &syn::Path) -> Option<String> {
+    let last = path.segments.last()?;
+    if !matches!(
+        last.ident.to_string().as_str(),
+        "Vec" | "Box" | "Rc" | "Arc" | "CudaSlice" | "CudaView" | "CudaViewMut"
+    ) {
+        return None;
+    }
+    match &last.arguments {
+        PathArguments::AngleBracketed(args) => args.args.iter().find_map(|a| match a {
+            GenericArgument::Type(Type::Slice(s)) => Some(type_text(&s.elem)),
+            GenericArgument::Type(t) => Some(type_text(t)),
+            _ => None,
+        }),
+        _ => None,
     }
 }
 
@@ -329,6 +382,12 @@ mod tests {
             "unsupported parameter type `&[f32]`: pass device memory as *const f32 or *mut f32"
         );
         assert!(error(parse_quote!(&mut u32)).contains("write u32 or *const u32"));
+        assert!(
+            error(parse_quote!(&mut Vec<f32>)).ends_with("declare *mut f32 and pass a CudaSlice")
+        );
+        assert!(
+            error(parse_quote!(&Vec<f32>)).ends_with("declare *const f32 and pass a CudaSlice")
+        );
         assert!(error(parse_quote!(Vec<f32>)).contains("declare *const f32 or *mut f32"));
         assert!(error(parse_quote!(String)).contains("*const u8"));
         assert!(error(parse_quote!((u32, u32))).contains("tuples have no C layout"));

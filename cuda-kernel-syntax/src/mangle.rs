@@ -191,6 +191,12 @@ mod tests {
             (parse_quote!(*mut *const f32), "const float**"),
             (parse_quote!(*const *mut Particle), "Particle* const*"),
             (parse_quote!(*mut *mut Uchar3), "uchar3**"),
+            (parse_quote!(ffi::size_t), "unsigned long"),
+            (parse_quote!(ptrdiff_t), "long"),
+            (parse_quote!(c_long), "long"),
+            (parse_quote!(c_ulong), "unsigned long"),
+            (parse_quote!(c_char), "char"),
+            (parse_quote!(*const size_t), "const unsigned long*"),
         ];
         let mut state = 0x5eed_u64;
         let mut next = move |n: usize| {

@@ -117,6 +117,7 @@ fn parse_kernel(cx: &mut Errors, f: ForeignItemFn, safe: bool) -> Kernel {
                         ident: p.ident.clone(),
                         type_error: check::param_type_error(&pat_type.ty),
                         ty: (*pat_type.ty).clone(),
+                        read_only: parse_param_attrs(cx, &pat_type.attrs),
                         ptx_layout: None,
                     })
                 }
@@ -142,6 +143,32 @@ fn parse_kernel(cx: &mut Errors, f: ForeignItemFn, safe: bool) -> Kernel {
         sig: f.sig,
         params,
     }
+}
+
+/// `#[kernel(read_only)]` on a parameter; other attributes are refused.
+fn parse_param_attrs(cx: &mut Errors, attrs: &[Attribute]) -> Option<syn::Path> {
+    let mut read_only = None;
+    for attr in attrs {
+        if !attr.path().is_ident("kernel") {
+            cx.error(
+                attr,
+                "unsupported attribute on a kernel parameter: expected #[kernel(read_only)]",
+            );
+            continue;
+        }
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("read_only") {
+                read_only = Some(meta.path.clone());
+                Ok(())
+            } else {
+                Err(meta.error("unknown #[kernel] argument on a parameter: expected `read_only`"))
+            }
+        });
+        if let Err(e) = result {
+            cx.push(e);
+        }
+    }
+    read_only
 }
 
 /// The entry symbol: `name = "..."`, the C++ mangling for `cpp` (with the index of the first

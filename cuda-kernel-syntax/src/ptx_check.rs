@@ -94,7 +94,9 @@ pub fn check_against_ptx(cx: &mut Errors, block: &mut Block, file: &PtxFile) {
         let Some(entry) = check_entry_exists(cx, kernel, file) else {
             continue;
         };
-        check_param_count(cx, kernel, entry, &file.shown);
+        if !check_param_count(cx, kernel, entry, &file.shown) {
+            continue; // the per-parameter checks would only repeat the shift
+        }
         let layouts: Vec<_> = (0..kernel.params.len().min(entry.params.len()))
             .map(|i| {
                 // A type the parse refused is reported already.
@@ -164,8 +166,43 @@ fn check_entry_exists<'a>(
 }
 
 /// Rule: the declaration has as many parameters as the entry.
-fn check_param_count(cx: &mut Errors, kernel: &Kernel, entry: &Entry, shown: &str) {
+/// When the counts differ and a parameter before the end already sits in a slot of another
+/// shape, that parameter is named (a parameter dropped from the middle shifts every later one).
+/// Returns whether the per-parameter checks still make sense.
+fn check_param_count(cx: &mut Errors, kernel: &Kernel, entry: &Entry, shown: &str) -> bool {
     let (declared, actual) = (kernel.params.len(), entry.params.len());
+    if declared != actual {
+        let shifted = kernel
+            .params
+            .iter()
+            .zip(&entry.params)
+            .enumerate()
+            .find(|(_, (p, ptx))| {
+                known_layout(&p.ty)
+                    .is_some_and(|(size, align, _)| (size, align) != (ptx.size, ptx.align))
+            });
+        if let Some((i, (param, ptx))) = shifted {
+            cx.error(
+                &param.ident,
+                format!(
+                    "`{}` takes {actual} parameters in {shown} but {declared} are declared here, \
+                     and `{}` is declared where the PTX has parameter {i} as {} ({}): a parameter \
+                     is {} before `{}`",
+                    entry.name,
+                    param.ident,
+                    ptx.describe(),
+                    suggestion(ptx),
+                    if declared < actual {
+                        "missing"
+                    } else {
+                        "extra"
+                    },
+                    param.ident
+                ),
+            );
+            return false;
+        }
+    }
     if declared > actual {
         for param in &kernel.params[actual..] {
             cx.error(
@@ -193,6 +230,20 @@ fn check_param_count(cx: &mut Errors, kernel: &Kernel, entry: &Entry, shown: &st
             ),
         );
     }
+    true
+}
+
+/// Size, alignment and float-ness of the types whose layout the front end knows itself:
+/// pointers and Rust primitives.
+fn known_layout(ty: &Type) -> Option<(usize, usize, Option<bool>)> {
+    match ty {
+        Type::Ptr(_) => Some((8, 8, None)),
+        Type::Path(p) if p.qself.is_none() => p.path.get_ident().and_then(|name| {
+            types::primitive(&name.to_string())
+                .map(|t| (t.size, t.align, Some(t.class == Class::Float)))
+        }),
+        _ => None,
+    }
 }
 
 /// Rule: each parameter has the PTX's size and alignment, and a scalar's kind (integer or
@@ -217,20 +268,13 @@ fn check_param(
             String::new()
         }
     );
-    let known = match ty {
-        Type::Ptr(_) => Some((8, 8, "a 64-bit device address".to_string(), None)),
-        Type::Path(p) if p.qself.is_none() => p.path.get_ident().and_then(|name| {
-            types::primitive(&name.to_string()).map(|t| {
-                (
-                    t.size,
-                    t.align,
-                    format!("{} byte{}", t.size, if t.size == 1 { "" } else { "s" }),
-                    Some(t.class == Class::Float),
-                )
-            })
-        }),
-        _ => None,
-    };
+    let known = known_layout(ty).map(|(size, align, float)| {
+        let what = match ty {
+            Type::Ptr(_) => "a 64-bit device address".to_string(),
+            _ => format!("{size} byte{}", if size == 1 { "" } else { "s" }),
+        };
+        (size, align, what, float)
+    });
     let Some((size, align, what, float)) = known else {
         return Some(PtxLayout {
             size: ptx.size,

@@ -44,6 +44,9 @@ pub struct BuiltinType {
     pub primitive: bool,
     /// Offered when a PTX parameter of its size and alignment has no matching declaration.
     pub suggested: bool,
+    /// For a C type without a fixed-width Rust name (`size_t`, `c_long`): the Rust type it
+    /// names on 64-bit Linux, whose `KernelParam` impl it shares.
+    pub alias_of: Option<&'static str>,
 }
 
 impl BuiltinType {
@@ -64,6 +67,7 @@ macro_rules! scalars {
             class: Class::$class,
             primitive: true,
             suggested: $suggested,
+            alias_of: None,
         }),*]
     };
 }
@@ -79,6 +83,7 @@ macro_rules! aggregates {
             class: Class::$class,
             primitive: false,
             suggested: $suggested,
+            alias_of: None,
         }),*]
     };
 }
@@ -174,13 +179,49 @@ pub const HALF_PAIRS: [BuiltinType; 2] = aggregates! {
     "Bfloat162" => "__nv_bfloat162", 4, 4, Aggregate, false;
 };
 
-/// Every built-in parameter type: scalars, half floats, vector types, half pairs.
+macro_rules! c_aliases {
+    ($($rust:literal => $cuda:literal, $code:literal, $size:literal, $class:ident, $of:literal;)*) => {
+        [$(BuiltinType {
+            rust: $rust,
+            cuda: $cuda,
+            itanium: Some($code),
+            size: $size,
+            align: $size,
+            class: Class::$class,
+            primitive: false,
+            suggested: false,
+            alias_of: Some($of),
+        }),*]
+    };
+}
+
+/// The C types of `cuda_kernel::ffi`, laid out as on 64-bit Linux (Windows: `long` is 4 bytes).
+pub const C_ALIASES: [BuiltinType; 15] = c_aliases! {
+    "ffi::size_t" => "size_t", "m", 8, Integer, "u64";
+    "ffi::ptrdiff_t" => "ptrdiff_t", "l", 8, Integer, "i64";
+    "ffi::c_char" => "char", "c", 1, Integer, "i8";
+    "ffi::c_schar" => "signed char", "a", 1, Integer, "i8";
+    "ffi::c_uchar" => "unsigned char", "h", 1, Integer, "u8";
+    "ffi::c_short" => "short", "s", 2, Integer, "i16";
+    "ffi::c_ushort" => "unsigned short", "t", 2, Integer, "u16";
+    "ffi::c_int" => "int", "i", 4, Integer, "i32";
+    "ffi::c_uint" => "unsigned int", "j", 4, Integer, "u32";
+    "ffi::c_long" => "long", "l", 8, Integer, "i64";
+    "ffi::c_ulong" => "unsigned long", "m", 8, Integer, "u64";
+    "ffi::c_longlong" => "long long", "x", 8, Integer, "i64";
+    "ffi::c_ulonglong" => "unsigned long long", "y", 8, Integer, "u64";
+    "ffi::c_float" => "float", "f", 4, Float, "f32";
+    "ffi::c_double" => "double", "d", 8, Float, "f64";
+};
+
+/// Every built-in parameter type: scalars, half floats, vector types, half pairs, C aliases.
 pub fn all() -> impl Iterator<Item = &'static BuiltinType> {
     SCALARS
         .iter()
         .chain(&HALF)
         .chain(&VECTORS)
         .chain(&HALF_PAIRS)
+        .chain(&C_ALIASES)
 }
 
 /// The built-in type a declaration names by `name`, the last segment of its path (`f32`,
@@ -235,7 +276,7 @@ mod tests {
             );
             assert!(t.align.is_power_of_two() && t.size % t.align == 0, "{t:?}");
         }
-        assert_eq!(all.len(), 73);
+        assert_eq!(all.len(), 88);
     }
 
     #[test]

@@ -69,6 +69,19 @@ pub enum Error {
         grid: u32,
     },
 
+    /// Dynamic shared memory above what the kernel allows now (48 KiB unless raised).
+    #[error(
+        "the launch asks for {bytes} bytes of dynamic shared memory per block, above this kernel's limit of {kernel_limit}: raise it with cuda_kernel::raise_shared_memory_limit (up to this device's opt-in maximum of {device_max} bytes)"
+    )]
+    SharedMemoryLimit {
+        /// Bytes the configuration asks for.
+        bytes: u32,
+        /// The kernel's current limit (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`).
+        kernel_limit: u32,
+        /// The device's opt-in maximum per block.
+        device_max: u32,
+    },
+
     /// A launch feature this GPU or driver does not have.
     #[error("{0}")]
     Unsupported(&'static str),
@@ -199,8 +212,11 @@ impl std::fmt::Display for SignatureMismatch {
                 let (d, (lo, ls)) = (&declared[i], self.loaded[i]);
                 write!(
                     f,
-                    "parameter {i} `{}` is declared at offset {} with {} bytes, but the loaded function has it at offset {lo} with {ls} bytes",
-                    d.name, d.offset, d.size
+                    "parameter {i} `{}` is declared at offset {} with {}, but the loaded function has it at offset {lo} with {}",
+                    d.name,
+                    d.offset,
+                    bytes(d.size),
+                    bytes(ls)
                 )?;
             }
             None => write!(
@@ -222,6 +238,11 @@ impl std::fmt::Display for SignatureMismatch {
 }
 
 impl std::error::Error for SignatureMismatch {}
+
+/// `1 byte`, `4 bytes`.
+fn bytes(n: usize) -> String {
+    format!("{n} byte{}", if n == 1 { "" } else { "s" })
+}
 
 #[cfg(test)]
 mod tests {

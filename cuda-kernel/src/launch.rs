@@ -34,7 +34,7 @@ pub unsafe fn launch_packed(
     let limits = DeviceLimits::of(stream)?;
     config.check(&limits)?;
     if config.shared_mem_bytes > DEFAULT_SHARED_MEMORY_LIMIT {
-        check_shared_memory(function, config.shared_mem_bytes)?;
+        check_shared_memory(function, config.shared_mem_bytes, &limits)?;
     }
     if params.len() > limits.max_param_bytes {
         return Err(Error::ParamsTooLarge {
@@ -138,13 +138,17 @@ unsafe fn launch_extended(
 
 /// Above the default 48 KiB, dynamic shared memory needs the kernel's own limit raised.
 #[cold]
-fn check_shared_memory(function: &CudaFunction, bytes: u32) -> Result<(), Error> {
-    let limit = shared_memory_limit(function)?;
-    if bytes > limit {
-        return Err(Error::InvalidConfig {
-            what: "dynamic shared memory per block (bytes) for this kernel, whose limit raise_shared_memory_limit raises,",
-            value: u64::from(bytes),
-            limit: Some(u64::from(limit)),
+fn check_shared_memory(
+    function: &CudaFunction,
+    bytes: u32,
+    limits: &DeviceLimits,
+) -> Result<(), Error> {
+    let kernel_limit = shared_memory_limit(function)?;
+    if bytes > kernel_limit {
+        return Err(Error::SharedMemoryLimit {
+            bytes,
+            kernel_limit,
+            device_max: limits.max_shared_memory_optin,
         });
     }
     Ok(())

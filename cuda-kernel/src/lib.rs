@@ -45,8 +45,10 @@ compile_error!("cuda-kernel packs parameters for little-endian GPUs from a littl
 mod buffer;
 mod config;
 mod cuda_declaration;
+mod device_arg;
 pub mod driver;
 mod error;
+pub mod ffi;
 pub mod graph;
 mod launch;
 mod layout;
@@ -219,6 +221,7 @@ pub use config::{
 /// generic structs, enums, unions, reference fields, and fields whose types are not parameter
 /// types. For crates that re-export `cuda_kernel`: `#[kernel_param(crate = path)]`.
 pub use cuda_kernel_macros::KernelParam;
+pub use device_arg::{DeviceArg, DeviceArgMut, Null};
 pub use error::{Error, SignatureMismatch};
 pub use layout::{
     MAX_PARAM_BYTES, MAX_PARAM_BYTES_LEGACY, MAX_STATIC_ALIGN, ParamLayout, ParamSlot,
@@ -244,7 +247,9 @@ pub mod __private {
     pub use crate::launch::launch_packed;
     pub use crate::layout::{struct_align, struct_size};
     pub use crate::load::{load_function, load_ptx};
-    pub use crate::{Error, KernelParam, ParamBuffer, ParamLayout, ParamSlot};
+    pub use crate::{
+        DeviceArg, DeviceArgMut, Error, KernelParam, ParamBuffer, ParamLayout, ParamSlot,
+    };
     pub use ::core;
     pub use ::cudarc;
     pub use ::cudarc::driver::sys::CUdeviceptr;

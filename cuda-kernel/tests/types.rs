@@ -3,7 +3,7 @@
 
 use cuda_kernel::half::{bf16, f16};
 use cuda_kernel::vector::*;
-use cuda_kernel::{CType, KernelParam};
+use cuda_kernel::{CType, KernelParam, ffi};
 use cuda_kernel_syntax::types;
 
 /// `(rust spelling, size, align, CUDA spelling)` of each impl.
@@ -41,13 +41,24 @@ fn every_builtin_impl_matches_its_table_row() {
         Longlong4_16a => "Longlong4_16a", Longlong4_32a => "Longlong4_32a",
         Ulonglong4_16a => "Ulonglong4_16a", Ulonglong4_32a => "Ulonglong4_32a",
         Half2 => "Half2", Bfloat162 => "Bfloat162",
+        ffi::size_t => "ffi::size_t", ffi::ptrdiff_t => "ffi::ptrdiff_t",
+        ffi::c_char => "ffi::c_char", ffi::c_schar => "ffi::c_schar",
+        ffi::c_uchar => "ffi::c_uchar", ffi::c_short => "ffi::c_short",
+        ffi::c_ushort => "ffi::c_ushort", ffi::c_int => "ffi::c_int", ffi::c_uint => "ffi::c_uint",
+        ffi::c_long => "ffi::c_long", ffi::c_ulong => "ffi::c_ulong",
+        ffi::c_longlong => "ffi::c_longlong", ffi::c_ulonglong => "ffi::c_ulonglong",
+        ffi::c_float => "ffi::c_float", ffi::c_double => "ffi::c_double",
     };
     for (rust, size, align, cuda) in &impls {
         let t = types::all()
             .find(|t| t.rust == *rust)
             .unwrap_or_else(|| panic!("{rust} implements KernelParam but is not in the table"));
         assert_eq!((t.size, t.align), (*size, *align), "{rust}");
-        assert_eq!(*cuda, CType::named(t.cuda), "{rust}");
+        match t.alias_of {
+            // An alias shares the impl of the type it names, and with it that type's spelling.
+            Some(of) => assert_eq!(*cuda, CType::named(types::primitive(of).unwrap().cuda)),
+            None => assert_eq!(*cuda, CType::named(t.cuda), "{rust}"),
+        }
     }
     for t in types::all() {
         assert!(

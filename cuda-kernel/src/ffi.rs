@@ -1,0 +1,37 @@
+//! C types without a fixed-width Rust name, as kernels write them: `size_t`, `ptrdiff_t`,
+//! `long`, `char`, ...
+//!
+//! Declare a parameter with these names and it lays out as the C type does on 64-bit Linux,
+//! prints as that type in the headers the build step writes, and mangles as C++ does, so a C++
+//! kernel taking `size_t` is bound with `#[kernel(cpp)]` without copying its symbol (`size_t` is
+//! `m`, `long` is `l`, where `u64`/`i64` are `unsigned long long`/`long long`, `y`/`x`). The
+//! launcher takes the underlying Rust integer.
+//!
+//! ```
+//! use cuda_kernel::ffi::{c_char, c_long, size_t};
+//! use cuda_kernel::kernel;
+//!
+//! #[kernel]
+//! unsafe extern "C" {
+//!     #[kernel(cpp)]
+//!     fn fill(x: *mut f32, n: size_t, stride: c_long, tag: c_char);
+//! }
+//! assert_eq!(Fill::NAME, "_Z4fillPfmlc");
+//! assert_eq!(Fill::LAYOUT.size, 25);
+//! ```
+//!
+//! Windows: `long` and `unsigned long` are 4 bytes there (`c_long` is `i32`), while CUDA's
+//! `size_t` and pointers stay 8. The launcher follows `core::ffi` on every target, but the
+//! build step writes struct layouts for 64-bit Linux.
+#![allow(non_camel_case_types)]
+
+pub use core::ffi::{
+    c_char, c_double, c_float, c_int, c_long, c_longlong, c_schar, c_short, c_uchar, c_uint,
+    c_ulong, c_ulonglong, c_ushort,
+};
+
+/// C's `size_t`: 8 bytes on 64-bit targets, `unsigned long` (`m`) in C++ symbols on Linux.
+pub type size_t = u64;
+
+/// C's `ptrdiff_t`: 8 bytes on 64-bit targets, `long` (`l`) in C++ symbols on Linux.
+pub type ptrdiff_t = i64;
