@@ -315,7 +315,10 @@ pub fn header(stem: &str, declarations: &Declarations) -> String {
         .filter(|b| b.ptx_stem.as_deref() == Some(stem))
     {
         for kernel in &found.block.kernels {
-            if let Some(prototype) = cuda::prototype(kernel) {
+            let prototypes = cuda::prototype(kernel)
+                .into_iter()
+                .chain(cuda::family_prototypes(kernel));
+            for prototype in prototypes {
                 text.push_str(&prototype);
                 text.push('\n');
             }

@@ -8,7 +8,7 @@ use syn::{ItemForeignMod, Path};
 
 use std::path::PathBuf;
 
-use cuda_kernel_syntax::ast::{Block, Kernel, ParamKind};
+use cuda_kernel_syntax::ast::{Block, Kernel, KernelGeneric, ParamKind};
 use cuda_kernel_syntax::report::Errors;
 use cuda_kernel_syntax::{attr, check, parse, ptx_check};
 
@@ -83,12 +83,14 @@ fn expand_module(
     body: Body,
 ) -> TokenStream {
     let p = quote!(#krate::__private);
-    let fields = block.kernels.iter().map(|k| {
+    // Generic kernels have no one type to hold: load their instances from `module`.
+    let concrete: Vec<&Kernel> = block.kernels.iter().filter(|k| !k.is_generic()).collect();
+    let fields = concrete.iter().map(|k| {
         let (attrs, kernel_vis, field, ty) = (&k.attrs, &k.vis, &k.ident, k.type_ident());
         let doc = format!(" `{}`, loaded.", k.symbol);
         quote!(#(#attrs)* #[doc = #doc] #kernel_vis #field: #ty)
     });
-    let inits = block.kernels.iter().map(|k| {
+    let inits = concrete.iter().map(|k| {
         let (attrs, field, ty) = (&k.attrs, &k.ident, k.type_ident());
         quote!(#(#attrs)* #field: #ty::load(module)?)
     });
@@ -96,7 +98,10 @@ fn expand_module(
     let (ptx, from_module, stand_in_allows) = match (body, ptx_path) {
         (Body::Real, Some(path)) => (
             quote!(include_str!(#path)),
-            quote!(#p::core::result::Result::Ok(#name { #(#inits),* })),
+            quote!(#p::core::result::Result::Ok(#name {
+                #(#inits,)*
+                module: #p::Arc::clone(module),
+            })),
             None,
         ),
         _ => (
@@ -120,6 +125,9 @@ fn expand_module(
         #[derive(Debug, Clone)]
         #vis struct #name {
             #(#fields,)*
+            /// The loaded module, for the instances of generic kernels
+            /// (`Reduce0::<f32>::load(&kernels.module)`).
+            pub module: #p::Arc<#p::CudaModule>,
         }
 
         #stand_in_allows
@@ -198,6 +206,18 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
             set_graph_node: unreachable,
         }
     };
+    let slot_count = proc_macro2::Literal::usize_unsuffixed(kernel.params.len());
+    let slots = if real {
+        let slots = kernel.params.iter().map(|param| {
+            let name = param.ident.unraw().to_string();
+            let param_ty = &param.ty;
+            // Spanned on the type, so a type that is not a parameter is reported there.
+            quote_spanned!(param_ty.span()=> #p::ParamSlot::of::<#param_ty>(#name))
+        });
+        quote!(#p::ParamLayout::place([#(#slots),*]))
+    } else {
+        quote!(#p::core::unreachable!())
+    };
     let Bodies {
         layout,
         load,
@@ -222,22 +242,61 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
         " Looks up `{symbol}` in `module` and checks its parameters against [`Self::LAYOUT`]\n \
          (on drivers of CUDA 12.4 or newer, which report them)."
     );
-    let checks = real.then(|| expand_checks(&p, kernel));
+    let checks = (real && !kernel.is_generic()).then(|| expand_checks(&p, kernel));
+    let (impl_generics, ty_generics, struct_generics) = generics(&p, kernel);
+    let type_params: Vec<Ident> = kernel
+        .generics
+        .iter()
+        .filter_map(|g| match g {
+            KernelGeneric::Type(ident) => Some(ident.clone()),
+            KernelGeneric::Const { .. } => None,
+        })
+        .collect();
+    let symbol_item = if kernel.is_generic() {
+        let body = if real {
+            symbol_body(&p, kernel)
+        } else {
+            quote!(#p::core::unreachable!())
+        };
+        let doc = format!(
+            " The entry symbol of this instance of `{symbol}`, in its module (as the type \
+             arguments name it)."
+        );
+        quote! {
+            #[doc = #doc]
+            pub fn symbol() -> ::std::string::String {
+                #body
+            }
+        }
+    } else {
+        quote! {
+            #[doc = #name_doc]
+            pub const NAME: &'static str = #symbol;
+        }
+    };
+    let buffer = if kernel.is_generic() {
+        quote!(#p::ParamBytes)
+    } else {
+        quote!(#p::ParamBuffer<{ #ty::LAYOUT.size }>)
+    };
 
     quote! {
         #(#type_docs)*
         #(#attrs)*
         #stand_in_allows
         #[derive(Debug, Clone)]
-        #vis struct #ty {
+        #vis struct #ty #struct_generics {
             __function: #p::CudaFunction,
+            __marker: #p::PhantomData<fn() -> (#(#type_params,)*)>,
         }
 
         #(#attrs)*
         #stand_in_allows
-        impl #ty {
-            #[doc = #name_doc]
-            pub const NAME: &'static str = #symbol;
+        impl #impl_generics #ty #ty_generics {
+            #symbol_item
+
+            #[doc(hidden)]
+            const __SLOTS: [#p::ParamSlot; #slot_count] = #slots;
 
             /// Where each parameter sits in the launch's parameter buffer, as the device lays
             /// it out.
@@ -260,7 +319,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
             /// allocates nothing: for inspecting or testing what a launch sends.
             #[inline]
             #[allow(clippy::too_many_arguments)]
-            pub fn pack(#(#pack_args),*) -> #p::ParamBuffer<{ #ty::LAYOUT.size }> {
+            pub fn pack(#(#pack_args),*) -> #buffer {
                 #pack
             }
 
@@ -331,16 +390,9 @@ struct Bodies {
 
 fn real_bodies(p: &TokenStream, kernel: &Kernel) -> Bodies {
     let ty = kernel.type_ident();
-    let slot_count = proc_macro2::Literal::usize_unsuffixed(kernel.params.len());
-    let slots = kernel.params.iter().map(|param| {
-        let name = param.ident.unraw().to_string();
-        let param_ty = &param.ty;
-        // Spanned on the type, so a type that is not a parameter is reported there.
-        quote_spanned!(param_ty.span()=> #p::ParamSlot::of::<#param_ty>(#name))
-    });
     let puts = kernel.params.iter().enumerate().map(|(i, param)| {
         let (index, name) = (proc_macro2::Literal::usize_unsuffixed(i), &param.ident);
-        quote!(__buf.put(&#ty::LAYOUT.params[#index], &#name);)
+        quote!(__buf.put(&Self::LAYOUT.params[#index], &#name);)
     });
     let mut borrows = Vec::new();
     let mut pack_values = Vec::new();
@@ -367,44 +419,122 @@ fn real_bodies(p: &TokenStream, kernel: &Kernel) -> Bodies {
     }
     let names: Vec<_> = kernel.params.iter().map(|param| &param.ident).collect();
     Bodies {
-        layout: quote! {{
-            const __SLOTS: [#p::ParamSlot; #slot_count] = #p::ParamLayout::place([#(#slots),*]);
-            #p::ParamLayout::from_slots(&__SLOTS)
-        }},
-        load: quote! {
-            #p::load_function(module, #ty::NAME, &#ty::LAYOUT).map(|__function| #ty { __function })
+        layout: quote!(#p::ParamLayout::from_slots(&Self::__SLOTS)),
+        load: {
+            let symbol = if kernel.is_generic() {
+                quote!(&Self::symbol())
+            } else {
+                quote!(Self::NAME)
+            };
+            quote! {
+                #p::load_function(module, #symbol, &Self::LAYOUT).map(|__function| Self {
+                    __function,
+                    __marker: #p::PhantomData,
+                })
+            }
         },
         function: quote!(&self.__function),
-        pack: quote! {
-            let mut __buf = #p::ParamBuffer::<{ #ty::LAYOUT.size }>::new();
-            #(#puts)*
-            __buf
+        pack: if kernel.is_generic() {
+            quote! {
+                let mut __buf = #p::ParamBytes::new(Self::LAYOUT.size);
+                #(#puts)*
+                __buf
+            }
+        } else {
+            quote! {
+                let mut __buf = #p::ParamBuffer::<{ #ty::LAYOUT.size }>::new();
+                #(#puts)*
+                __buf
+            }
         },
         // The device-pointer guards are held by name (not `_`) until `then` has queued its
         // work.
         with_packed: quote! {
             #(#borrows)*
-            let mut __buf = #ty::pack(#(#pack_values),*);
+            let mut __buf = Self::pack(#(#pack_values),*);
             then(__buf.bytes_mut())
         },
         launch: quote! {
             let __config = #p::core::convert::Into::into(config);
-            #ty::__with_packed(stream, #(#names,)* |__params| {
+            Self::__with_packed(stream, #(#names,)* |__params| {
                 // SAFETY: the buffer holds every parameter at the offset the declaration gives
                 // it; the declaration's soundness is the caller's (unsafe fn) or its author's
                 // (safe fn).
                 unsafe {
-                    #p::launch_packed(&self.__function, stream, &__config, &#ty::LAYOUT, __params)
+                    #p::launch_packed(&self.__function, stream, &__config, &Self::LAYOUT, __params)
                 }
             })
         },
         set_graph_node: quote! {
             let __config = #p::core::convert::Into::into(config);
-            #ty::__with_packed(stream, #(#names,)* |__params| {
+            Self::__with_packed(stream, #(#names,)* |__params| {
                 // SAFETY: as for launch; the caller keeps the memory alive across replays.
                 unsafe { #p::set_kernel_node(graph, node, &self.__function, &__config, __params) }
             })
         },
+    }
+}
+
+/// The generics of the generated type: for its impl (`<T: KernelParam, const N: i32>`), its
+/// uses (`<T, N>`) and its definition (`<T, const N: i32>`); empty for a plain kernel.
+fn generics(p: &TokenStream, kernel: &Kernel) -> (TokenStream, TokenStream, TokenStream) {
+    if !kernel.is_generic() {
+        return (quote!(), quote!(), quote!());
+    }
+    let mut bounded = Vec::new();
+    let mut uses = Vec::new();
+    let mut declared = Vec::new();
+    for g in &kernel.generics {
+        match g {
+            KernelGeneric::Type(t) => {
+                bounded.push(quote!(#t: #p::KernelParam));
+                declared.push(quote!(#t));
+                uses.push(quote!(#t));
+            }
+            KernelGeneric::Const { ident, ty, .. } => {
+                bounded.push(quote!(const #ident: #ty));
+                declared.push(quote!(const #ident: #ty));
+                uses.push(quote!(#ident));
+            }
+        }
+    }
+    (
+        quote!(<#(#bounded),*>),
+        quote!(<#(#uses),*>),
+        quote!(<#(#declared),*>),
+    )
+}
+
+/// How a generic kernel's instance is named at load time: the Itanium symbol of the template
+/// instance, or the family's pattern filled in.
+fn symbol_body(p: &TokenStream, kernel: &Kernel) -> TokenStream {
+    let symbol = &kernel.symbol;
+    if kernel.cpp.is_some() {
+        let args = kernel.generics.iter().map(|g| match g {
+            KernelGeneric::Type(t) => quote!(#p::template_arg::<#t>()),
+            KernelGeneric::Const { ident, code, .. } => {
+                let code = code.unwrap_or("i");
+                quote!(#p::TemplateArg::Int { code: #code, value: #ident as i128 })
+            }
+        });
+        let params = kernel
+            .params
+            .iter()
+            .map(|param| check::type_text(&param.ty));
+        let generics = kernel.type_params();
+        quote!(#p::template_symbol(#symbol, &[#(#args),*], &[#(#params),*], &[#(#generics),*]))
+    } else {
+        let subs = kernel.generics.iter().map(|g| match g {
+            KernelGeneric::Type(t) => {
+                let name = t.to_string();
+                quote!((#name, #p::family_name::<#t>()))
+            }
+            KernelGeneric::Const { ident, .. } => {
+                let name = ident.to_string();
+                quote!((#name, ::std::string::ToString::to_string(&#ident)))
+            }
+        });
+        quote!(#p::itanium::family_symbol(#symbol, &[#(#subs),*]))
     }
 }
 

@@ -76,7 +76,7 @@ fn vector_add_expands_to_a_type_with_layout_load_and_launch() {
         "{out}"
     );
     assert!(
-        out.contains("__buf.put(&VectorAdd::LAYOUT.params[3], &n);"),
+        out.contains("__buf.put(&Self::LAYOUT.params[3], &n);"),
         "{out}"
     );
     // Guards of device pointers are held by name (not `_`), so they drop after the launch.

@@ -36,8 +36,36 @@ pub struct Kernel {
     pub unmangled_param: Option<usize>,
     /// The fn's signature, for the checks of generics, variadics and return types.
     pub sig: syn::Signature,
+    /// Type and const parameters of a generic declaration: a C++ function template
+    /// (`#[kernel(cpp)]`) or a family of `extern "C"` kernels (`name = "affine_{T}"`).
+    pub generics: Vec<KernelGeneric>,
     /// The parameters with a plain name.
     pub params: Vec<Param>,
+}
+
+/// A generic parameter of a kernel declaration.
+pub enum KernelGeneric {
+    /// `T`: a `typename` template parameter, or a family's element type.
+    Type(Ident),
+    /// `const N: i32`: a non-type template parameter, with the Itanium code of its type.
+    Const {
+        /// Its name.
+        ident: Ident,
+        /// Its Rust type.
+        ty: Box<Type>,
+        /// The Itanium code of that type (`i` for `i32`); `None` for a type C++ templates do not
+        /// take (which the checks report).
+        code: Option<&'static str>,
+    },
+}
+
+impl KernelGeneric {
+    /// The parameter's name.
+    pub fn ident(&self) -> &Ident {
+        match self {
+            KernelGeneric::Type(ident) | KernelGeneric::Const { ident, .. } => ident,
+        }
+    }
 }
 
 /// A parameter `name: Type`.
@@ -95,6 +123,22 @@ impl Param {
 }
 
 impl Kernel {
+    /// Whether the declaration is generic: one Rust type for many kernels.
+    pub fn is_generic(&self) -> bool {
+        !self.generics.is_empty()
+    }
+
+    /// The names of its type parameters, in order.
+    pub fn type_params(&self) -> Vec<String> {
+        self.generics
+            .iter()
+            .filter_map(|g| match g {
+                KernelGeneric::Type(ident) => Some(ident.to_string()),
+                KernelGeneric::Const { .. } => None,
+            })
+            .collect()
+    }
+
     /// The generated type's name: the fn's name in UpperCamelCase (`vector_add` -> `VectorAdd`).
     pub fn type_ident(&self) -> Ident {
         Ident::new(

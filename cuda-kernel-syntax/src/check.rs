@@ -5,8 +5,10 @@ use std::collections::HashSet;
 use quote::ToTokens;
 use syn::{GenericArgument, PathArguments, ReturnType, Type};
 
-use crate::ast::{Block, Kernel, Param};
+use crate::ast::{Block, Kernel, KernelGeneric, Param};
+use crate::itanium::{self, CppType};
 use crate::report::Errors;
+use crate::{demangle, types};
 
 /// Names the launcher takes for itself.
 const LAUNCHER_ARGS: &[&str] = &["stream", "config"];
@@ -54,6 +56,7 @@ fn check_kernel(cx: &mut Errors, kernel: &Kernel) {
     check_signature_shape(cx, kernel);
     check_symbol(cx, kernel);
     check_cpp_mangling(cx, kernel);
+    check_mangled_name(cx, kernel);
     let mut names = HashSet::new();
     for param in &kernel.params {
         check_param_name(cx, param, &mut names);
@@ -68,13 +71,7 @@ fn check_kernel(cx: &mut Errors, kernel: &Kernel) {
 /// type, no const/async/extern qualifiers.
 fn check_signature_shape(cx: &mut Errors, kernel: &Kernel) {
     let sig = &kernel.sig;
-    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-        cx.error(
-            &sig.generics,
-            "kernel declarations cannot be generic: declare one fn per instantiation, binding \
-             each with #[kernel(name = \"mangled_symbol\")]",
-        );
-    }
+    check_generics(cx, kernel);
     if let Some(variadic) = &sig.variadic {
         cx.error(
             variadic,
@@ -104,10 +101,65 @@ fn check_signature_shape(cx: &mut Errors, kernel: &Kernel) {
     }
 }
 
+/// Rule: a generic declaration is a C++ function template (`cpp`) or a family of `extern "C"`
+/// kernels whose `name` pattern places every type and const parameter (`"affine_{T}"`); const
+/// parameters are integers, as C++ non-type template parameters of kernels are.
+fn check_generics(cx: &mut Errors, kernel: &Kernel) {
+    if !kernel.is_generic() {
+        if let Some(name) = &kernel.name_arg {
+            if name.value().contains('{') {
+                cx.error(
+                    name,
+                    "a `{...}` pattern names the members of a family: declare the fn generic \
+                     (`fn affine<T>(...)`) with the parameters the pattern places",
+                );
+            }
+        }
+        return;
+    }
+    let generics = &kernel.sig.generics;
+    match (&kernel.cpp, &kernel.name_arg) {
+        (Some(_), _) => {}
+        (None, Some(pattern)) if pattern.value().contains('{') => {
+            for g in &kernel.generics {
+                let placeholder = format!("{{{}}}", g.ident());
+                if !pattern.value().contains(&placeholder) {
+                    cx.error(
+                        g.ident(),
+                        format!(
+                            "the family's symbol pattern does not place `{}`: write {placeholder} \
+                             where its members' names differ",
+                            g.ident()
+                        ),
+                    );
+                }
+            }
+        }
+        _ => cx.error(
+            generics,
+            "a generic kernel declaration binds C++ template instances with #[kernel(cpp)] \
+             (`reduce0<float>` is `Reduce0::<f32>`), or a family of extern \"C\" kernels with \
+             #[kernel(name = \"affine_{T}\")] (`affine_f32` is `Affine::<f32>`)",
+        ),
+    }
+    for g in &kernel.generics {
+        if let KernelGeneric::Const { ty, code: None, .. } = g {
+            cx.error(
+                ty,
+                "a kernel's const parameter is an integer (i32 for `template <int N>`, u32 for \
+                 unsigned, bool, ...)",
+            );
+        }
+    }
+}
+
 /// Rule: an explicit entry symbol is a non-empty identifier-like string without NUL.
 fn check_symbol(cx: &mut Errors, kernel: &Kernel) {
     if let Some(name) = &kernel.name_arg {
         let value = name.value();
+        if kernel.is_generic() {
+            return; // a family's pattern, checked with the generics
+        }
         if value.is_empty() || value.contains('\0') || value.chars().any(char::is_whitespace) {
             cx.error(
                 name,
@@ -128,6 +180,22 @@ fn check_cpp_mangling(cx: &mut Errors, kernel: &Kernel) {
             cpp,
             "`cpp` derives the symbol that `name` gives: keep one of them",
         );
+        return;
+    }
+    if kernel.is_generic() {
+        let generics = kernel.type_params();
+        let generics: Vec<&str> = generics.iter().map(String::as_str).collect();
+        for param in kernel.params.iter().filter(|p| p.type_error.is_none()) {
+            if CppType::from_rust(&type_text(&param.ty), &generics).is_none() {
+                cx.error(
+                    &param.ty,
+                    format!(
+                        "#[kernel(cpp)] cannot derive the C++ mangling of `{}`",
+                        type_text(&param.ty)
+                    ),
+                );
+            }
+        }
         return;
     }
     if let Some(param) = kernel.unmangled_param.map(|i| &kernel.params[i]) {
@@ -160,6 +228,56 @@ fn check_read_only(cx: &mut Errors, param: &Param) {
             path,
             "`read_only` is for a `*mut T` the kernel only reads: this parameter is not a pointer",
         ),
+    }
+}
+
+/// Rule: a C++ symbol bound with `name = "_Z..."` takes the declared parameter types: the
+/// symbol spells them, so `reduce0<int>` bound to float pointers is refused here, before any PTX
+/// or driver could only compare sizes.
+fn check_mangled_name(cx: &mut Errors, kernel: &Kernel) {
+    let Some(name) = &kernel.name_arg else {
+        return;
+    };
+    if kernel.is_generic() {
+        return;
+    }
+    let Some(in_symbol) = demangle::param_types(&name.value()) else {
+        return; // not a C++ symbol
+    };
+    let shown = demangle::shown(&name.value());
+    if in_symbol.len() != kernel.params.len() {
+        cx.error(
+            name,
+            format!(
+                "`{}` is {shown}, which takes {} parameter{}, but {} are declared",
+                name.value(),
+                in_symbol.len(),
+                if in_symbol.len() == 1 { "" } else { "s" },
+                kernel.params.len()
+            ),
+        );
+        return;
+    }
+    for (i, (param, expected)) in kernel.params.iter().zip(&in_symbol).enumerate() {
+        let Some(declared) = CppType::from_rust(&type_text(&param.ty), &[]) else {
+            continue; // reported by the type checks
+        };
+        let declared = demangle::spelled(&declared);
+        if declared != *expected {
+            let hint = types::all()
+                .find(|t| t.itanium.map(itanium::fundamental_name) == Some(expected.as_str()))
+                .map(|t| format!(": declare it as {}", t.rust))
+                .unwrap_or_default();
+            cx.error(
+                &param.ty,
+                format!(
+                    "`{}` is {shown}, whose parameter {i} is `{expected}`, but `{}: {}` is `{declared}`{hint}",
+                    name.value(),
+                    param.ident,
+                    type_text(&param.ty),
+                ),
+            );
+        }
     }
 }
 

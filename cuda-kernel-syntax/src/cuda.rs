@@ -56,7 +56,7 @@ pub fn c_type(ty: &Type) -> Option<String> {
 /// for a `cpp` kernel. `None` for a kernel bound to an explicit symbol (a template instance:
 /// a prototype of it would declare another function) or with a type C cannot spell.
 pub fn prototype(kernel: &Kernel) -> Option<String> {
-    if kernel.name_arg.is_some() {
+    if kernel.name_arg.is_some() || kernel.is_generic() {
         return None;
     }
     let params = kernel
@@ -74,6 +74,58 @@ pub fn prototype(kernel: &Kernel) -> Option<String> {
         "{linkage}__global__ void {name}({});",
         params.join(", ")
     ))
+}
+
+/// The prototypes of a family's members for the scalar element types (`affine_f32`,
+/// `affine_f16`, ...): declaring a member that does not exist is harmless, and nvcc then checks
+/// every one that does. Empty for other kernels.
+pub fn family_prototypes(kernel: &Kernel) -> Vec<String> {
+    let (Some(pattern), None) = (&kernel.name_arg, &kernel.cpp) else {
+        return Vec::new();
+    };
+    if !kernel.is_generic() || kernel.generics.len() != 1 {
+        return Vec::new();
+    }
+    let param = kernel.generics[0].ident().to_string();
+    types::SCALARS
+        .iter()
+        .chain(&types::HALF)
+        .filter_map(|t| {
+            let params = kernel
+                .params
+                .iter()
+                .map(|p| {
+                    let text = crate::check::type_text(&p.ty);
+                    let substituted = substitute(&text, &param, t.rust);
+                    let ty: Type = syn::parse_str(&substituted).ok()?;
+                    Some(format!("{} {}", c_type(&ty)?, p.ident))
+                })
+                .collect::<Option<Vec<_>>>()?;
+            let name =
+                crate::itanium::family_symbol(&pattern.value(), &[(&param, t.name().to_string())]);
+            Some(format!(
+                "extern \"C\" __global__ void {name}({});",
+                params.join(", ")
+            ))
+        })
+        .collect()
+}
+
+/// `text` with the type parameter `param` replaced by `with` where it stands as a whole word.
+fn substitute(text: &str, param: &str, with: &str) -> String {
+    let mut out = String::new();
+    let mut word = String::new();
+    for c in text.chars().chain(std::iter::once(' ')) {
+        if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+            continue;
+        }
+        out.push_str(if word == param { with } else { &word });
+        word.clear();
+        out.push(c);
+    }
+    out.pop();
+    out
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@
 
 #![warn(missing_docs)]
 
+pub mod itanium;
 pub mod ptx;
 pub mod types;
 
@@ -33,6 +34,8 @@ pub mod attr;
 pub mod check;
 #[cfg(feature = "syn")]
 pub mod cuda;
+#[cfg(feature = "syn")]
+pub mod demangle;
 #[cfg(feature = "syn")]
 pub mod mangle;
 #[cfg(feature = "syn")]

@@ -12,7 +12,8 @@
 
 use syn::Type;
 
-use crate::types;
+use crate::check::type_text;
+use crate::itanium::{self, CppType};
 
 /// The mangled name of `void name(params...)`, or the parameter whose type has no C++ spelling
 /// known to the macro.
@@ -20,88 +21,11 @@ pub fn mangle<'a>(
     name: &str,
     params: impl IntoIterator<Item = &'a Type>,
 ) -> Result<String, &'a Type> {
-    let mut out = format!("_Z{}{}", name.len(), name);
-    let mut subs: Vec<String> = Vec::new();
-    let mut any = false;
-    for ty in params {
-        any = true;
-        let encoded = encode(ty, &mut subs).ok_or(ty)?;
-        out.push_str(&encoded);
-    }
-    if !any {
-        out.push('v');
-    }
-    Ok(out)
-}
-
-/// The encoding of `ty` as it goes into the name, recording substitution candidates in the
-/// order the Itanium ABI defines (a component before the types built from it).
-fn encode(ty: &Type, subs: &mut Vec<String>) -> Option<String> {
-    encode_parts(ty, subs).map(|(_, emitted)| emitted)
-}
-
-/// `(full, emitted)`: the spelled-out encoding that identifies the type as a candidate, and
-/// what goes into the name (a substitution when the type was seen before).
-fn encode_parts(ty: &Type, subs: &mut Vec<String>) -> Option<(String, String)> {
-    match ty {
-        Type::Ptr(ptr) => {
-            let (inner_full, inner_emitted) = encode_parts(&ptr.elem, subs)?;
-            let (qualified_full, qualified_emitted) = if ptr.mutability.is_none() {
-                let full = format!("K{inner_full}");
-                let emitted = substitute_or_add(&full, &format!("K{inner_emitted}"), subs);
-                (full, emitted)
-            } else {
-                (inner_full, inner_emitted)
-            };
-            let full = format!("P{qualified_full}");
-            let emitted = substitute_or_add(&full, &format!("P{qualified_emitted}"), subs);
-            Some((full, emitted))
-        }
-        Type::Paren(p) => encode_parts(&p.elem, subs),
-        Type::Group(g) => encode_parts(&g.elem, subs),
-        Type::Path(path) if path.qself.is_none() => {
-            let name = path.path.segments.last()?.ident.to_string();
-            let builtin = types::by_name(&name);
-            if let Some(code) = builtin.and_then(|t| t.itanium) {
-                // Fundamental types are never substitution candidates.
-                return Some((code.to_string(), code.to_string()));
-            }
-            // A class type: CUDA's name for a built-in one (`Float4` is `float4`), the Rust
-            // name for a user's struct.
-            let source = builtin.map_or(name.as_str(), |t| t.cuda);
-            let full = format!("{}{}", source.len(), source);
-            let emitted = substitute_or_add(&full, &full, subs);
-            Some((full, emitted))
-        }
-        _ => None,
-    }
-}
-
-/// `S_`, `S0_`, `S1_`... for a seen candidate; otherwise records it and emits `emitted`.
-fn substitute_or_add(full: &str, emitted: &str, subs: &mut Vec<String>) -> String {
-    if let Some(i) = subs.iter().position(|s| s == full) {
-        return if i == 0 {
-            "S_".to_string()
-        } else {
-            format!("S{}_", base36(i - 1))
-        };
-    }
-    subs.push(full.to_string());
-    emitted.to_string()
-}
-
-fn base36(mut n: usize) -> String {
-    const DIGITS: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-    let mut out = Vec::new();
-    loop {
-        out.push(DIGITS[n % 36]);
-        n /= 36;
-        if n == 0 {
-            break;
-        }
-    }
-    out.reverse();
-    String::from_utf8(out).unwrap_or_default()
+    let params = params
+        .into_iter()
+        .map(|ty| CppType::from_rust(&type_text(ty), &[]).ok_or(ty))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(itanium::mangle(name, None, &params))
 }
 
 #[cfg(test)]

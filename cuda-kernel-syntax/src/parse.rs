@@ -4,16 +4,16 @@ use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 use syn::parse::{ParseStream, Parser};
 use syn::{
-    Attribute, Data, DeriveInput, Expr, Fields, FnArg, ForeignItem, ForeignItemFn, ItemForeignMod,
-    Member, Pat, Type, Visibility,
+    Attribute, Data, DeriveInput, Expr, Fields, FnArg, ForeignItem, ForeignItemFn, GenericParam,
+    ItemForeignMod, LitStr, Member, Pat, Type, Visibility,
 };
 
 use syn::ext::IdentExt;
 
-use crate::ast::{Block, Field, Kernel, Param, ParamStruct};
+use crate::ast::{Block, Field, Kernel, KernelGeneric, Param, ParamStruct};
 use crate::attr::{self, FnArgs};
 use crate::report::Errors;
-use crate::{check, mangle};
+use crate::{check, mangle, types};
 
 /// Attributes carried from a kernel fn to the generated type and impl.
 const CARRIED_ATTRS: &[&str] = &[
@@ -129,7 +129,14 @@ fn parse_kernel(cx: &mut Errors, f: ForeignItemFn, safe: bool) -> Kernel {
             FnArg::Receiver(r) => cx.error(r, "kernels take no `self`: write `name: Type`"),
         }
     }
-    let (symbol, unmangled_param) = resolve_symbol(&f.sig.ident, &args, &params);
+    let generics = parse_generics(cx, &f.sig.generics);
+    let (symbol, unmangled_param) = if generics.is_empty() {
+        resolve_symbol(&f.sig.ident, &args, &params)
+    } else {
+        // The template's name, or the family's pattern; instances are named at load time.
+        let name = f.sig.ident.unraw().to_string();
+        (args.name.as_ref().map_or(name, LitStr::value), None)
+    };
     Kernel {
         docs,
         attrs,
@@ -141,8 +148,51 @@ fn parse_kernel(cx: &mut Errors, f: ForeignItemFn, safe: bool) -> Kernel {
         symbol,
         unmangled_param,
         sig: f.sig,
+        generics,
         params,
     }
+}
+
+/// The type and const parameters of a generic declaration. Bounds are not needed (every type
+/// argument is a `KernelParam`) and lifetimes mean nothing to a kernel: both are reported.
+fn parse_generics(cx: &mut Errors, generics: &syn::Generics) -> Vec<KernelGeneric> {
+    if let Some(clause) = &generics.where_clause {
+        cx.error(
+            clause,
+            "kernel declarations take no where clause: every type argument is a KernelParam",
+        );
+    }
+    let mut out = Vec::new();
+    for param in &generics.params {
+        match param {
+            GenericParam::Type(t) => {
+                if !t.bounds.is_empty() || t.default.is_some() {
+                    cx.error(
+                        t,
+                        "write the type parameter alone (`T`): every type argument is a KernelParam",
+                    );
+                }
+                out.push(KernelGeneric::Type(t.ident.clone()));
+            }
+            GenericParam::Const(c) => {
+                let code = match &c.ty {
+                    Type::Path(p) => p.path.get_ident().and_then(|i| {
+                        types::primitive(&i.to_string())
+                            .filter(|t| t.class == types::Class::Integer)
+                            .and_then(|t| t.itanium)
+                    }),
+                    _ => None,
+                };
+                out.push(KernelGeneric::Const {
+                    ident: c.ident.clone(),
+                    ty: Box::new(c.ty.clone()),
+                    code,
+                });
+            }
+            GenericParam::Lifetime(l) => cx.error(l, "kernel declarations take no lifetimes"),
+        }
+    }
+    out
 }
 
 /// `#[kernel(read_only)]` on a parameter; other attributes are refused.

@@ -6,11 +6,13 @@ use std::path::{Path, PathBuf};
 use syn::ext::IdentExt;
 use syn::{LitStr, Type};
 
-use crate::ast::{Block, Kernel, PtxLayout};
+use crate::ast::{Block, Kernel, KernelGeneric, PtxLayout};
 use crate::check::type_text;
+use crate::demangle;
+use crate::itanium::{self, CppType, TemplateArg};
 use crate::ptx::{self, Entry, PtxParam};
 use crate::report::Errors;
-use crate::types::{self, Class};
+use crate::types::{self, BuiltinType, Class};
 
 /// The PTX file of a block, read.
 pub struct PtxFile {
@@ -91,6 +93,10 @@ pub fn resolve(shown: &str, manifest_dir: Option<&Path>) -> Result<PathBuf, Stri
 /// compiler must confirm where the front end cannot (`Param::ptx_layout`).
 pub fn check_against_ptx(cx: &mut Errors, block: &mut Block, file: &PtxFile) {
     for kernel in &mut block.kernels {
+        if kernel.is_generic() {
+            check_instances(cx, kernel, file);
+            continue;
+        }
         let Some(entry) = check_entry_exists(cx, kernel, file) else {
             continue;
         };
@@ -129,24 +135,59 @@ fn check_entry_exists<'a>(
     let base = kernel.ident.unraw().to_string();
     let derived = kernel.cpp.is_some() && kernel.name_arg.is_none();
     let mangled = ptx::mangled_matches(&file.entries, if derived { &base } else { symbol });
-    let names: Vec<_> = mangled.iter().map(|e| format!("`{}`", e.name)).collect();
+    let shown = |e: &Entry| match demangle::demangle(&e.name) {
+        Some(text) => format!("`{text}` (`{}`)", e.name),
+        None => format!("`{}`", e.name),
+    };
+    let names: Vec<_> = mangled.iter().map(|e| shown(e)).collect();
+    // Only an entry taking the declared types is ever suggested.
+    let declared: Option<Vec<String>> = kernel
+        .params
+        .iter()
+        .map(|p| CppType::from_rust(&type_text(&p.ty), &[]).map(|t| demangle::spelled(&t)))
+        .collect();
+    let matching: Vec<&&Entry> = mangled
+        .iter()
+        .filter(|e| declared.is_some() && demangle::param_types(&e.name) == declared)
+        .collect();
     let message = if derived && !mangled.is_empty() {
         format!(
             "{} has no entry `{symbol}`, the symbol #[kernel(cpp)] derives from this declaration, \
              but has {}: the parameter types differ from the C++ declaration's (i8 mangles as \
-             signed char, i64 as long long), or bind the symbol with #[kernel(name = \"...\")]",
+             signed char, i64 as long long: see cuda_kernel::ffi for char, long and size_t)",
             file.shown,
             names.join(", ")
         )
-    } else if let Some(first) = mangled.first() {
+    } else if let Some(first) = matching.first() {
+        let template = demangle::demangle(&first.name)
+            .is_some_and(|t| t.split('(').next().is_some_and(|head| head.contains('<')));
+        let how = if template {
+            format!(
+                "declare the template generic (`fn {base}<T>(...)` under #[kernel(cpp)]) and load \
+                 the instance by its arguments, or bind it with #[kernel(name = \"{}\")]",
+                first.name
+            )
+        } else {
+            format!(
+                "bind it with #[kernel(cpp)], which derives its symbol, or #[kernel(name = \"{}\")]",
+                first.name
+            )
+        };
         format!(
-            "{} has no entry `{symbol}`, but has the C++ kernel{} {} of that name: declare the \
-             CUDA kernel extern \"C\", or bind the mangled symbol with #[kernel(name = \"{}\")] \
-             (or #[kernel(cpp)] to derive it from the signature)",
+            "{} has no entry `{symbol}`, but has the C++ kernel {} taking the declared parameter \
+             types: {how}",
+            file.shown,
+            shown(first)
+        )
+    } else if !mangled.is_empty() {
+        format!(
+            "{} has no entry `{symbol}`; its C++ kernel{} of that name {} {}, and none takes the \
+             declared parameter types ({}): declare the parameters of the one you mean",
             file.shown,
             if mangled.len() > 1 { "s" } else { "" },
+            if mangled.len() > 1 { "are" } else { "is" },
             names.join(", "),
-            first.name
+            declared.unwrap_or_default().join(", ")
         )
     } else if file.entries.is_empty() {
         format!(
@@ -154,7 +195,11 @@ fn check_entry_exists<'a>(
             file.shown
         )
     } else {
-        let names: Vec<_> = file.entries.iter().map(|e| e.name.as_str()).collect();
+        let names: Vec<_> = file
+            .entries
+            .iter()
+            .map(|e| demangle::shown(&e.name))
+            .collect();
         format!(
             "{} has no entry `{symbol}`; its entries are: {}",
             file.shown,
@@ -320,4 +365,230 @@ fn check_param(
 /// The Rust types that fit a PTX parameter.
 fn suggestion(ptx: &PtxParam) -> String {
     types::suggestion(&ptx.ty, ptx.array_len, ptx.size, ptx.align)
+}
+
+/// Rule: a generic declaration has instances in the PTX, and every instance whose arguments
+/// are built-in types takes the declared parameters with them substituted. Template instances
+/// are found by their symbols for every built-in type argument (const arguments stand for any
+/// value); family members by their names (`affine_f16`).
+fn check_instances(cx: &mut Errors, kernel: &Kernel, file: &PtxFile) {
+    let type_params = kernel.type_params();
+    let generics: Vec<&str> = type_params.iter().map(String::as_str).collect();
+    let candidates: Vec<&BuiltinType> = types::all().filter(|t| t.alias_of.is_none()).collect();
+    let mut combos: Vec<Vec<&BuiltinType>> = vec![Vec::new()];
+    for _ in &type_params {
+        combos = combos
+            .into_iter()
+            .flat_map(|c| {
+                candidates.iter().map(move |t| {
+                    let mut c = c.clone();
+                    c.push(t);
+                    c
+                })
+            })
+            .collect();
+    }
+    let mut found = 0;
+    for combo in &combos {
+        let entry = if kernel.cpp.is_some() {
+            let Some(params) = kernel
+                .params
+                .iter()
+                .map(|p| CppType::from_rust(&type_text(&p.ty), &generics))
+                .collect::<Option<Vec<_>>>()
+            else {
+                return; // reported by the checks
+            };
+            let mut combo_types = combo.iter();
+            let args: Vec<TemplateArg> = kernel
+                .generics
+                .iter()
+                .map(|g| match g {
+                    KernelGeneric::Type(_) => {
+                        let t = combo_types.next().expect("one type per type parameter");
+                        TemplateArg::Type(CppType::from_rust(t.rust, &[]).expect("built-in"))
+                    }
+                    KernelGeneric::Const { code, .. } => TemplateArg::Int {
+                        code: code.unwrap_or("i"),
+                        value: WILDCARD,
+                    },
+                })
+                .collect();
+            let symbol = itanium::mangle(&kernel.symbol, Some(&args), &params);
+            file.entries
+                .iter()
+                .find(|e| matches_wildcards(&e.name, &symbol))
+        } else {
+            if kernel
+                .generics
+                .iter()
+                .any(|g| matches!(g, KernelGeneric::Const { .. }))
+            {
+                return; // a family over values: its members are named at load time
+            }
+            let names: Vec<(&str, String)> = generics
+                .iter()
+                .zip(combo)
+                .map(|(g, t)| (*g, t.name().to_string()))
+                .collect();
+            let symbol = itanium::family_symbol(&kernel.symbol, &names);
+            ptx::find(&file.entries, &symbol)
+        };
+        let Some(entry) = entry else {
+            continue;
+        };
+        found += 1;
+        check_instance(cx, kernel, &generics, combo, entry, &file.shown);
+    }
+    if found == 0 {
+        let prefix = format!("_Z{}{}I", kernel.symbol.len(), kernel.symbol);
+        let instances: Vec<&Entry> = file
+            .entries
+            .iter()
+            .filter(|e| kernel.cpp.is_some() && e.name.starts_with(&prefix))
+            .collect();
+        // Instances over a struct of the user's cannot be matched here (`load` checks them).
+        let unknowable = instances.iter().any(|e| !builtin_template_args(&e.name));
+        if !instances.is_empty() && !unknowable {
+            let names: Vec<_> = instances.iter().map(|e| demangle::shown(&e.name)).collect();
+            cx.error(
+                &kernel.ident,
+                format!(
+                    "none of the instances of the template `{}` in {} takes the declared \
+                     parameters; they are: {}",
+                    kernel.symbol,
+                    file.shown,
+                    names.join(", ")
+                ),
+            );
+        } else if instances.is_empty() {
+            let what = if kernel.cpp.is_some() {
+                format!("no instance of the template `{}`", kernel.symbol)
+            } else {
+                format!(
+                    "no member of the family `{}` for a built-in type",
+                    kernel.symbol
+                )
+            };
+            let names: Vec<_> = file
+                .entries
+                .iter()
+                .map(|e| demangle::shown(&e.name))
+                .collect();
+            cx.error(
+                &kernel.ident,
+                format!(
+                    "{} has {what}; its entries are: {}",
+                    file.shown,
+                    names.join(", ")
+                ),
+            );
+        }
+    }
+}
+
+/// Whether every template argument of the C++ symbol is a built-in type or a value.
+fn builtin_template_args(symbol: &str) -> bool {
+    let Some(text) = demangle::demangle(symbol) else {
+        return false;
+    };
+    let head = text.split('(').next().unwrap_or_default();
+    let (Some(open), Some(close)) = (head.find('<'), head.rfind('>')) else {
+        return false;
+    };
+    head[open + 1..close].split(',').all(|arg| {
+        let arg = arg
+            .trim()
+            .trim_end_matches('*')
+            .trim_end_matches(" const")
+            .trim();
+        arg.parse::<i128>().is_ok()
+            || arg == "true"
+            || arg == "false"
+            || types::by_cuda_name(arg).is_some()
+    })
+}
+
+/// Stands for any value of a const argument in a template instance's symbol.
+const WILDCARD: i128 = 7_777_777_777_777_777;
+
+/// Whether `name` is `symbol` with each `WILDCARD` literal replaced by some integer.
+fn matches_wildcards(name: &str, symbol: &str) -> bool {
+    let marker = WILDCARD.to_string();
+    let mut parts = symbol.split(marker.as_str());
+    let Some(first) = parts.next() else {
+        return false;
+    };
+    let Some(mut rest) = name.strip_prefix(first) else {
+        return false;
+    };
+    for part in parts {
+        let digits = rest.strip_prefix('n').unwrap_or(rest);
+        let len = digits.len()
+            - digits
+                .trim_start_matches(|c: char| c.is_ascii_digit())
+                .len();
+        if len == 0 {
+            return false;
+        }
+        match digits[len..].strip_prefix(part) {
+            Some(after) => rest = after,
+            None => return false,
+        }
+    }
+    rest.is_empty()
+}
+
+/// Rule: an instance takes as many parameters as declared, each of the size and alignment the
+/// declaration gives it with the type arguments substituted.
+fn check_instance(
+    cx: &mut Errors,
+    kernel: &Kernel,
+    generics: &[&str],
+    combo: &[&BuiltinType],
+    entry: &Entry,
+    shown: &str,
+) {
+    let instance = demangle::shown(&entry.name);
+    if entry.params.len() != kernel.params.len() {
+        cx.error(
+            &kernel.ident,
+            format!(
+                "`{instance}` takes {} parameters in {shown} but {} are declared",
+                entry.params.len(),
+                kernel.params.len()
+            ),
+        );
+        return;
+    }
+    for (i, (param, ptx)) in kernel.params.iter().zip(&entry.params).enumerate() {
+        let layout = match &param.ty {
+            Type::Ptr(_) => Some((8, 8)),
+            Type::Path(p) => p.path.get_ident().and_then(|name| {
+                let name = name.to_string();
+                match generics.iter().position(|g| *g == name) {
+                    Some(k) => Some((combo[k].size, combo[k].align)),
+                    None => types::primitive(&name).map(|t| (t.size, t.align)),
+                }
+            }),
+            _ => None,
+        };
+        if let Some((size, align)) = layout {
+            if (size, align) != (ptx.size, ptx.align) {
+                cx.error(
+                    &param.ty,
+                    format!(
+                        "`{}: {}` is {size} byte{} in `{instance}`, whose parameter {i} the PTX \
+                         declares as {} ({} byte{})",
+                        param.ident,
+                        type_text(&param.ty),
+                        if size == 1 { "" } else { "s" },
+                        ptx.describe(),
+                        ptx.size,
+                        if ptx.size == 1 { "" } else { "s" },
+                    ),
+                );
+            }
+        }
+    }
 }

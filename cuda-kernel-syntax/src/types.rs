@@ -230,6 +230,12 @@ pub fn by_name(name: &str) -> Option<&'static BuiltinType> {
     all().find(|t| t.name() == name)
 }
 
+/// The built-in type CUDA C spells `cuda` (`float`, `__half`, `float4`); of a C alias and the
+/// type it names (`c_float`, `f32`), the type itself.
+pub fn by_cuda_name(cuda: &str) -> Option<&'static BuiltinType> {
+    all().find(|t| t.cuda == cuda && t.alias_of.is_none())
+}
+
 /// The Rust primitive called `name` (`u32`, `f64`, `bool`): its width is known without the
 /// runtime, whatever path the declaration is in.
 pub fn primitive(name: &str) -> Option<&'static BuiltinType> {

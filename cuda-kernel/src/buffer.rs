@@ -60,6 +60,59 @@ impl<const N: usize> Default for ParamBuffer<N> {
     }
 }
 
+/// The packed parameters of a launch of a generic kernel (`Reduce0::<T>`), whose size depends
+/// on its type arguments: on the stack up to 256 bytes, on the heap above.
+pub struct ParamBytes {
+    inline: [u8; ParamBytes::INLINE],
+    heap: Vec<u8>,
+    len: usize,
+}
+
+impl ParamBytes {
+    /// Bytes kept on the stack.
+    pub const INLINE: usize = 256;
+
+    /// `len` zeroed bytes.
+    #[inline]
+    pub fn new(len: usize) -> Self {
+        ParamBytes {
+            inline: [0; ParamBytes::INLINE],
+            heap: if len > ParamBytes::INLINE {
+                vec![0; len]
+            } else {
+                Vec::new()
+            },
+            len,
+        }
+    }
+
+    /// Writes `value` into `slot`, which must lie inside the buffer (it panics otherwise).
+    #[inline(always)]
+    pub fn put<T: KernelParam>(&mut self, slot: &ParamSlot, value: &T) {
+        value.write(&mut self.bytes_mut()[slot.offset..slot.offset + T::SIZE]);
+    }
+
+    /// The packed bytes.
+    #[inline(always)]
+    pub fn bytes(&self) -> &[u8] {
+        if self.len > ParamBytes::INLINE {
+            &self.heap
+        } else {
+            &self.inline[..self.len]
+        }
+    }
+
+    /// The packed bytes, for the driver.
+    #[inline(always)]
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        if self.len > ParamBytes::INLINE {
+            &mut self.heap
+        } else {
+            &mut self.inline[..self.len]
+        }
+    }
+}
+
 /// The `extra` array that passes `params` as one buffer (`CU_LAUNCH_PARAM_BUFFER_POINTER`,
 /// `CU_LAUNCH_PARAM_BUFFER_SIZE`, `CU_LAUNCH_PARAM_END`); `size` holds `params.len()` and must
 /// outlive every use of the array.

@@ -260,4 +260,43 @@ pub mod __private {
 
     /// A boolean as a type, for checks the macro states as trait bounds.
     pub struct Bool<const B: bool>;
+
+    pub use crate::buffer::ParamBytes;
+    pub use ::core::marker::PhantomData;
+    pub use ::cuda_kernel_syntax::itanium::{self, TemplateArg};
+
+    /// `T` as a template argument of a C++ kernel instance (`reduce0<float>`).
+    pub fn template_arg<T: KernelParam>() -> TemplateArg {
+        TemplateArg::Type(itanium::CppType::from_cuda(
+            T::CUDA_TYPE.name,
+            T::CUDA_TYPE.pointers,
+        ))
+    }
+
+    /// The symbol of the instance `name<args>` of a C++ kernel template whose parameters the
+    /// declaration writes as `params`, over the type parameters `generics`.
+    pub fn template_symbol(
+        name: &str,
+        args: &[TemplateArg],
+        params: &[&str],
+        generics: &[&str],
+    ) -> String {
+        let params: Vec<_> = params
+            .iter()
+            .map(|p| {
+                itanium::CppType::from_rust(p, generics)
+                    .unwrap_or_else(|| itanium::CppType::Named(p.to_string()))
+            })
+            .collect();
+        itanium::mangle(name, Some(args), &params)
+    }
+
+    /// What `{T}` stands for in a family's symbol pattern (`f16` for `half::f16`).
+    pub fn family_name<T: KernelParam>() -> String {
+        let mut name = itanium::family_name(T::CUDA_TYPE.name);
+        for _ in 0..T::CUDA_TYPE.pointers {
+            name.push_str("_ptr");
+        }
+        name
+    }
 }

@@ -17,6 +17,7 @@
 
 pub mod params;
 
+use cuda_kernel::ffi::size_t;
 use cuda_kernel::half::f16;
 use cuda_kernel::{Double2, Float2, Float4, Int2, Int4, Uint4, kernel};
 
@@ -31,6 +32,9 @@ pub const CXX_FIXTURES_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/cxx_f
 
 /// PTX of `kernels/cuda/structs.cu`: [`EchoParticle`], [`SumBig`].
 pub const STRUCTS_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/structs.ptx"));
+
+/// PTX of `kernels/cuda/templates.cu`: [`Reduce0`], [`MatrixMulCUDA`], [`Affine`].
+pub const TEMPLATES_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/templates.ptx"));
 
 /// PTX of `kernels/cuda/launch_features.cu` (compute_90): cluster and cooperative kernels.
 pub const LAUNCH_FEATURES_PTX: &str =
@@ -141,4 +145,38 @@ unsafe extern "C" {
 
     /// `out[0]` = the sum of `b.values`, `out[1]` = the last value.
     pub fn sum_big(b: params::BigParams, out: *mut f32);
+}
+
+#[kernel(ptx = "$OUT_DIR/templates.ptx", module = pub TemplateKernels)]
+unsafe extern "C" {
+    /// cuda-samples' `reduce0<T>`: one partial sum per block into `g_odata[blockIdx.x]`; needs
+    /// `blockDim.x * size_of::<T>()` bytes of dynamic shared memory. Instances: `f32`, `i32`,
+    /// `f64`.
+    #[kernel(cpp)]
+    pub fn reduce0<T>(g_idata: *mut T, g_odata: *mut T, n: u32);
+
+    /// cuda-samples' `matrixMulCUDA<BLOCK_SIZE>`: `C = A * B` in tiles; `A` and `B` are only
+    /// read, though C declares them `float *`. Instances: 16, 32.
+    #[kernel(cpp)]
+    pub fn matrixMulCUDA<const BLOCK_SIZE: i32>(
+        c: *mut f32,
+        #[kernel(read_only)] a: *mut f32,
+        #[kernel(read_only)] b: *mut f32,
+        w_a: i32,
+        w_b: i32,
+    );
+
+    /// candle's `affine_{T}`: `out = x * mul + add`, `x` from `inp`, or from `out` when `inp` is
+    /// NULL; `info` (dims, then strides) NULL for contiguous data. Members: f32, f64, f16,
+    /// bf16, u32.
+    #[kernel(name = "affine_{T}")]
+    pub fn affine<T>(
+        numel: size_t,
+        num_dims: size_t,
+        info: *const size_t,
+        inp: *const T,
+        out: *mut T,
+        mul: T,
+        add: T,
+    );
 }
