@@ -717,3 +717,50 @@ fn dtype_family_members_with_optional_pointers() {
             .all(|(i, &v)| v == i as u32 * 3 + 7)
     );
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn device_globals_are_written_read_and_seen_by_kernels() {
+    let ctx = cuda_kernel::driver::context(0).expect("a CUDA GPU");
+    let stream = ctx.default_stream();
+    let fir = FirKernels::load(&ctx).unwrap();
+    let taps: [f32; 16] = std::array::from_fn(|k| (k as f32 + 1.0) / 8.0);
+    fir.coeffs.write(&stream, &taps).unwrap();
+    fir.offset
+        .write(&stream, &Float4::new(0.5, 0.0, 0.0, 0.0))
+        .unwrap();
+    fir.calls.write(&stream, &0).unwrap();
+    assert_eq!(fir.coeffs.read(&stream).unwrap(), taps);
+
+    let n = 10_000usize;
+    let x_host: Vec<f32> = (0..n + 15).map(|i| (i % 11) as f32).collect();
+    let x = stream.clone_htod(&x_host).unwrap();
+    let mut y = stream.alloc_zeros::<f32>(n).unwrap();
+    let config = cuda_kernel::Config::for_elements(n as u32, 256);
+    unsafe {
+        fir.fir16
+            .launch(&stream, config, &x, &mut y, n as u32)
+            .unwrap()
+    };
+    let got = stream.clone_dtoh(&y).unwrap();
+    for (i, value) in got.iter().enumerate() {
+        let want = 0.5 + (0..16).map(|k| taps[k] * x_host[i + k]).sum::<f32>();
+        assert!(
+            (value - want).abs() <= 1e-4 * want.abs(),
+            "element {i}: {value} vs {want}"
+        );
+    }
+    assert_eq!(fir.calls.read(&stream).unwrap(), n as u32);
+    // A second launch counts on, and the stand-alone handle sees the same variable.
+    unsafe {
+        fir.fir16
+            .launch(&stream, config, &x, &mut y, n as u32)
+            .unwrap()
+    };
+    let calls = Calls::load(&fir.module, &stream).unwrap();
+    assert_eq!(calls.read(&stream).unwrap(), 2 * n as u32);
+    // A module without the variable says so.
+    let other = cuda_kernel::driver::load_ptx(&ctx, VECTOR_ADD_PTX).unwrap();
+    let missing = Coeffs::load(&other, &stream).unwrap_err();
+    assert!(matches!(missing, Error::GlobalNotFound { .. }), "{missing}");
+}

@@ -10,6 +10,51 @@ pub struct Block {
     pub abi: syn::Abi,
     /// The kernels declared in it.
     pub kernels: Vec<Kernel>,
+    /// The `__constant__` and `__device__` variables declared in it (`static COEFFS: [f32; 16];`).
+    pub globals: Vec<GlobalVar>,
+}
+
+/// A `static` of the block: a device global of the module.
+pub struct GlobalVar {
+    /// Doc comments, carried to the generated type.
+    pub docs: Vec<Attribute>,
+    /// `#[cfg]` and lint attributes, carried to the generated items.
+    pub attrs: Vec<Attribute>,
+    /// The static's visibility.
+    pub vis: Visibility,
+    /// The static's name.
+    pub ident: Ident,
+    /// `#[kernel(name = "...")]`: the variable's symbol, when not the static's name.
+    pub name_arg: Option<LitStr>,
+    /// The symbol, resolved.
+    pub symbol: String,
+    /// Its type as written.
+    pub ty: Type,
+    /// Why the type cannot be a device global, decided when parsed.
+    pub type_error: Option<String>,
+    /// What `#[kernel(ptx = ...)]` leaves to the compiler: the size the type must have.
+    pub ptx_layout: Option<PtxLayout>,
+}
+
+impl GlobalVar {
+    /// The generated type's name: the static's name in UpperCamelCase (`coeffs` -> `Coeffs`).
+    pub fn type_ident(&self) -> Ident {
+        let name = self.ident.to_string();
+        let name = if name.chars().all(|c| !c.is_ascii_lowercase()) {
+            name.to_ascii_lowercase() // COEFFS -> coeffs -> Coeffs
+        } else {
+            name
+        };
+        Ident::new(&upper_camel_case(&name), self.ident.span())
+    }
+
+    /// The field of a block's module type that holds it: the name in snake case.
+    pub fn field_ident(&self) -> Ident {
+        Ident::new(
+            &self.ident.to_string().to_ascii_lowercase(),
+            self.ident.span(),
+        )
+    }
 }
 
 /// One `fn` of the block: a kernel entry and its parameters.

@@ -20,6 +20,11 @@ pub fn check_block(cx: &mut Errors, block: &Block) {
     for kernel in &block.kernels {
         check_kernel(cx, kernel);
     }
+    for global in &block.globals {
+        if let Some(message) = &global.type_error {
+            cx.error(&global.ty, message);
+        }
+    }
 }
 
 /// Rule: kernels use the C ABI, so the block is `extern "C"` (or plain `extern`, which is "C").
@@ -41,6 +46,9 @@ fn check_abi(cx: &mut Errors, abi: &syn::Abi) {
 /// entry symbol: each is checked against the kernel on its own.)
 fn check_unique_names(cx: &mut Errors, block: &Block) {
     let mut types = HashSet::new();
+    for global in &block.globals {
+        types.insert(global.type_ident().to_string());
+    }
     for kernel in &block.kernels {
         let ty = kernel.type_ident().to_string();
         if !types.insert(ty.clone()) {

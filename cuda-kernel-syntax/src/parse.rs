@@ -10,7 +10,7 @@ use syn::{
 
 use syn::ext::IdentExt;
 
-use crate::ast::{Block, Field, Kernel, KernelGeneric, Param, ParamStruct};
+use crate::ast::{Block, Field, GlobalVar, Kernel, KernelGeneric, Param, ParamStruct};
 use crate::attr::{self, FnArgs};
 use crate::report::Errors;
 use crate::{check, mangle, types};
@@ -37,6 +37,7 @@ pub fn parse_block(cx: &mut Errors, block: ItemForeignMod) -> Block {
         }
     }
     let mut kernels = Vec::new();
+    let mut globals = Vec::new();
     for item in block.items {
         match item {
             ForeignItem::Fn(f) => kernels.push(parse_kernel(cx, f, false)),
@@ -44,11 +45,7 @@ pub fn parse_block(cx: &mut Errors, block: ItemForeignMod) -> Block {
                 Some(f) => kernels.push(parse_kernel(cx, f, true)),
                 None => cx.error(tokens, "expected a kernel declaration: `fn name(params);`"),
             },
-            ForeignItem::Static(s) => cx.error(
-                quote::quote!(#s),
-                "statics cannot be declared in a #[kernel] block, only kernel fns: read a \
-                 __device__ or __constant__ variable with CudaModule::get_global",
-            ),
+            ForeignItem::Static(s) => globals.push(parse_global(cx, s)),
             ForeignItem::Type(t) => cx.error(
                 quote::quote!(#t),
                 "types cannot be declared in a #[kernel] block, only kernel fns: declare the \
@@ -64,6 +61,62 @@ pub fn parse_block(cx: &mut Errors, block: ItemForeignMod) -> Block {
     Block {
         abi: block.abi,
         kernels,
+        globals,
+    }
+}
+
+/// `static NAME: T;`: a `__constant__` or `__device__` variable of the module.
+fn parse_global(cx: &mut Errors, s: syn::ForeignItemStatic) -> GlobalVar {
+    let mut docs = Vec::new();
+    let mut attrs = Vec::new();
+    let mut args = FnArgs::default();
+    for attr in s.attrs {
+        let path = attr.path();
+        if path.is_ident("doc") {
+            docs.push(attr);
+        } else if path.is_ident("kernel") {
+            attr::parse_fn_args(cx, &attr, &mut args);
+        } else if CARRIED_ATTRS.iter().any(|name| path.is_ident(name)) {
+            attrs.push(attr);
+        } else {
+            cx.error(
+                &attr,
+                "unsupported attribute on a device global: expected doc comments, \
+                 #[kernel(name = \"...\")], #[cfg] or lint attributes",
+            );
+        }
+    }
+    if let Some(cpp) = &args.cpp {
+        cx.error(
+            cpp,
+            "`cpp` derives kernel symbols: name a global with `name = \"...\"`",
+        );
+    }
+    if let syn::StaticMutability::Mut(m) = &s.mutability {
+        cx.error(
+            m,
+            "write `static`: a device global is written and read through its generated type, \
+             never as a Rust static",
+        );
+    }
+    let type_error = match &*s.ty {
+        // An array by value is what a global holds (`__constant__ float coeffs[16]`).
+        Type::Array(array) => check::param_type_error(&array.elem),
+        ty => check::param_type_error(ty),
+    };
+    GlobalVar {
+        docs,
+        attrs,
+        vis: s.vis,
+        symbol: args
+            .name
+            .as_ref()
+            .map_or_else(|| s.ident.unraw().to_string(), LitStr::value),
+        ident: s.ident,
+        name_arg: args.name,
+        ty: *s.ty,
+        type_error,
+        ptx_layout: None,
     }
 }
 

@@ -104,6 +104,101 @@ pub fn entries(ptx: &str) -> Result<Vec<Entry>, PtxError> {
     Ok(entries)
 }
 
+/// A variable at module scope: `__constant__` (`.const`) or `__device__` (`.global`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Global {
+    /// Its symbol.
+    pub name: String,
+    /// `.const` or `.global`.
+    pub space: String,
+    /// Its PTX type: `.u32`, `.b8`, ...
+    pub ty: String,
+    /// Elements for `name[N]`, `None` for a scalar.
+    pub array_len: Option<usize>,
+    /// Size in bytes.
+    pub size: usize,
+    /// Alignment in bytes: the `.align` given, or the element size.
+    pub align: usize,
+    /// 1-based line of the declaration.
+    pub line: usize,
+}
+
+/// Every `.const` and `.global` variable declared at module scope, in order (shared memory and
+/// variables inside functions are not globals a host can reach).
+///
+/// ```
+/// use cuda_kernel_syntax::ptx;
+/// let text = ".const .align 4 .b8 coeffs[64];\n.global .align 4 .u32 calls;\n";
+/// let globals = ptx::globals(text)?;
+/// assert_eq!((globals[0].name.as_str(), globals[0].size), ("coeffs", 64));
+/// assert_eq!((globals[1].space.as_str(), globals[1].size, globals[1].align), (".global", 4, 4));
+/// # Ok::<(), ptx::PtxError>(())
+/// ```
+pub fn globals(ptx: &str) -> Result<Vec<Global>, PtxError> {
+    let tokens = tokenize(ptx)?;
+    let mut globals = Vec::new();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < tokens.len() {
+        match tokens[i].text {
+            "{" => depth += 1,
+            "}" => depth = depth.saturating_sub(1),
+            space @ (".const" | ".global") if depth == 0 => {
+                let (global, next) = parse_global(&tokens, i, space)?;
+                globals.push(global);
+                i = next;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Ok(globals)
+}
+
+/// `.const [.align N] .type name[[N]] ...;`: the variable and the index after its name.
+fn parse_global(tokens: &[Token<'_>], at: usize, space: &str) -> Result<(Global, usize), PtxError> {
+    let line = tokens[at].line;
+    let mut i = at + 1;
+    let mut align = None;
+    if tokens.get(i).is_some_and(|t| t.text == ".align") {
+        align = Some(parse_number(tokens.get(i + 1), line, ".align")?);
+        i += 2;
+    }
+    let Some(ty) = tokens.get(i).map(|t| t.text) else {
+        return error(line, format!("expected a type after {space}"));
+    };
+    let Some(element) = scalar_size(ty) else {
+        return error(line, format!("unknown type {ty} of a {space} variable"));
+    };
+    let Some(name) = tokens.get(i + 1).filter(|t| is_identifier(t.text)) else {
+        return error(line, format!("expected the {space} variable's name"));
+    };
+    i += 2;
+    let mut array_len = None;
+    if tokens.get(i).is_some_and(|t| t.text == "[") {
+        if tokens.get(i + 1).is_some_and(|t| t.text == "]") {
+            array_len = Some(0);
+            i += 2;
+        } else {
+            array_len = Some(parse_number(tokens.get(i + 1), line, "an array length")?);
+            i += 3;
+        }
+    }
+    Ok((
+        Global {
+            name: name.text.to_string(),
+            space: space.to_string(),
+            ty: ty.to_string(),
+            array_len,
+            size: element * array_len.unwrap_or(1),
+            align: align.unwrap_or(element),
+            line,
+        },
+        i,
+    ))
+}
+
 /// The entry called `name`, if the PTX has it.
 pub fn find<'a>(entries: &'a [Entry], name: &str) -> Option<&'a Entry> {
     entries.iter().find(|e| e.name == name)

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use syn::ext::IdentExt;
 use syn::{LitStr, Type};
 
-use crate::ast::{Block, Kernel, KernelGeneric, PtxLayout};
+use crate::ast::{Block, GlobalVar, Kernel, KernelGeneric, PtxLayout};
 use crate::check::type_text;
 use crate::demangle;
 use crate::itanium::{self, CppType, TemplateArg};
@@ -22,6 +22,8 @@ pub struct PtxFile {
     pub shown: String,
     /// Its entries.
     pub entries: Vec<Entry>,
+    /// Its `.const` and `.global` variables.
+    pub globals: Vec<ptx::Global>,
 }
 
 /// Reads `lit`, resolved against `manifest_dir` or, for `"$NAME/file.ptx"`, against the
@@ -53,11 +55,12 @@ pub fn read_ptx(cx: &mut Errors, lit: &LitStr, manifest_dir: Option<&Path>) -> O
             return None;
         }
     };
-    match ptx::entries(&text) {
-        Ok(entries) => Some(PtxFile {
+    match ptx::entries(&text).and_then(|e| Ok((e, ptx::globals(&text)?))) {
+        Ok((entries, globals)) => Some(PtxFile {
             path,
             shown,
             entries,
+            globals,
         }),
         Err(e) => {
             cx.error(lit, format!("cannot read the kernels of {shown}: {e}"));
@@ -92,6 +95,9 @@ pub fn resolve(shown: &str, manifest_dir: Option<&Path>) -> Result<PathBuf, Stri
 /// Checks every kernel of the block against the PTX, leaving on each parameter the layout the
 /// compiler must confirm where the front end cannot (`Param::ptx_layout`).
 pub fn check_against_ptx(cx: &mut Errors, block: &mut Block, file: &PtxFile) {
+    for global in &mut block.globals {
+        global.ptx_layout = check_global(cx, global, file);
+    }
     for kernel in &mut block.kernels {
         if kernel.is_generic() {
             check_instances(cx, kernel, file);
@@ -590,5 +596,79 @@ fn check_instance(
                 );
             }
         }
+    }
+}
+
+/// Rule: a declared global is a `.const` or `.global` variable of the PTX with the declared
+/// type's size and alignment: checked here for primitives and arrays of them with literal
+/// lengths, left to the compiler (the returned layout) for other types.
+fn check_global(cx: &mut Errors, global: &GlobalVar, file: &PtxFile) -> Option<PtxLayout> {
+    if global.type_error.is_some() {
+        return None;
+    }
+    let Some(found) = file.globals.iter().find(|g| g.name == global.symbol) else {
+        let span: &dyn quote::ToTokens = match &global.name_arg {
+            Some(lit) => lit,
+            None => &global.ident,
+        };
+        let names: Vec<_> = file.globals.iter().map(|g| g.name.as_str()).collect();
+        cx.error(
+            span,
+            format!(
+                "{} has no __constant__ or __device__ variable `{}`; its variables are: {}",
+                file.shown,
+                global.symbol,
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
+            ),
+        );
+        return None;
+    };
+    let ptx_side = format!(
+        "{} {}{} ({} byte{}, align {})",
+        found.space,
+        found.ty,
+        found
+            .array_len
+            .map(|n| format!("[{n}]"))
+            .unwrap_or_default(),
+        found.size,
+        if found.size == 1 { "" } else { "s" },
+        found.align
+    );
+    let declared = format!("`{}: {}`", global.ident, type_text(&global.ty));
+    let (elem, count) = match &global.ty {
+        Type::Array(a) => match &a.len {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(n),
+                ..
+            }) => (&*a.elem, n.base10_parse::<usize>().ok()),
+            _ => (&*a.elem, None),
+        },
+        ty => (ty, Some(1)),
+    };
+    match (known_layout(elem), count) {
+        (Some((size, align, _)), Some(count)) => {
+            // Only the size: nvcc may align a variable beyond its type, and the host copies
+            // bytes to its address either way.
+            if size * count != found.size {
+                cx.error(
+                    &global.ty,
+                    format!(
+                        "{declared} is {} bytes aligned to {align}, but the PTX declares {ptx_side}",
+                        size * count
+                    ),
+                );
+            }
+            None
+        }
+        _ => Some(PtxLayout {
+            size: found.size,
+            align: found.align,
+            message: format!("{declared} does not match the PTX's {ptx_side}"),
+        }),
     }
 }

@@ -29,6 +29,28 @@ pub enum Error {
         kernel: String,
     },
 
+    /// The module has no `__constant__` or `__device__` variable of this name.
+    #[error(
+        "device global `{name}` not found in the module: check the .const and .global variables of its PTX (a variable in a C++ namespace appears under its mangled name)"
+    )]
+    GlobalNotFound {
+        /// The symbol that was looked up.
+        name: String,
+    },
+
+    /// A device global whose size in the module differs from its declaration.
+    #[error(
+        "device global `{name}` is declared with {declared} bytes but the module's variable has {loaded}"
+    )]
+    GlobalMismatch {
+        /// The variable's symbol.
+        name: String,
+        /// Bytes of the declared type.
+        declared: usize,
+        /// Bytes of the module's variable.
+        loaded: usize,
+    },
+
     /// The loaded function's parameters differ from the `#[kernel]` declaration.
     #[error(transparent)]
     SignatureMismatch(Box<SignatureMismatch>),

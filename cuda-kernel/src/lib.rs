@@ -49,6 +49,7 @@ mod device_arg;
 pub mod driver;
 mod error;
 pub mod ffi;
+mod global;
 pub mod graph;
 mod launch;
 mod layout;
@@ -223,6 +224,7 @@ pub use config::{
 pub use cuda_kernel_macros::KernelParam;
 pub use device_arg::{DeviceArg, DeviceArgMut, Null};
 pub use error::{Error, SignatureMismatch};
+pub use global::DeviceGlobal;
 pub use layout::{
     MAX_PARAM_BYTES, MAX_PARAM_BYTES_LEGACY, MAX_STATIC_ALIGN, ParamLayout, ParamSlot,
 };
@@ -261,6 +263,7 @@ pub mod __private {
     /// A boolean as a type, for checks the macro states as trait bounds.
     pub struct Bool<const B: bool>;
 
+    pub use crate::DeviceGlobal;
     pub use crate::buffer::ParamBytes;
     pub use ::core::marker::PhantomData;
     pub use ::cuda_kernel_syntax::itanium::{self, TemplateArg};

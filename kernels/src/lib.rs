@@ -36,6 +36,9 @@ pub const STRUCTS_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/structs.pt
 /// PTX of `kernels/cuda/templates.cu`: [`Reduce0`], [`MatrixMulCUDA`], [`Affine`].
 pub const TEMPLATES_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/templates.ptx"));
 
+/// PTX of `kernels/cuda/globals.cu`: [`Fir16`] and its device globals.
+pub const GLOBALS_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/globals.ptx"));
+
 /// PTX of `kernels/cuda/launch_features.cu` (compute_90): cluster and cooperative kernels.
 pub const LAUNCH_FEATURES_PTX: &str =
     include_str!(concat!(env!("OUT_DIR"), "/launch_features.ptx"));
@@ -179,4 +182,17 @@ unsafe extern "C" {
         mul: T,
         add: T,
     );
+}
+
+#[kernel(ptx = "$OUT_DIR/globals.ptx", module = pub FirKernels)]
+unsafe extern "C" {
+    /// The filter's 16 coefficients, in constant memory.
+    pub static coeffs: [f32; 16];
+    /// How many outputs `fir16` wrote (it adds one per output).
+    pub static calls: u32;
+    /// `offset.x` is added to every output.
+    pub static offset: Float4;
+
+    /// `y[i] = offset.x + sum over k < 16 of coeffs[k] * x[i + k]`; `x` holds `n + 15` floats.
+    pub fn fir16(x: *const f32, y: *mut f32, n: u32);
 }

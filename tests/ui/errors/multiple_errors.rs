@@ -4,7 +4,7 @@ use cuda_kernel::kernel;
 #[kernel(arch = "sm_90")]
 unsafe extern "system" {
     pub fn sum(x: &[f32], n: usize) -> f32;
-    static TOTAL: f32;
+    static mut TOTAL: f32;
     pub fn scale<T>(x: Vec<f32>, (a, b): (f32, f32));
 }
 

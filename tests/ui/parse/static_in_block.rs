@@ -1,9 +1,0 @@
-use cuda_kernel::kernel;
-
-#[kernel]
-unsafe extern "C" {
-    pub fn k(n: u32);
-    static COUNTER: u32;
-}
-
-fn main() {}

@@ -1,0 +1,6 @@
+#[cuda_kernel::kernel]
+unsafe extern "C" {
+    static mut COUNTER: u32;
+}
+
+fn main() {}
