@@ -143,7 +143,7 @@ fn errors_accumulate_and_stand_ins_keep_call_sites_resolving() {
         quote! {
             extern "C" {
                 fn a(x: &[f32], n: usize) -> u32;
-                static B: u32;
+                static mut B: u32;
             }
         },
     );
@@ -152,7 +152,7 @@ fn errors_accumulate_and_stand_ins_keep_call_sites_resolving() {
         "unsupported parameter type `&[f32]`",
         "`usize` has no fixed width",
         "CUDA kernels return void",
-        "statics cannot be declared",
+        "write `static`: a device global",
     ] {
         assert!(out.contains(expected), "missing {expected:?} in\n{out}");
     }
