@@ -764,3 +764,80 @@ fn device_globals_are_written_read_and_seen_by_kernels() {
     let missing = Coeffs::load(&other, &stream).unwrap_err();
     assert!(matches!(missing, Error::GlobalNotFound { .. }), "{missing}");
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn low_precision_parameters_and_buffers_arrive_bit_exactly() {
+    use cuda_kernel::low_precision::*;
+    let (_ctx, stream, module) = setup(LOW_PRECISION_PTX);
+    let echo = EchoLowPrecision::load(&module).unwrap();
+    let mut out = stream.alloc_zeros::<u8>(20).unwrap();
+    let (a, b, c) = (
+        F8E4M3::from_f32(-1.75),
+        F8E5M2::from_f32(3.0),
+        E8M0::from_bits(0x7f),
+    );
+    let d = Fp8x2E4M3::from([F8E4M3::from_f32(0.5), F8E4M3::from_f32(-448.0)]);
+    let e = Fp8x4E5M2::from_bits(0x8c7b_3a19);
+    let (f, g, h) = (
+        Fp6E2M3::from_bits(0x2d),
+        Fp6E3M2::from_bits(0x13),
+        Fp6x4E2M3::from_bits(0x0102_3f3e),
+    );
+    let (i, j, k) = (
+        F4E2M1::from_bits(0x0b),
+        F4E2M1x2::from_bits(0xa5),
+        Fp4x4E2M1::from_bits(0xf1e2),
+    );
+    unsafe {
+        echo.launch(
+            &stream,
+            one_thread(),
+            a,
+            b,
+            c,
+            d,
+            e,
+            f,
+            g,
+            h,
+            i,
+            j,
+            k,
+            &mut out,
+        )
+        .unwrap()
+    };
+    let got = stream.clone_dtoh(&out).unwrap();
+    let mut want = vec![0u8; 20];
+    want[..7].copy_from_slice(&[a.to_bits(), b.to_bits(), 0x7f, 0x2d, 0x13, 0x0b, 0xa5]);
+    want[8..10].copy_from_slice(&d.bits.to_le_bytes());
+    want[10..12].copy_from_slice(&0xf1e2u16.to_le_bytes());
+    want[12..16].copy_from_slice(&0x8c7b_3a19u32.to_le_bytes());
+    want[16..20].copy_from_slice(&0x0102_3f3eu32.to_le_bytes());
+    assert_eq!(got, want);
+
+    // An FP8 buffer from cudarc (CudaSlice<F8E4M3>) through a kernel and back.
+    let scale = ScaleFp8::load(&module).unwrap();
+    let values: Vec<F8E4M3> = [-2.0f32, -0.5, 0.0, 0.25, 1.0, 3.5, 12.0, 96.0]
+        .iter()
+        .map(|&v| F8E4M3::from_f32(v))
+        .collect();
+    let x = stream.clone_htod(&values).unwrap();
+    let mut y = stream.alloc_zeros::<F8E4M3>(values.len()).unwrap();
+    let config = cuda_kernel::Config::for_elements(values.len() as u32, 32);
+    unsafe {
+        scale
+            .launch(&stream, config, &x, &mut y, 2.0, values.len() as u32)
+            .unwrap()
+    };
+    let got = stream.clone_dtoh(&y).unwrap();
+    for (v, g) in values.iter().zip(&got) {
+        assert_eq!(
+            g.to_bits(),
+            F8E4M3::from_f32(v.to_f32() * 2.0).to_bits(),
+            "{}",
+            v.to_f32()
+        );
+    }
+}

@@ -214,6 +214,28 @@ pub const C_ALIASES: [BuiltinType; 15] = c_aliases! {
     "ffi::c_double" => "double", "d", 8, Float, "f64";
 };
 
+/// CUDA's FP8, FP6 and FP4 types (`cuda_kernel::low_precision`): class types in C++.
+pub const LOW_PRECISION: [BuiltinType; 18] = aggregates! {
+    "low_precision::F8E4M3" => "__nv_fp8_e4m3", 1, 1, Aggregate, false;
+    "low_precision::F8E5M2" => "__nv_fp8_e5m2", 1, 1, Aggregate, false;
+    "low_precision::E8M0" => "__nv_fp8_e8m0", 1, 1, Aggregate, false;
+    "low_precision::F4E2M1" => "__nv_fp4_e2m1", 1, 1, Aggregate, false;
+    "low_precision::F4E2M1x2" => "__nv_fp4x2_e2m1", 1, 1, Aggregate, false;
+    "low_precision::Fp8x2E4M3" => "__nv_fp8x2_e4m3", 2, 2, Aggregate, false;
+    "low_precision::Fp8x4E4M3" => "__nv_fp8x4_e4m3", 4, 4, Aggregate, false;
+    "low_precision::Fp8x2E5M2" => "__nv_fp8x2_e5m2", 2, 2, Aggregate, false;
+    "low_precision::Fp8x4E5M2" => "__nv_fp8x4_e5m2", 4, 4, Aggregate, false;
+    "low_precision::Fp8x2E8M0" => "__nv_fp8x2_e8m0", 2, 2, Aggregate, false;
+    "low_precision::Fp8x4E8M0" => "__nv_fp8x4_e8m0", 4, 4, Aggregate, false;
+    "low_precision::Fp6E2M3" => "__nv_fp6_e2m3", 1, 1, Aggregate, false;
+    "low_precision::Fp6E3M2" => "__nv_fp6_e3m2", 1, 1, Aggregate, false;
+    "low_precision::Fp6x2E2M3" => "__nv_fp6x2_e2m3", 2, 2, Aggregate, false;
+    "low_precision::Fp6x2E3M2" => "__nv_fp6x2_e3m2", 2, 2, Aggregate, false;
+    "low_precision::Fp6x4E2M3" => "__nv_fp6x4_e2m3", 4, 4, Aggregate, false;
+    "low_precision::Fp6x4E3M2" => "__nv_fp6x4_e3m2", 4, 4, Aggregate, false;
+    "low_precision::Fp4x4E2M1" => "__nv_fp4x4_e2m1", 2, 2, Aggregate, false;
+};
+
 /// Every built-in parameter type: scalars, half floats, vector types, half pairs, C aliases.
 pub fn all() -> impl Iterator<Item = &'static BuiltinType> {
     SCALARS
@@ -222,6 +244,7 @@ pub fn all() -> impl Iterator<Item = &'static BuiltinType> {
         .chain(&VECTORS)
         .chain(&HALF_PAIRS)
         .chain(&C_ALIASES)
+        .chain(&LOW_PRECISION)
 }
 
 /// The built-in type a declaration names by `name`, the last segment of its path (`f32`,
@@ -282,7 +305,7 @@ mod tests {
             );
             assert!(t.align.is_power_of_two() && t.size % t.align == 0, "{t:?}");
         }
-        assert_eq!(all.len(), 88);
+        assert_eq!(all.len(), 106);
     }
 
     #[test]

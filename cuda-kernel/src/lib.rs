@@ -54,6 +54,7 @@ pub mod graph;
 mod launch;
 mod layout;
 mod load;
+pub mod low_precision;
 pub mod nvrtc;
 mod param;
 pub mod ptx;

@@ -2,6 +2,7 @@
 //! (`cuda_kernel_syntax::types`), which the macro, the C++ mangler and the build step read.
 
 use cuda_kernel::half::{bf16, f16};
+use cuda_kernel::low_precision as lp;
 use cuda_kernel::vector::*;
 use cuda_kernel::{CType, KernelParam, ffi};
 use cuda_kernel_syntax::types;
@@ -48,6 +49,16 @@ fn every_builtin_impl_matches_its_table_row() {
         ffi::c_long => "ffi::c_long", ffi::c_ulong => "ffi::c_ulong",
         ffi::c_longlong => "ffi::c_longlong", ffi::c_ulonglong => "ffi::c_ulonglong",
         ffi::c_float => "ffi::c_float", ffi::c_double => "ffi::c_double",
+        lp::F8E4M3 => "low_precision::F8E4M3", lp::F8E5M2 => "low_precision::F8E5M2",
+        lp::E8M0 => "low_precision::E8M0", lp::F4E2M1 => "low_precision::F4E2M1",
+        lp::F4E2M1x2 => "low_precision::F4E2M1x2",
+        lp::Fp8x2E4M3 => "low_precision::Fp8x2E4M3", lp::Fp8x4E4M3 => "low_precision::Fp8x4E4M3",
+        lp::Fp8x2E5M2 => "low_precision::Fp8x2E5M2", lp::Fp8x4E5M2 => "low_precision::Fp8x4E5M2",
+        lp::Fp8x2E8M0 => "low_precision::Fp8x2E8M0", lp::Fp8x4E8M0 => "low_precision::Fp8x4E8M0",
+        lp::Fp6E2M3 => "low_precision::Fp6E2M3", lp::Fp6E3M2 => "low_precision::Fp6E3M2",
+        lp::Fp6x2E2M3 => "low_precision::Fp6x2E2M3", lp::Fp6x2E3M2 => "low_precision::Fp6x2E3M2",
+        lp::Fp6x4E2M3 => "low_precision::Fp6x4E2M3", lp::Fp6x4E3M2 => "low_precision::Fp6x4E3M2",
+        lp::Fp4x4E2M1 => "low_precision::Fp4x4E2M1",
     };
     for (rust, size, align, cuda) in &impls {
         let t = types::all()

@@ -19,6 +19,7 @@ pub mod params;
 
 use cuda_kernel::ffi::size_t;
 use cuda_kernel::half::f16;
+use cuda_kernel::low_precision as lp;
 use cuda_kernel::{Double2, Float2, Float4, Int2, Int4, Uint4, kernel};
 
 /// PTX of `kernels/cuda/vector_add.cu`: [`VectorAdd`], [`VectorAddF4`], [`Empty4`].
@@ -38,6 +39,9 @@ pub const TEMPLATES_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/template
 
 /// PTX of `kernels/cuda/globals.cu`: [`Fir16`] and its device globals.
 pub const GLOBALS_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/globals.ptx"));
+
+/// PTX of `kernels/cuda/low_precision.cu`: [`EchoLowPrecision`], [`ScaleFp8`].
+pub const LOW_PRECISION_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/low_precision.ptx"));
 
 /// PTX of `kernels/cuda/launch_features.cu` (compute_90): cluster and cooperative kernels.
 pub const LAUNCH_FEATURES_PTX: &str =
@@ -195,4 +199,27 @@ unsafe extern "C" {
 
     /// `y[i] = offset.x + sum over k < 16 of coeffs[k] * x[i + k]`; `x` holds `n + 15` floats.
     pub fn fir16(x: *const f32, y: *mut f32, n: u32);
+}
+
+#[kernel(ptx = "$OUT_DIR/low_precision.ptx")]
+unsafe extern "C" {
+    /// Writes each parameter's storage into `out`: `a@0 b@1 c@2 f@3 g@4 i@5 j@6 d@8 k@10 e@12
+    /// h@16`, 20 bytes.
+    pub fn echo_low_precision(
+        a: lp::F8E4M3,
+        b: lp::F8E5M2,
+        c: lp::E8M0,
+        d: lp::Fp8x2E4M3,
+        e: lp::Fp8x4E5M2,
+        f: lp::Fp6E2M3,
+        g: lp::Fp6E3M2,
+        h: lp::Fp6x4E2M3,
+        i: lp::F4E2M1,
+        j: lp::F4E2M1x2,
+        k: lp::Fp4x4E2M1,
+        out: *mut u8,
+    );
+
+    /// `y[i] = x[i] * s` in FP8 E4M3, through float.
+    pub fn scale_fp8(x: *const lp::F8E4M3, y: *mut lp::F8E4M3, s: f32, n: u32);
 }
