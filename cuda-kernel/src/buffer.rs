@@ -10,7 +10,7 @@ use crate::{KernelParam, ParamSlot};
 /// The packed parameters of one launch, as passed to `cuLaunchKernel` through
 /// `CU_LAUNCH_PARAM_BUFFER_POINTER`.
 ///
-/// `N` is the signature's [`ParamLayout::size`], so the buffer lives on the stack. It starts
+/// `N` is the signature's [`ParamLayout::size`](crate::ParamLayout::size), so the buffer lives on the stack. It starts
 /// zeroed: padding between parameters reaches the device as zeros. A generated `pack` returns
 /// one:
 ///

@@ -54,7 +54,7 @@
 //! events on the capturing stream, and those become nodes of the graph; the project's graph
 //! tests and benchmarks capture with tracking disabled, after a synchronization. Nodes
 //! captured with clusters, cooperative launches or priorities keep those attributes: updating
-//! one with such a [`Config`] is [`Error::Unsupported`](crate::Error::Unsupported).
+//! one with such a [`Config`] is [`Error::Unsupported`].
 
 use cudarc::driver::{CudaFunction, CudaGraph, sys};
 

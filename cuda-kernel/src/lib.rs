@@ -91,11 +91,15 @@ pub use cuda_declaration::{cuda_header, write_cuda_header};
 ///
 /// | C parameter | declare | `launch` takes |
 /// |---|---|---|
-/// | `const T*` | `*const T` | `&impl DevicePtr<T>`: `&CudaSlice<T>`, `&CudaView<T>`, `&CudaViewMut<T>` |
-/// | `T*` | `*mut T` | `&mut impl DevicePtrMut<T>`: `&mut CudaSlice<T>`, `&mut CudaViewMut<T>` |
-/// | `bool`, `char`, `short`, `int`, `long long` (signed/unsigned) | `bool`, `i8`/`u8`, `i16`/`u16`, `i32`/`u32`, `i64`/`u64` | the value |
+/// | `const T*` | `*const T` | `&impl DeviceArg<T>`: `&CudaSlice<T>`, `&CudaView<T>`, `&CudaViewMut<T>`, `&Null` |
+/// | `T*` | `*mut T` | `&mut impl DeviceArgMut<T>`: `&mut CudaSlice<T>`, `&mut CudaViewMut<T>`, `&mut Null` |
+/// | `T*` only read | `#[kernel(read_only)] name: *mut T` | as for `const T*`: a shared borrow |
+/// | `const T* const*` | `*const *const T` | device memory of addresses, `&CudaSlice<u64>` |
+/// | `bool`, `signed char`, `short`, `int`, `long long` (and unsigned) | `bool`, `i8`/`u8`, `i16`/`u16`, `i32`/`u32`, `i64`/`u64` | the value |
+/// | `char`, `long`, `size_t`, `ptrdiff_t`, ... | [`ffi::c_char`], [`ffi::c_long`], [`ffi::size_t`], [`ffi::ptrdiff_t`], ... | the value |
 /// | `float`, `double`, `__half`, `__nv_bfloat16` | `f32`, `f64`, `half::f16`, `half::bf16` | the value |
-/// | `float2`, `float4`, `double2`, `int2`, `int4`, `uint4` | [`Float2`], [`Float4`], [`Double2`], [`Int2`], [`Int4`], [`Uint4`] | the value |
+/// | `float4`, `int2`, ... (every vector type) | [`Float4`], [`Int2`], ... ([`vector`]) | the value |
+/// | `__nv_fp8_e4m3`, `__nv_fp6_e2m3`, `__nv_fp4_e2m1`, ... | [`low_precision`] types | the value |
 /// | `CUdeviceptr` | `u64` | the address |
 ///
 /// Any type implementing [`KernelParam`] can be a parameter.
@@ -149,12 +153,69 @@ pub use cuda_declaration::{cuda_header, write_cuda_header};
 /// Neither check can see a pointer's element type or the signedness of an integer: the device
 /// ABI carries only sizes and alignments.
 ///
+/// # C++ templates and dtype families
+///
+/// A generic declaration stands for many kernels. Under `cpp` it binds the instances of a C++
+/// function template, type parameters for `typename` and const generics for non-type
+/// parameters; `load` derives each instance's Itanium symbol from its arguments:
+///
+/// ```
+/// use cuda_kernel::ffi::size_t;
+/// use cuda_kernel::kernel;
+///
+/// #[kernel]
+/// unsafe extern "C" {
+///     /// template <class T> __global__ void reduce0(T*, T*, unsigned int)
+///     #[kernel(cpp)]
+///     fn reduce0<T>(g_idata: *mut T, g_odata: *mut T, n: u32);
+///
+///     /// template <int BLOCK_SIZE> __global__ void matrixMulCUDA(float*, float*, float*, int, int)
+///     #[kernel(cpp)]
+///     fn matrixMulCUDA<const BLOCK_SIZE: i32>(
+///         c: *mut f32,
+///         #[kernel(read_only)] a: *mut f32,
+///         #[kernel(read_only)] b: *mut f32,
+///         w_a: i32,
+///         w_b: i32,
+///     );
+///
+///     /// extern "C" kernels stamped out per type by a macro: affine_f32, affine_f16, ...
+///     #[kernel(name = "affine_{T}")]
+///     fn affine<T>(numel: size_t, inp: *const T, out: *mut T, mul: T, add: T);
+/// }
+///
+/// assert_eq!(Reduce0::<f32>::symbol(), "_Z7reduce0IfEvPT_S1_j");
+/// assert_eq!(MatrixMulCUDA::<32>::symbol(), "_Z13matrixMulCUDAILi32EEvPfS0_S0_ii");
+/// assert_eq!(Affine::<half::f16>::symbol(), "affine_f16");
+/// ```
+///
+/// With `ptx = "..."`, every instance (for built-in type arguments) and every member the PTX
+/// holds is checked against the declaration with the arguments substituted. A symbol bound with
+/// `name = "_Z..."` is demangled and its parameter types compared with the declaration's, so
+/// `reduce0<int>` bound to float pointers is a compile error; messages show PTX entries
+/// demangled, and only suggest entries whose types match.
+///
+/// # Device globals
+///
+/// `__constant__` and `__device__` variables are declared in the block as statics
+/// (`static coeffs: [f32; 16];`), checked against the PTX's `.const`/`.global` variables, and
+/// reached through a generated type whose `load` returns a typed [`DeviceGlobal`] to write and
+/// read through a stream.
+///
+/// # Loading a block at once
+///
+/// `#[kernel(ptx = "$OUT_DIR/ml.ptx", module = pub MlKernels)]` generates `MlKernels` holding
+/// one loaded launcher per kernel and one [`DeviceGlobal`] per static, loaded from the PTX it
+/// embeds with `MlKernels::load(&ctx)`; `$OUT_DIR` names what the build step
+/// (`cuda-kernel-build`) wrote.
+///
 /// # Rejected at compile time
 ///
-/// ABIs other than `"C"`, generic or variadic fns, return types, references, slices, `Vec`,
-/// `String`, tuples and arrays by value, `usize`/`isize`/`char`, patterns instead of parameter
-/// names, statics, types and macros inside the block, unknown `#[kernel(...)]` arguments, and
-/// signatures whose parameters exceed [`MAX_PARAM_BYTES`]. Each error points at the culprit and
+/// ABIs other than `"C"`, generic declarations without `cpp` or a `{T}` pattern, variadic fns,
+/// return types, references, slices, `Vec`, `String`, tuples and arrays by value,
+/// `usize`/`isize`/`char`, patterns instead of parameter names, `static mut`, types and macros
+/// inside the block, unknown `#[kernel(...)]` arguments, and signatures whose parameters exceed
+/// [`MAX_PARAM_BYTES`]. Each error points at the culprit and
 /// says what to write instead; a wrong argument at a `launch` call is a type error at the
 /// argument.
 ///
@@ -167,16 +228,21 @@ pub use cuda_declaration::{cuda_header, write_cuda_header};
 ///
 /// # Arguments
 ///
-/// - `ptx = "file.ptx"`: check the declarations against this PTX at compile time (above).
+/// - `ptx = "file.ptx"`: check the declarations against this PTX at compile time (above);
+///   `"$OUT_DIR/file.ptx"` (any `$VARIABLE/`) resolves against an environment variable's folder.
+/// - `module = Name` (or `module = pub Name`): a type that embeds the PTX and loads the block.
 /// - `crate = path`: where the runtime is, for crates that re-export `cuda_kernel`
 ///   (`#[kernel(crate = my_gpu::cuda_kernel)]`).
-/// - On a fn, `name = "symbol"`: the entry symbol, when it is not the fn's name.
+/// - On a fn, `name = "symbol"`: the entry symbol, when it is not the fn's name; for a generic
+///   declaration, a family's pattern (`"affine_{T}"`). On a static, the variable's symbol.
+/// - On a parameter, `read_only`: a `*mut T` the kernel only reads takes a shared borrow.
 /// - On a fn, `cpp`: the entry symbol is the Itanium C++ mangling of the declaration, for a
 ///   kernel not declared `extern "C"` (`fn saxpy(x: *const f32, y: *mut f32, a: f32, n: i32)` is
-///   `_Z5saxpyPKfPffi`). `i8` mangles as `signed char`, `i64`/`u64` as `long long`, this crate's
-///   vector types by their CUDA names, `half::f16` as `__half`, and other structs by their
-///   names in the global namespace. Template instantiations are not derived: bind them with
-///   `name`. A wrong symbol is still caught by the `ptx` check or by `load`.
+///   `_Z5saxpyPKfPffi`). `i8` mangles as `signed char`, `i64`/`u64` as `long long` (write
+///   [`ffi::c_char`], [`ffi::c_long`], [`ffi::size_t`] for `char`, `long`, `size_t`), this
+///   crate's vector types by their CUDA names, `half::f16` as `__half`, and other structs by
+///   their names in the global namespace. Generic declarations derive template instances (above).
+///   A wrong symbol is still caught by the `ptx` check or by `load`.
 pub use cuda_kernel_macros::kernel;
 
 pub use buffer::ParamBuffer;
