@@ -378,6 +378,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
             pub const NAME: &'static str = #symbol;
         }
     };
+    let plan_impl = real.then(|| expand_plan_kernel(&p, kernel));
     let buffer = if kernel.is_generic() {
         quote!(#p::ParamBytes)
     } else {
@@ -476,6 +477,8 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
                 #set_graph_node
             }
         }
+
+        #plan_impl
 
         #checks
     }
@@ -576,6 +579,69 @@ fn real_bodies(p: &TokenStream, kernel: &Kernel) -> Bodies {
                 unsafe { #p::set_kernel_node(graph, node, &self.__function, &__config, __params) }
             })
         },
+    }
+}
+
+/// `PlanKernel`: the kernel's arguments as one tuple of plan handles and values, for recording
+/// in a `Plan` and updating a recorded launch.
+fn expand_plan_kernel(p: &TokenStream, kernel: &Kernel) -> TokenStream {
+    let ty = kernel.type_ident();
+    let attrs = &kernel.attrs;
+    let (impl_generics, ty_generics, _) = generics(p, kernel);
+    let impl_generics = match impl_generics.is_empty() {
+        true => quote!(<'__p>),
+        false => {
+            let bounded = kernel.generics.iter().map(|g| match g {
+                KernelGeneric::Type(t) => quote!(#t: #p::KernelParam),
+                KernelGeneric::Const { ident, ty, .. } => quote!(const #ident: #ty),
+            });
+            quote!(<'__p, #(#bounded),*>)
+        }
+    };
+    let mut arg_types = Vec::new();
+    let mut puts = Vec::new();
+    for (i, param) in kernel.params.iter().enumerate() {
+        let index = syn::Index::from(i);
+        let slot = proc_macro2::Literal::usize_unsuffixed(i);
+        match param.kind() {
+            ParamKind::ConstPtr(elem) => {
+                let elem = device_element(elem);
+                arg_types.push(quote!(#p::PlanRef<'__p, #elem>));
+                puts.push(
+                    quote!(#p::put(params, &Self::LAYOUT.params[#slot], &args.#index.address());),
+                );
+            }
+            ParamKind::MutPtr(elem) => {
+                let elem = device_element(elem);
+                arg_types.push(quote!(#p::PlanMut<'__p, #elem>));
+                puts.push(
+                    quote!(#p::put(params, &Self::LAYOUT.params[#slot], &args.#index.address());),
+                );
+            }
+            ParamKind::Value => {
+                let value = &param.ty;
+                arg_types.push(quote!(#value));
+                puts.push(quote!(#p::put(params, &Self::LAYOUT.params[#slot], &args.#index);));
+            }
+        }
+    }
+    quote! {
+        #(#attrs)*
+        // SAFETY: `pack` writes each argument at its slot of `LAYOUT`, the layout the kernel was
+        // loaded (and checked) with.
+        unsafe impl #impl_generics #p::PlanKernel<'__p> for #ty #ty_generics {
+            type Args = (#(#arg_types,)*);
+            fn function(&self) -> &#p::CudaFunction {
+                &self.__function
+            }
+            fn layout() -> #p::ParamLayout {
+                Self::LAYOUT
+            }
+            #[allow(unused_variables)]
+            fn pack(args: &Self::Args, params: &mut [u8]) {
+                #(#puts)*
+            }
+        }
     }
 }
 

@@ -38,7 +38,7 @@ impl<const N: usize> ParamBuffer<N> {
     /// slicing does; generated code only passes slots of its own layout).
     #[inline(always)]
     pub fn put<T: KernelParam>(&mut self, slot: &ParamSlot, value: &T) {
-        value.write(&mut self.0[slot.offset..slot.offset + T::SIZE]);
+        put(&mut self.0, slot, value);
     }
 
     /// The packed bytes.
@@ -89,7 +89,7 @@ impl ParamBytes {
     /// Writes `value` into `slot`, which must lie inside the buffer (it panics otherwise).
     #[inline(always)]
     pub fn put<T: KernelParam>(&mut self, slot: &ParamSlot, value: &T) {
-        value.write(&mut self.bytes_mut()[slot.offset..slot.offset + T::SIZE]);
+        put(self.bytes_mut(), slot, value);
     }
 
     /// The packed bytes.
@@ -111,6 +111,13 @@ impl ParamBytes {
             &mut self.inline[..self.len]
         }
     }
+}
+
+/// Writes `value` into `slot` of the packed bytes `out` (panics, as slicing does, for a slot
+/// outside them; generated code only passes slots of its own layout).
+#[inline(always)]
+pub fn put<T: KernelParam>(out: &mut [u8], slot: &ParamSlot, value: &T) {
+    value.write(&mut out[slot.offset..slot.offset + T::SIZE]);
 }
 
 /// The `extra` array that passes `params` as one buffer (`CU_LAUNCH_PARAM_BUFFER_POINTER`,

@@ -41,6 +41,10 @@ pub struct Config {
     pub cooperative: bool,
     /// Scheduling priority of the launch, as for stream priorities (lower is higher priority).
     pub priority: Option<i32>,
+    /// Programmatic dependent launch (compute capability 9.0+): the kernel may start before the
+    /// previous kernel on its stream has finished, and waits for it where it executes
+    /// `griddepcontrol.wait` (`cudaGridDependencySynchronize()`).
+    pub programmatic: bool,
 }
 
 impl Config {
@@ -53,6 +57,7 @@ impl Config {
             cluster: None,
             cooperative: false,
             priority: None,
+            programmatic: false,
         }
     }
 
@@ -70,6 +75,30 @@ impl Config {
     /// With `bytes` of dynamic shared memory per block.
     pub const fn shared_mem(mut self, bytes: u32) -> Config {
         self.shared_mem_bytes = bytes;
+        self
+    }
+
+    /// With dynamic shared memory for `count` values of `T` per block (`extern __shared__ T
+    /// s[]`), checked as bytes are: a count whose bytes overflow is refused at launch as above
+    /// the device's maximum.
+    ///
+    /// ```
+    /// let c = cuda_kernel::Config::for_elements(1 << 20, 256).shared::<f32>(256);
+    /// assert_eq!(c.shared_mem_bytes, 1024);
+    /// ```
+    pub const fn shared<T>(self, count: u32) -> Config {
+        let bytes = (count as u64) * (core::mem::size_of::<T>() as u64);
+        self.shared_mem(if bytes > u32::MAX as u64 {
+            u32::MAX
+        } else {
+            bytes as u32
+        })
+    }
+
+    /// As a programmatic dependent launch (Hopper and newer): see
+    /// [`programmatic`](Self::programmatic).
+    pub const fn programmatic_dependent(mut self) -> Config {
+        self.programmatic = true;
         self
     }
 
@@ -93,7 +122,7 @@ impl Config {
 
     /// Whether the launch needs `cuLaunchKernelEx`.
     pub const fn is_extended(&self) -> bool {
-        self.cluster.is_some() || self.cooperative || self.priority.is_some()
+        self.cluster.is_some() || self.cooperative || self.priority.is_some() || self.programmatic
     }
 
     /// The attributes of an extended launch (`cuLaunchKernelEx`), one per option set.
@@ -111,6 +140,11 @@ impl Config {
                 .then(|| attribute(CU_LAUNCH_ATTRIBUTE_COOPERATIVE, |v| v.cooperative = 1)),
             self.priority
                 .map(|p| attribute(CU_LAUNCH_ATTRIBUTE_PRIORITY, |v| v.priority = p)),
+            self.programmatic.then(|| {
+                attribute(CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, |v| {
+                    v.programmaticStreamSerializationAllowed = 1
+                })
+            }),
         ])
     }
 
@@ -177,6 +211,11 @@ impl Config {
                     });
                 }
             }
+        }
+        if self.programmatic && !limits.cluster_launch {
+            return Err(Error::Unsupported(
+                "programmatic dependent launches need a GPU of compute capability 9.0 or newer",
+            ));
         }
         if self.cooperative && !limits.cooperative_launch {
             return Err(Error::Unsupported(
@@ -483,13 +522,15 @@ mod tests {
         let mut all = Config::new((2, 1, 1), (1, 1, 1))
             .cluster((2, 1, 1))
             .cooperative()
-            .priority(3);
+            .priority(3)
+            .programmatic_dependent();
         assert_eq!(
             ids(all),
             [
                 CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
                 CU_LAUNCH_ATTRIBUTE_COOPERATIVE,
-                CU_LAUNCH_ATTRIBUTE_PRIORITY
+                CU_LAUNCH_ATTRIBUTE_PRIORITY,
+                CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
             ]
         );
         let mut attrs = all.launch_attributes();
@@ -497,6 +538,6 @@ mod tests {
         assert_eq!(unsafe { attrs.as_mut()[0].value.clusterDim.x }, 2);
         drop(attrs);
         all.priority = None;
-        assert_eq!(ids(all).len(), 2);
+        assert_eq!(ids(all).len(), 3);
     }
 }

@@ -51,6 +51,33 @@ pub fn version() -> Result<i32, Error> {
     Ok(version)
 }
 
+/// The driver's entry point `name` as of CUDA `version` (`cuGetProcAddress`), or `None` where
+/// the driver lacks it. Newer calls are reached this way rather than through cudarc's bindings,
+/// which follow the CUDA version feature the user's crate picked for cudarc and may predate them.
+pub(crate) fn entry_point(name: &str, version: i32) -> Option<*mut std::ffi::c_void> {
+    if !is_present() {
+        return None;
+    }
+    let name = std::ffi::CString::new(name).ok()?;
+    let mut pfn = std::ptr::null_mut();
+    let mut status = sys::CUdriverProcAddressQueryResult::CU_GET_PROC_ADDRESS_SUCCESS;
+    // SAFETY: the driver library is present; the name is a C string and the out-pointers are
+    // valid.
+    let result = unsafe {
+        sys::cuGetProcAddress_v2(
+            name.as_ptr(),
+            &mut pfn,
+            version,
+            sys::CUdriverProcAddress_flags::CU_GET_PROC_ADDRESS_DEFAULT as u64,
+            &mut status,
+        )
+    };
+    let found = result == sys::CUresult::CUDA_SUCCESS
+        && status == sys::CUdriverProcAddressQueryResult::CU_GET_PROC_ADDRESS_SUCCESS
+        && !pfn.is_null();
+    found.then_some(pfn)
+}
+
 /// Opens a context on GPU `ordinal`, or says why it cannot.
 ///
 /// Unlike `CudaContext::new`, which panics when the driver library is missing, this returns

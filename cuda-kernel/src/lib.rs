@@ -57,6 +57,7 @@ mod load;
 pub mod low_precision;
 pub mod nvrtc;
 mod param;
+pub mod plan;
 pub mod ptx;
 pub mod vector;
 
@@ -296,6 +297,7 @@ pub use layout::{
     MAX_PARAM_BYTES, MAX_PARAM_BYTES_LEGACY, MAX_STATIC_ALIGN, ParamLayout, ParamSlot,
 };
 pub use param::{CType, KernelParam};
+pub use plan::{Plan, PlanMut, PlanNode, PlanRef};
 #[doc(no_inline)]
 pub use vector::*;
 
@@ -331,7 +333,8 @@ pub mod __private {
     pub struct Bool<const B: bool>;
 
     pub use crate::DeviceGlobal;
-    pub use crate::buffer::ParamBytes;
+    pub use crate::buffer::{ParamBytes, put};
+    pub use crate::plan::{PlanKernel, PlanMut, PlanRef};
     pub use ::core::marker::PhantomData;
     pub use ::cuda_kernel_syntax::itanium::{self, TemplateArg};
 

@@ -51,32 +51,16 @@ pub fn load_function(
 type FuncGetParamInfo =
     unsafe extern "C" fn(sys::CUfunction, usize, *mut usize, *mut usize) -> sys::CUresult;
 
-/// The driver's `cuFuncGetParamInfo` (CUDA 12.4+), asked of the driver itself
-/// (`cuGetProcAddress`) rather than of cudarc's bindings: those follow the CUDA version feature
-/// the user's crate picked for cudarc, which may predate the call. Looked up once.
+/// The driver's `cuFuncGetParamInfo` (CUDA 12.4+), asked of the driver itself rather than of
+/// cudarc's bindings, which follow the CUDA version the user's crate picked. Looked up once.
 fn func_get_param_info() -> Option<FuncGetParamInfo> {
     static ENTRY: OnceLock<Option<FuncGetParamInfo>> = OnceLock::new();
     *ENTRY.get_or_init(|| {
-        let mut pfn = std::ptr::null_mut();
-        let mut status = sys::CUdriverProcAddressQueryResult::CU_GET_PROC_ADDRESS_SUCCESS;
-        // SAFETY: the driver library is present (checked by every caller); the name is a C
-        // string and the out-pointers are valid.
-        let result = unsafe {
-            sys::cuGetProcAddress_v2(
-                c"cuFuncGetParamInfo".as_ptr(),
-                &mut pfn,
-                PARAM_INFO_DRIVER,
-                sys::CUdriverProcAddress_flags::CU_GET_PROC_ADDRESS_DEFAULT as u64,
-                &mut status,
-            )
-        };
-        let found = result == sys::CUresult::CUDA_SUCCESS
-            && status == sys::CUdriverProcAddressQueryResult::CU_GET_PROC_ADDRESS_SUCCESS
-            && !pfn.is_null();
-        // SAFETY: the driver returned its entry point of this name and version, whose C
-        // signature is `FuncGetParamInfo`.
-        found
-            .then(|| unsafe { std::mem::transmute::<*mut std::ffi::c_void, FuncGetParamInfo>(pfn) })
+        crate::driver::entry_point("cuFuncGetParamInfo", PARAM_INFO_DRIVER)
+            // SAFETY: the driver's entry point of this name and version has this signature.
+            .map(|pfn| unsafe {
+                std::mem::transmute::<*mut std::ffi::c_void, FuncGetParamInfo>(pfn)
+            })
     })
 }
 

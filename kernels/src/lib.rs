@@ -43,6 +43,9 @@ pub const GLOBALS_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/globals.pt
 /// PTX of `kernels/cuda/low_precision.cu`: [`EchoLowPrecision`], [`ScaleFp8`].
 pub const LOW_PRECISION_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/low_precision.ptx"));
 
+/// PTX of `kernels/cuda/plans.cu` (compute_90): [`PlanKernels`].
+pub const PLANS_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/plans.ptx"));
+
 /// PTX of `kernels/cuda/launch_features.cu` (compute_90): cluster and cooperative kernels.
 pub const LAUNCH_FEATURES_PTX: &str =
     include_str!(concat!(env!("OUT_DIR"), "/launch_features.ptx"));
@@ -222,4 +225,110 @@ unsafe extern "C" {
 
     /// `y[i] = x[i] * s` in FP8 E4M3, through float.
     pub fn scale_fp8(x: *const lp::F8E4M3, y: *mut lp::F8E4M3, s: f32, n: u32);
+}
+
+#[kernel(ptx = "$OUT_DIR/plans.ptx", module = pub PlanKernels)]
+unsafe extern "C" {
+    /// `y[i] = x[i] + 1`, after `griddepcontrol.wait`; triggers its dependents when done.
+    pub fn chain_step(x: *const f32, y: *mut f32, n: u32);
+
+    /// Does nothing, without parameters.
+    pub safe fn empty0();
+
+    /// Does nothing, with 16 parameters.
+    pub safe fn empty16(
+        p0: u32,
+        p1: u32,
+        p2: u32,
+        p3: u32,
+        p4: u32,
+        p5: u32,
+        p6: u32,
+        p7: u32,
+        p8: u32,
+        p9: u32,
+        p10: u32,
+        p11: u32,
+        p12: u32,
+        p13: u32,
+        p14: u32,
+        p15: u32,
+    );
+
+    /// Does nothing, with 64 parameters.
+    pub safe fn empty64(
+        p0: u32,
+        p1: u32,
+        p2: u32,
+        p3: u32,
+        p4: u32,
+        p5: u32,
+        p6: u32,
+        p7: u32,
+        p8: u32,
+        p9: u32,
+        p10: u32,
+        p11: u32,
+        p12: u32,
+        p13: u32,
+        p14: u32,
+        p15: u32,
+        p16: u32,
+        p17: u32,
+        p18: u32,
+        p19: u32,
+        p20: u32,
+        p21: u32,
+        p22: u32,
+        p23: u32,
+        p24: u32,
+        p25: u32,
+        p26: u32,
+        p27: u32,
+        p28: u32,
+        p29: u32,
+        p30: u32,
+        p31: u32,
+        p32: u32,
+        p33: u32,
+        p34: u32,
+        p35: u32,
+        p36: u32,
+        p37: u32,
+        p38: u32,
+        p39: u32,
+        p40: u32,
+        p41: u32,
+        p42: u32,
+        p43: u32,
+        p44: u32,
+        p45: u32,
+        p46: u32,
+        p47: u32,
+        p48: u32,
+        p49: u32,
+        p50: u32,
+        p51: u32,
+        p52: u32,
+        p53: u32,
+        p54: u32,
+        p55: u32,
+        p56: u32,
+        p57: u32,
+        p58: u32,
+        p59: u32,
+        p60: u32,
+        p61: u32,
+        p62: u32,
+        p63: u32,
+    );
+
+    /// Traps (`__trap()`): the context is lost.
+    pub fn trap_now();
+
+    /// Writes 4 TiB past `p`: an illegal address.
+    pub fn write_far(p: *mut f32);
+
+    /// `y[i] = x[i] * a + t`.
+    pub fn tagged_axpy(x: *const f32, y: *mut f32, a: f32, t: f32, n: u32);
 }

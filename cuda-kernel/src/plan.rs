@@ -1,0 +1,573 @@
+//! Typed launch plans: record a sequence of typed launches once, replay it with one call, and
+//! change any recorded launch through a handle typed by its kernel.
+//!
+//! A plan is a CUDA graph built node by node (not by stream capture): each recorded launch is a
+//! kernel node depending on the one before, so a replay runs them in order, as one stream would.
+//! What a plan adds to a raw graph:
+//!
+//! - **Memory safety by construction.** Device memory enters a plan through
+//!   [`input`](Plan::input) (a shared borrow) or [`output`](Plan::output) (a mutable borrow),
+//!   held for the plan's lifetime: a buffer cannot be freed, or written elsewhere, while a replay
+//!   may use it. Launches name memory by the returned handles, [`PlanRef`] and [`PlanMut`].
+//! - **cudarc's event tracking, once per replay.** A replay waits for the last writes to every
+//!   buffer of the plan (and for its last reads, for outputs) before the graph runs, and records
+//!   after it, as one cudarc launch does for its arguments; not once per recorded launch. Stream
+//!   capture of typed launches would instead bake cudarc's event waits and records into the graph
+//!   as nodes (or need tracking disabled), and keep raw addresses nothing borrows.
+//! - **Typed updates.** [`record`](Plan::record) returns a [`PlanNode`] typed by the kernel;
+//!   [`set`](Plan::set) takes the same argument tuple, checked by the compiler, and updates the
+//!   instantiated graph in place (`cuGraphExecKernelNodeSetParams`), or, for a launch whose
+//!   cluster, cooperative or priority attributes change, re-instantiates it at the next replay.
+//! - **Programmatic dependent launches.** A launch recorded with
+//!   [`Config::programmatic_dependent`] gets a programmatic edge from the launch before it, so it
+//!   may start early and wait in `griddepcontrol.wait`, as on a stream.
+//!
+//! ```no_run
+//! use cuda_kernel::{Config, Plan, kernel};
+//!
+//! #[kernel]
+//! unsafe extern "C" {
+//!     fn scale(x: *const f32, y: *mut f32, a: f32, n: u32);
+//! }
+//!
+//! # fn main() -> Result<(), cuda_kernel::Error> {
+//! # const PTX: &str = "";
+//! let ctx = cuda_kernel::driver::context(0)?;
+//! let stream = ctx.default_stream();
+//! let scale = Scale::load(&cuda_kernel::driver::load_ptx(&ctx, PTX)?)?;
+//! let x = stream.clone_htod(&vec![1.0f32; 1024])?;
+//! let mut y = stream.alloc_zeros::<f32>(1024)?;
+//!
+//! let mut plan = Plan::new(&stream)?;
+//! let (xr, yw) = (plan.input(&x), plan.output(&mut y));
+//! let config = Config::for_elements(1024, 256);
+//! // SAFETY: scale touches indices below n of two buffers of n floats.
+//! let first = unsafe { plan.record(&scale, config, (xr, yw, 2.0, 1024))? };
+//! unsafe { plan.record(&scale, config, (yw.read(), yw, 0.5, 1024))? };
+//! plan.replay(&stream)?;
+//! unsafe { plan.set(&first, config, (xr, yw, 3.0, 512))? }; // the next replay uses it
+//! plan.replay(&stream)?;
+//! drop(plan); // x and y are free again
+//! # Ok(()) }
+//! ```
+
+use std::ffi::c_void;
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use cudarc::driver::sys::{self, CUdeviceptr};
+use cudarc::driver::{CudaFunction, CudaStream, SyncOnDrop};
+
+use crate::buffer::ParamBytes;
+use crate::config::{DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits, shared_memory_limit};
+use crate::{Config, DeviceArg, DeviceArgMut, Error, ParamLayout};
+
+/// A kernel a [`Plan`] can record: every `#[kernel]` launcher implements it, with its
+/// parameters as a tuple of plan handles (for pointers) and values.
+///
+/// # Safety
+/// `pack` writes the arguments at the offsets of `layout`, which must be the layout of
+/// `function`'s kernel.
+pub unsafe trait PlanKernel<'a> {
+    /// The arguments of one launch: [`PlanRef`] for `*const T`, [`PlanMut`] for `*mut T`, the
+    /// value otherwise.
+    type Args;
+    /// The loaded function.
+    fn function(&self) -> &CudaFunction;
+    /// The parameter buffer's layout.
+    fn layout() -> ParamLayout;
+    /// Writes `args` into `params`, a zeroed buffer of `layout().size` bytes.
+    fn pack(args: &Self::Args, params: &mut [u8]);
+}
+
+/// A shared borrow for `'a` of memory holding `T`s, as a type.
+type Borrows<'a, T> = PhantomData<(&'a (), fn() -> T)>;
+/// A mutable borrow for `'a` of memory holding `T`s, as a type.
+type BorrowsMut<'a, T> = PhantomData<(&'a mut (), fn() -> T)>;
+
+/// Device memory a plan's launches read: `*const T` arguments. Copy it freely; it is valid
+/// while the plan that made it lives.
+#[derive(Debug)]
+pub struct PlanRef<'a, T> {
+    ptr: CUdeviceptr,
+    plan: u64,
+    _marker: Borrows<'a, T>,
+}
+
+/// Device memory a plan's launches write (and read): `*mut T` arguments, or through
+/// [`read`](PlanMut::read) `*const T` ones.
+#[derive(Debug)]
+pub struct PlanMut<'a, T> {
+    ptr: CUdeviceptr,
+    plan: u64,
+    _marker: BorrowsMut<'a, T>,
+}
+
+impl<T> Clone for PlanRef<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for PlanRef<'_, T> {}
+impl<T> Clone for PlanMut<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for PlanMut<'_, T> {}
+
+impl<'a, T> PlanRef<'a, T> {
+    /// NULL, for a pointer the kernel allows to be NULL.
+    pub const fn null() -> Self {
+        PlanRef {
+            ptr: 0,
+            plan: 0,
+            _marker: PhantomData,
+        }
+    }
+
+    /// The device address the launches get.
+    pub fn address(&self) -> CUdeviceptr {
+        self.ptr
+    }
+
+    #[doc(hidden)]
+    pub fn plan_id(&self) -> u64 {
+        self.plan
+    }
+}
+
+impl<'a, T> PlanMut<'a, T> {
+    /// NULL, for a pointer the kernel allows to be NULL.
+    pub const fn null() -> Self {
+        PlanMut {
+            ptr: 0,
+            plan: 0,
+            _marker: PhantomData,
+        }
+    }
+
+    /// The same memory for a `*const T` parameter.
+    pub fn read(self) -> PlanRef<'a, T> {
+        PlanRef {
+            ptr: self.ptr,
+            plan: self.plan,
+            _marker: PhantomData,
+        }
+    }
+
+    /// The device address the launches get.
+    pub fn address(&self) -> CUdeviceptr {
+        self.ptr
+    }
+
+    #[doc(hidden)]
+    pub fn plan_id(&self) -> u64 {
+        self.plan
+    }
+}
+
+/// A recorded launch of the kernel `K`, for [`Plan::set`].
+#[derive(Debug)]
+pub struct PlanNode<K> {
+    index: usize,
+    plan: u64,
+    _kernel: PhantomData<fn() -> K>,
+}
+
+/// One buffer of a plan, whose cudarc events a replay honours.
+trait Tracked {
+    fn track<'s>(&'s mut self, stream: &'s CudaStream) -> Option<SyncOnDrop<'s>>;
+}
+
+struct Reads<'a, D: ?Sized, T>(&'a D, PhantomData<fn() -> T>);
+struct Writes<'a, D: ?Sized, T>(&'a mut D, PhantomData<fn() -> T>);
+
+impl<D: DeviceArg<T> + ?Sized, T> Tracked for Reads<'_, D, T> {
+    fn track<'s>(&'s mut self, stream: &'s CudaStream) -> Option<SyncOnDrop<'s>> {
+        self.0.device_arg(stream).1
+    }
+}
+
+impl<D: DeviceArgMut<T> + ?Sized, T> Tracked for Writes<'_, D, T> {
+    fn track<'s>(&'s mut self, stream: &'s CudaStream) -> Option<SyncOnDrop<'s>> {
+        self.0.device_arg_mut(stream).1
+    }
+}
+
+/// What a plan remembers of a recorded launch.
+struct Recorded {
+    node: sys::CUgraphNode,
+    config: Config,
+    _function: CudaFunction,
+}
+
+/// A sequence of typed launches recorded once and replayed with one call (a CUDA graph). See
+/// the [module documentation](self).
+pub struct Plan<'a> {
+    id: u64,
+    stream: Arc<CudaStream>,
+    graph: sys::CUgraph,
+    exec: Option<sys::CUgraphExec>,
+    launches: Vec<Recorded>,
+    buffers: Vec<Box<dyn Tracked + 'a>>,
+}
+
+impl<'a> Plan<'a> {
+    /// An empty plan in `stream`'s context. `stream` is where buffers are looked up; a plan
+    /// replays on any stream of the context.
+    pub fn new(stream: &Arc<CudaStream>) -> Result<Plan<'a>, Error> {
+        crate::driver::require()?;
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+        bind(stream)?;
+        let mut graph = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; the context is current.
+        unsafe { sys::cuGraphCreate(&mut graph, 0) }
+            .result()
+            .map_err(Error::driver("cuGraphCreate"))?;
+        Ok(Plan {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            stream: Arc::clone(stream),
+            graph,
+            exec: None,
+            launches: Vec::new(),
+            buffers: Vec::new(),
+        })
+    }
+
+    /// Device memory the plan's launches read, borrowed for as long as the plan lives.
+    pub fn input<T: 'a, D: DeviceArg<T> + ?Sized + 'a>(&mut self, memory: &'a D) -> PlanRef<'a, T> {
+        let (ptr, guard) = memory.device_arg(&self.stream);
+        drop(guard);
+        self.buffers.push(Box::new(Reads(memory, PhantomData)));
+        PlanRef {
+            ptr,
+            plan: self.id,
+            _marker: PhantomData,
+        }
+    }
+
+    /// Device memory the plan's launches write, borrowed mutably for as long as the plan lives.
+    pub fn output<T: 'a, D: DeviceArgMut<T> + ?Sized + 'a>(
+        &mut self,
+        memory: &'a mut D,
+    ) -> PlanMut<'a, T> {
+        let (ptr, guard) = memory.device_arg_mut(&self.stream);
+        drop(guard);
+        self.buffers.push(Box::new(Writes(memory, PhantomData)));
+        PlanMut {
+            ptr,
+            plan: self.id,
+            _marker: PhantomData,
+        }
+    }
+
+    /// The number of recorded launches.
+    pub fn len(&self) -> usize {
+        self.launches.len()
+    }
+
+    /// Whether nothing was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.launches.is_empty()
+    }
+
+    /// Records a launch of `kernel` after the ones recorded before, checked against the
+    /// device's limits as a launch is.
+    ///
+    /// # Safety
+    /// As for the kernel's `launch`: the kernel's accesses through `args` stay inside the
+    /// memory they name, for `config`'s grid, every time the plan is replayed.
+    pub unsafe fn record<K: PlanKernel<'a>>(
+        &mut self,
+        kernel: &K,
+        config: impl Into<Config>,
+        args: K::Args,
+    ) -> Result<PlanNode<K>, Error> {
+        let config = config.into();
+        self.check(kernel.function(), &config)?;
+        let mut params = ParamBytes::new(K::layout().size);
+        K::pack(&args, params.bytes_mut());
+        let previous = self.launches.last().map(|r| r.node);
+        let programmatic_edge = config.programmatic && previous.is_some();
+        let after: [sys::CUgraphNode; 1];
+        let dependencies: &[sys::CUgraphNode] = match previous {
+            Some(node) if !programmatic_edge => {
+                after = [node];
+                &after
+            }
+            _ => &[],
+        };
+        let mut pointers = param_pointers(&K::layout(), params.bytes_mut());
+        let node_params = node_params(kernel.function(), &config, &mut pointers);
+        let mut node = std::ptr::null_mut();
+        bind(&self.stream)?;
+        // SAFETY: the graph is alive; the parameters point into `params`, which the driver
+        // copies during the call.
+        unsafe {
+            sys::cuGraphAddKernelNode_v2(
+                &mut node,
+                self.graph,
+                dependencies.as_ptr(),
+                dependencies.len(),
+                &node_params,
+            )
+        }
+        .result()
+        .map_err(Error::driver("cuGraphAddKernelNode"))?;
+        if let (true, Some(from)) = (programmatic_edge, previous) {
+            add_programmatic_edge(self.graph, from, node)?;
+        }
+        set_node_attributes(node, &config)?;
+        self.invalidate();
+        self.launches.push(Recorded {
+            node,
+            config,
+            _function: kernel.function().clone(),
+        });
+        Ok(PlanNode {
+            index: self.launches.len() - 1,
+            plan: self.id,
+            _kernel: PhantomData,
+        })
+    }
+
+    /// Sets the configuration and arguments of a recorded launch; the next replay uses them.
+    ///
+    /// In place when only the grid, block, shared memory or arguments change; a change of
+    /// cluster, cooperative or priority attributes re-instantiates the graph at the next
+    /// replay. A launch's programmatic dependency is fixed when it is recorded
+    /// ([`Error::Unsupported`] otherwise).
+    ///
+    /// # Safety
+    /// As for [`record`](Self::record).
+    pub unsafe fn set<K: PlanKernel<'a>>(
+        &mut self,
+        node: &PlanNode<K>,
+        config: impl Into<Config>,
+        args: K::Args,
+    ) -> Result<(), Error> {
+        let config = config.into();
+        if node.plan != self.id {
+            return Err(Error::Unsupported(
+                "this launch was recorded in another plan",
+            ));
+        }
+        let recorded = &self.launches[node.index];
+        if recorded.config.programmatic != config.programmatic {
+            return Err(Error::Unsupported(
+                "a recorded launch's programmatic dependency is part of the graph's edges: record \
+                 the plan again to change it",
+            ));
+        }
+        let function = recorded._function.clone();
+        self.check(&function, &config)?;
+        let attributes_change = (
+            recorded.config.cluster,
+            recorded.config.cooperative,
+            recorded.config.priority,
+        ) != (config.cluster, config.cooperative, config.priority);
+        let mut params = ParamBytes::new(K::layout().size);
+        K::pack(&args, params.bytes_mut());
+        let mut pointers = param_pointers(&K::layout(), params.bytes_mut());
+        let node_params = node_params(&function, &config, &mut pointers);
+        let graph_node = recorded.node;
+        bind(&self.stream)?;
+        // SAFETY: the node belongs to the live graph; the driver copies the parameters.
+        unsafe { sys::cuGraphKernelNodeSetParams_v2(graph_node, &node_params) }
+            .result()
+            .map_err(Error::driver("cuGraphKernelNodeSetParams"))?;
+        if attributes_change {
+            set_node_attributes(graph_node, &config)?;
+            self.invalidate();
+        } else if let Some(exec) = self.exec {
+            // SAFETY: as above, for the instantiated graph's copy of the node.
+            unsafe { sys::cuGraphExecKernelNodeSetParams_v2(exec, graph_node, &node_params) }
+                .result()
+                .map_err(Error::driver("cuGraphExecKernelNodeSetParams"))?;
+        }
+        self.launches[node.index].config = config;
+        Ok(())
+    }
+
+    /// Runs every recorded launch on `stream`, in order, after the work queued there and the
+    /// last writes to the plan's buffers.
+    pub fn replay(&mut self, stream: &CudaStream) -> Result<(), Error> {
+        bind(stream)?;
+        let exec = match self.exec {
+            Some(exec) => exec,
+            None => {
+                let mut exec = std::ptr::null_mut();
+                // SAFETY: the graph is alive and its nodes valid.
+                unsafe { sys::cuGraphInstantiateWithFlags(&mut exec, self.graph, 0) }
+                    .result()
+                    .map_err(Error::driver("cuGraphInstantiate"))?;
+                self.exec = Some(exec);
+                exec
+            }
+        };
+        tracked(&mut self.buffers, stream, || {
+            // SAFETY: the instantiated graph is alive; every buffer it names is borrowed by the
+            // plan.
+            unsafe { sys::cuGraphLaunch(exec, stream.cu_stream()) }
+                .result()
+                .map_err(Error::driver("cuGraphLaunch"))
+        })
+    }
+
+    fn check(&self, function: &CudaFunction, config: &Config) -> Result<(), Error> {
+        let limits = DeviceLimits::of(&self.stream)?;
+        config.check(&limits)?;
+        if config.shared_mem_bytes > DEFAULT_SHARED_MEMORY_LIMIT {
+            let kernel_limit = shared_memory_limit(function)?;
+            if config.shared_mem_bytes > kernel_limit {
+                return Err(Error::SharedMemoryLimit {
+                    bytes: config.shared_mem_bytes,
+                    kernel_limit,
+                    device_max: limits.max_shared_memory_optin,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn invalidate(&mut self) {
+        if let Some(exec) = self.exec.take() {
+            // SAFETY: no replay is running on the host; the driver defers destruction of an
+            // executing graph until it completes.
+            unsafe { sys::cuGraphExecDestroy(exec) };
+        }
+    }
+}
+
+impl Drop for Plan<'_> {
+    fn drop(&mut self) {
+        let _ = self.stream.context().bind_to_thread();
+        self.invalidate();
+        // SAFETY: the graph is this plan's own; replays already queued keep their executable.
+        unsafe { sys::cuGraphDestroy(self.graph) };
+    }
+}
+
+/// Honours every buffer's cudarc events around `launch`: waits before (each guard's creation),
+/// records after (each guard's drop), holding the guards on the stack.
+fn tracked(
+    buffers: &mut [Box<dyn Tracked + '_>],
+    stream: &CudaStream,
+    launch: impl FnOnce() -> Result<(), Error>,
+) -> Result<(), Error> {
+    match buffers.split_first_mut() {
+        None => launch(),
+        Some((first, rest)) => {
+            let _guard = first.track(stream);
+            tracked(rest, stream, launch)
+        }
+    }
+}
+
+fn bind(stream: &CudaStream) -> Result<(), Error> {
+    stream
+        .context()
+        .bind_to_thread()
+        .map_err(Error::driver("cuCtxSetCurrent"))
+}
+
+/// One pointer per parameter into the packed buffer: graph nodes take `kernelParams`, which also
+/// serves cooperative launches (they refuse a packed buffer).
+fn param_pointers(layout: &ParamLayout, params: &mut [u8]) -> Vec<*mut c_void> {
+    let base = params.as_mut_ptr();
+    layout
+        .params
+        .iter()
+        // SAFETY: every slot lies inside the buffer packed for this layout.
+        .map(|p| unsafe { base.add(p.offset) }.cast::<c_void>())
+        .collect()
+}
+
+fn node_params(
+    function: &CudaFunction,
+    config: &Config,
+    pointers: &mut [*mut c_void],
+) -> sys::CUDA_KERNEL_NODE_PARAMS {
+    // SAFETY: plain data; every field the driver reads is set below, the rest zero.
+    let mut params: sys::CUDA_KERNEL_NODE_PARAMS = unsafe { std::mem::zeroed() };
+    params.func = function.cu_function();
+    (params.gridDimX, params.gridDimY, params.gridDimZ) = config.grid;
+    (params.blockDimX, params.blockDimY, params.blockDimZ) = config.block;
+    params.sharedMemBytes = config.shared_mem_bytes;
+    params.kernelParams = if pointers.is_empty() {
+        std::ptr::null_mut()
+    } else {
+        pointers.as_mut_ptr()
+    };
+    params
+}
+
+/// Cluster, cooperative and priority attributes as node attributes (programmatic serialization
+/// is an edge in a graph).
+fn set_node_attributes(node: sys::CUgraphNode, config: &Config) -> Result<(), Error> {
+    let mut attributes = config.launch_attributes();
+    for attribute in attributes.as_mut().iter().filter(|a| {
+        a.id != sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+    }) {
+        // SAFETY: the node is alive; the value is the attribute's (same union in CUDA 12+).
+        unsafe {
+            sys::cuGraphKernelNodeSetAttribute(
+                node,
+                attribute.id,
+                std::ptr::from_ref(&attribute.value).cast(),
+            )
+        }
+        .result()
+        .map_err(Error::driver("cuGraphKernelNodeSetAttribute"))?;
+    }
+    Ok(())
+}
+
+/// `CUgraphEdgeData` (CUDA 12.3), spelled here so that cudarc's bindings of any CUDA 12 version
+/// serve.
+#[repr(C)]
+struct EdgeData {
+    from_port: u8,
+    to_port: u8,
+    kind: u8,
+    reserved: [u8; 5],
+}
+
+type AddDependencies = unsafe extern "C" fn(
+    sys::CUgraph,
+    *const sys::CUgraphNode,
+    *const sys::CUgraphNode,
+    *const EdgeData,
+    usize,
+) -> sys::CUresult;
+
+/// A programmatic edge `from -> to` (`cuGraphAddDependencies_v2`, CUDA 12.3+).
+fn add_programmatic_edge(
+    graph: sys::CUgraph,
+    from: sys::CUgraphNode,
+    to: sys::CUgraphNode,
+) -> Result<(), Error> {
+    static ENTRY: OnceLock<Option<AddDependencies>> = OnceLock::new();
+    let entry = *ENTRY.get_or_init(|| {
+        crate::driver::entry_point("cuGraphAddDependencies", 12_030)
+            // SAFETY: the driver's entry point of this name and version has this signature.
+            .map(|pfn| unsafe { std::mem::transmute::<*mut c_void, AddDependencies>(pfn) })
+    });
+    let Some(add) = entry else {
+        return Err(Error::Unsupported(
+            "programmatic edges in plans need a driver of CUDA 12.3 or newer",
+        ));
+    };
+    let edge = EdgeData {
+        from_port: 0, // CU_GRAPH_KERNEL_NODE_PORT_DEFAULT
+        to_port: 0,
+        kind: 1, // CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC
+        reserved: [0; 5],
+    };
+    // SAFETY: both nodes belong to the live graph; one edge of valid data.
+    unsafe { add(graph, &from, &to, &edge, 1) }
+        .result()
+        .map_err(Error::driver("cuGraphAddDependencies"))
+}
