@@ -3,6 +3,13 @@
 //! `launch_builder`, and the typed launcher, each with cudarc's event tracking on and off; and
 //! CUDA-graph replay per kernel. Prints the median of 7 rounds of 100,000 launches.
 //!
+//! Then, below the single-launch floor (all as ratios to raw `cuLaunchKernel` in the same run):
+//! typed launches of 0, 4, 16 and 64 parameters; a typed plan of 1,000 launches replayed (host
+//! time to submit a replay, and replay to completion); updating one recorded launch against
+//! recording the plan again; and the GPU time per kernel of a chain of 1,000 dependent kernels
+//! with and without programmatic dependent launch. `examples/c/launch_floor.c`, built by nvcc on
+//! the GPU machine, launches the same kernels from C for the driver's own floor.
+//!
 //! ```text
 //! cargo run --release --example launch_overhead
 //! ```
@@ -14,7 +21,7 @@ use std::time::Instant;
 use cuda_kernel::Config;
 use cuda_kernel::cudarc::driver::sys::{self, CUgraphInstantiate_flags, CUstreamCaptureMode};
 use cuda_kernel::cudarc::driver::{DevicePtr, LaunchConfig, PushKernelArg};
-use kernels::{Empty4, VECTOR_ADD_PTX};
+use kernels::{Empty4, PlanKernels, VECTOR_ADD_PTX};
 
 const LAUNCHES: usize = 100_000;
 const ROUNDS: usize = 7;
@@ -218,6 +225,228 @@ fn run() -> Result<(), Error> {
         "graph replay: {:.3} us per kernel (graph of {GRAPH_KERNELS} typed launches, {GRAPH_REPLAYS} replays, median of {ROUNDS})",
         rounds[ROUNDS / 2]
     );
+    below_the_floor(&ctx, &stream, &empty)?;
+    Ok(())
+}
+
+type Empty4Args<'a> = (
+    cuda_kernel::PlanRef<'a, f32>,
+    cuda_kernel::PlanRef<'a, f32>,
+    cuda_kernel::PlanMut<'a, f32>,
+);
+
+/// Records a plan of `count` launches of `empty4` and replays it once (instantiating it);
+/// returns the seconds that took, the plan, its first launch and the buffers' handles.
+fn record_plan<'a>(
+    stream: &std::sync::Arc<cuda_kernel::cudarc::driver::CudaStream>,
+    empty4: &Empty4,
+    config: Config,
+    count: usize,
+    a: &'a cuda_kernel::cudarc::driver::CudaSlice<f32>,
+    b: &'a cuda_kernel::cudarc::driver::CudaSlice<f32>,
+    c: &'a mut cuda_kernel::cudarc::driver::CudaSlice<f32>,
+) -> Result<
+    (
+        f64,
+        cuda_kernel::Plan<'a>,
+        cuda_kernel::PlanNode<Empty4>,
+        Empty4Args<'a>,
+    ),
+    Error,
+> {
+    let start = Instant::now();
+    let mut plan = cuda_kernel::Plan::new(stream)?;
+    let (ar, br, cw) = (plan.input(a), plan.input(b), plan.output(c));
+    let first = unsafe { plan.record(empty4, config, (ar, br, cw, 1))? };
+    for _ in 1..count {
+        unsafe { plan.record(empty4, config, (ar, br, cw, 1))? };
+    }
+    plan.replay(stream)?;
+    stream.synchronize()?;
+    Ok((start.elapsed().as_secs_f64(), plan, first, (ar, br, cw)))
+}
+
+/// Median of `rounds` of `f`, each returning seconds, as microseconds per `per`.
+fn median_us(
+    rounds: usize,
+    per: usize,
+    mut f: impl FnMut() -> Result<f64, Error>,
+) -> Result<f64, Error> {
+    let mut v = Vec::with_capacity(rounds);
+    for _ in 0..rounds {
+        v.push(f()? / per as f64 * 1e6);
+    }
+    v.sort_by(f64::total_cmp);
+    Ok(v[v.len() / 2])
+}
+
+fn below_the_floor(
+    ctx: &std::sync::Arc<cuda_kernel::cudarc::driver::CudaContext>,
+    stream: &std::sync::Arc<cuda_kernel::cudarc::driver::CudaStream>,
+    empty4: &Empty4,
+) -> Result<(), Error> {
+    const N: usize = 20_000;
+    unsafe { ctx.disable_event_tracking() };
+    let k = PlanKernels::load(ctx)?;
+    let config = Config::new((1, 1, 1), (32, 1, 1));
+    let values = [7u32; 64];
+    let a = stream.alloc_zeros::<f32>(1)?;
+    let mut c = stream.alloc_zeros::<f32>(1)?;
+    let timed = |launch: &mut dyn FnMut() -> Result<(), Error>| -> Result<f64, Error> {
+        stream.synchronize()?;
+        let start = Instant::now();
+        for _ in 0..N {
+            launch()?;
+        }
+        stream.synchronize()?;
+        Ok(start.elapsed().as_secs_f64())
+    };
+    let raw = |function: sys::CUfunction, count: usize| -> Result<f64, Error> {
+        let mut pointers: Vec<*mut c_void> = values[..count]
+            .iter()
+            .map(|v| (v as *const u32).cast_mut().cast())
+            .collect();
+        timed(&mut || {
+            let params = if count == 0 {
+                std::ptr::null_mut()
+            } else {
+                pointers.as_mut_ptr()
+            };
+            unsafe {
+                sys::cuLaunchKernel(
+                    function,
+                    1,
+                    1,
+                    1,
+                    32,
+                    1,
+                    1,
+                    0,
+                    stream.cu_stream(),
+                    params,
+                    std::ptr::null_mut(),
+                )
+            }
+            .result()?;
+            Ok(())
+        })
+    };
+    println!("below the floor (event tracking off, {N} launches a round, median of {ROUNDS}):");
+    let v = values;
+    for count in [0usize, 4, 16, 64] {
+        let function = match count {
+            0 => k.empty0.function().cu_function(),
+            4 => empty4.function().cu_function(),
+            16 => k.empty16.function().cu_function(),
+            _ => k.empty64.function().cu_function(),
+        };
+        let raw_us = median_us(ROUNDS, N, || raw(function, count))?;
+        let typed_us = median_us(ROUNDS, N, || match count {
+            0 => timed(&mut || Ok(k.empty0.launch(stream, config)?)),
+            4 => timed(&mut || Ok(empty4.launch(stream, config, &a, &a, &mut c, 1)?)),
+            16 => timed(&mut || {
+                Ok(k.empty16.launch(
+                    stream, config, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9],
+                    v[10], v[11], v[12], v[13], v[14], v[15],
+                )?)
+            }),
+            _ => timed(&mut || {
+                Ok(k.empty64.launch(
+                    stream, config, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9],
+                    v[10], v[11], v[12], v[13], v[14], v[15], v[16], v[17], v[18], v[19], v[20],
+                    v[21], v[22], v[23], v[24], v[25], v[26], v[27], v[28], v[29], v[30], v[31],
+                    v[32], v[33], v[34], v[35], v[36], v[37], v[38], v[39], v[40], v[41], v[42],
+                    v[43], v[44], v[45], v[46], v[47], v[48], v[49], v[50], v[51], v[52], v[53],
+                    v[54], v[55], v[56], v[57], v[58], v[59], v[60], v[61], v[62], v[63],
+                )?)
+            }),
+        })?;
+        println!(
+            "  {count:2} parameters: raw cuLaunchKernel {raw_us:6.3} us, typed {typed_us:6.3} us ({:.3}x)",
+            typed_us / raw_us
+        );
+    }
+
+    // A plan of PLAN typed launches of empty4.
+    const PLAN: usize = 1_000;
+    let raw4 = median_us(ROUNDS, N, || raw(empty4.function().cu_function(), 4))?;
+    let b = stream.alloc_zeros::<f32>(1)?;
+    let mut c2 = stream.alloc_zeros::<f32>(1)?;
+    let mut rerecord = Vec::new();
+    for _ in 0..ROUNDS {
+        rerecord.push(record_plan(stream, empty4, config, PLAN, &a, &b, &mut c2)?.0 * 1e6);
+    }
+    rerecord.sort_by(f64::total_cmp);
+    let (_, mut plan, first, args) = record_plan(stream, empty4, config, PLAN, &a, &b, &mut c2)?;
+    let mut submit = Vec::new();
+    let mut complete = Vec::new();
+    let mut update = Vec::new();
+    for round in 0..ROUNDS * 10 {
+        stream.synchronize()?;
+        let start = Instant::now();
+        plan.replay(stream)?;
+        let submitted = start.elapsed().as_secs_f64();
+        stream.synchronize()?;
+        submit.push(submitted / PLAN as f64 * 1e6);
+        complete.push(start.elapsed().as_secs_f64() / PLAN as f64 * 1e6);
+        let start = Instant::now();
+        unsafe { plan.set(&first, config, (args.0, args.1, args.2, round as u32))? };
+        update.push(start.elapsed().as_secs_f64() * 1e6);
+    }
+    for v in [&mut submit, &mut complete, &mut update] {
+        v.sort_by(f64::total_cmp);
+    }
+    let (submit, complete, update) = (
+        submit[submit.len() / 2],
+        complete[complete.len() / 2],
+        update[update.len() / 2],
+    );
+    println!(
+        "  plan of {PLAN} typed launches: replay submitted in {submit:.3} us per kernel ({:.3}x raw cuLaunchKernel of empty4, {raw4:.3} us), run to completion {complete:.3} us per kernel ({:.3}x)",
+        submit / raw4,
+        complete / raw4
+    );
+    let rerecord_us = rerecord[ROUNDS / 2];
+    println!(
+        "  updating one recorded launch: {update:.3} us; recording and instantiating the plan again: {rerecord_us:.1} us ({:.5}x)",
+        update / rerecord_us
+    );
+    drop(plan);
+
+    // GPU time per kernel of a chain of dependent kernels, with and without PDL.
+    let n = 4096usize;
+    let mut x = stream.alloc_zeros::<f32>(n)?;
+    let mut y = stream.alloc_zeros::<f32>(n)?;
+    for programmatic in [false, true] {
+        let mut chain = Config::for_elements(n as u32, 256);
+        if programmatic {
+            chain = chain.programmatic_dependent();
+        }
+        let gpu_us = median_us(ROUNDS, PLAN, || {
+            let start = stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
+            for i in 0..PLAN {
+                unsafe {
+                    if i % 2 == 0 {
+                        k.chain_step.launch(stream, chain, &x, &mut y, n as u32)?
+                    } else {
+                        k.chain_step.launch(stream, chain, &y, &mut x, n as u32)?
+                    }
+                }
+            }
+            let end = stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
+            end.synchronize()?;
+            Ok(start.elapsed_ms(&end)? as f64 / 1e3)
+        })?;
+        println!(
+            "  chain of {PLAN} dependent kernels ({n} floats each): {gpu_us:.3} us GPU time per kernel {}",
+            if programmatic {
+                "with programmatic dependent launch"
+            } else {
+                "without"
+            }
+        );
+    }
+    unsafe { ctx.enable_event_tracking() };
     Ok(())
 }
 

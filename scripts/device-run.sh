@@ -30,6 +30,9 @@ if [ "$what" != tests ]; then
         .device/examples/bandwidth
         echo "== launch_overhead"
         .device/examples/launch_overhead
+        echo "== launch_floor (C, the driver's floor, same run)"
+        nvcc -O2 -o .device/launch_floor examples/c/launch_floor.c -lcuda &&
+            .device/launch_floor kernels/ptx/vector_add.ptx kernels/ptx/plans.ptx
     } 2>&1 | tee "$out/examples.txt" || status=1
 fi
 exit $status
