@@ -560,8 +560,11 @@ fn add_programmatic_edge(
             "programmatic edges in plans need a driver of CUDA 12.3 or newer",
         ));
     };
+    // A programmatic edge leaves from the programmatic port: the dependent may start once every
+    // block of `from` has triggered (griddepcontrol.launch_dependents) or exited, as on a stream
+    // with programmatic serialization allowed.
     let edge = EdgeData {
-        from_port: 0, // CU_GRAPH_KERNEL_NODE_PORT_DEFAULT
+        from_port: 1, // CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC
         to_port: 0,
         kind: 1, // CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC
         reserved: [0; 5],
