@@ -45,7 +45,7 @@ fn run() -> Result<(), Error> {
     let stream = ctx.new_stream()?;
     let module = cuda_kernel::driver::load_ptx(&ctx, VECTOR_ADD_PTX)?;
     let empty = Empty4::load(&module)?;
-    let function = empty.function().clone();
+    let function = empty.function().ok_or("loaded from a module")?.clone();
     let a = stream.alloc_zeros::<f32>(1)?;
     let b = stream.alloc_zeros::<f32>(1)?;
     let mut c = stream.alloc_zeros::<f32>(1)?;
@@ -335,10 +335,25 @@ fn below_the_floor(
     let v = values;
     for count in [0usize, 4, 16, 64] {
         let function = match count {
-            0 => k.empty0.function().cu_function(),
-            4 => empty4.function().cu_function(),
-            16 => k.empty16.function().cu_function(),
-            _ => k.empty64.function().cu_function(),
+            0 => k
+                .empty0
+                .function()
+                .expect("loaded from a module")
+                .cu_function(),
+            4 => empty4
+                .function()
+                .expect("loaded from a module")
+                .cu_function(),
+            16 => k
+                .empty16
+                .function()
+                .expect("loaded from a module")
+                .cu_function(),
+            _ => k
+                .empty64
+                .function()
+                .expect("loaded from a module")
+                .cu_function(),
         };
         let raw_us = median_us(ROUNDS, N, || raw(function, count))?;
         let typed_us = median_us(ROUNDS, N, || match count {
@@ -369,7 +384,15 @@ fn below_the_floor(
 
     // A plan of PLAN typed launches of empty4.
     const PLAN: usize = 1_000;
-    let raw4 = median_us(ROUNDS, N, || raw(empty4.function().cu_function(), 4))?;
+    let raw4 = median_us(ROUNDS, N, || {
+        raw(
+            empty4
+                .function()
+                .expect("loaded from a module")
+                .cu_function(),
+            4,
+        )
+    })?;
     let b = stream.alloc_zeros::<f32>(1)?;
     let mut c2 = stream.alloc_zeros::<f32>(1)?;
     let mut rerecord = Vec::new();

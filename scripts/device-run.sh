@@ -30,6 +30,10 @@ if [ "$what" != tests ]; then
         .device/examples/bandwidth
         echo "== launch_overhead"
         .device/examples/launch_overhead
+        echo "== multi_gpu (one process, every GPU)"
+        .device/examples/multi_gpu
+        echo "== multi_gpu --processes (one process per GPU)"
+        .device/examples/multi_gpu --processes
         echo "== launch_floor (C, the driver's floor, same run)"
         nvcc -O2 -o .device/launch_floor examples/c/launch_floor.c -lcuda &&
             .device/launch_floor kernels/ptx/vector_add.ptx kernels/ptx/plans.ptx

@@ -124,7 +124,12 @@ fn configurations_are_checked_before_the_driver() {
     let big = Config::new((1, 1, 1), (32, 1, 1)).shared_mem(100 * 1024);
     let e = launch(big, &mut c).unwrap_err();
     assert!(e.to_string().contains("raise_shared_memory_limit"), "{e}");
-    cuda_kernel::raise_shared_memory_limit(kernel.function(), &stream, 100 * 1024).unwrap();
+    cuda_kernel::raise_shared_memory_limit(
+        kernel.function().expect("loaded from a module"),
+        &stream,
+        100 * 1024,
+    )
+    .unwrap();
     launch(big, &mut c).unwrap();
     stream.synchronize().unwrap();
 }
@@ -134,7 +139,9 @@ fn configurations_are_checked_before_the_driver() {
 fn occupancy_picks_a_block_size_that_launches() {
     let (_ctx, stream, module) = setup(VECTOR_ADD_PTX);
     let kernel = VectorAdd::load(&module).unwrap();
-    let (min_grid, block) = cuda_kernel::occupancy_block_size(kernel.function(), 0).unwrap();
+    let (min_grid, block) =
+        cuda_kernel::occupancy_block_size(kernel.function().expect("loaded from a module"), 0)
+            .unwrap();
     assert!(
         min_grid > 0 && block > 0 && block <= 1024 && block % 32 == 0,
         "{min_grid} {block}"
@@ -184,7 +191,9 @@ fn captured_launches_replay_and_typed_node_updates_take_effect() {
     assert!(stream.clone_dtoh(&d).unwrap().iter().all(|&v| v == 5.0));
 
     // The first node now adds x instead of a, over half the elements: c = 12 there, d = 14.
-    let nodes = cuda_kernel::graph::kernel_nodes(&graph, kernel.function()).unwrap();
+    let nodes =
+        cuda_kernel::graph::kernel_nodes(&graph, kernel.function().expect("loaded from a module"))
+            .unwrap();
     assert_eq!(nodes.len(), 2);
     let half = (n / 2) as u32;
     unsafe {

@@ -322,6 +322,27 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
     } else {
         quote!(#p::core::unreachable!())
     };
+    let library_doc = format!(
+        " Looks up `{symbol}` in `library`, loaded once for every GPU of the process, and checks\n \
+         its parameters against [`Self::LAYOUT`] once (on drivers of CUDA 12.4 or newer). The\n \
+         launcher then launches on a stream of any device, each device's function looked up on\n \
+         its first launch there."
+    );
+    let load_library = if real {
+        let symbol = if kernel.is_generic() {
+            quote!(&Self::symbol())
+        } else {
+            quote!(Self::NAME)
+        };
+        quote! {
+            #p::load_library_kernel(library, #symbol, &Self::LAYOUT).map(|__function| Self {
+                __function,
+                __marker: #p::PhantomData,
+            })
+        }
+    } else {
+        quote!(#p::core::unreachable!())
+    };
     let Bodies {
         layout,
         load,
@@ -391,7 +412,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
         #stand_in_allows
         #[derive(Debug, Clone)]
         #vis struct #ty #struct_generics {
-            __function: #p::CudaFunction,
+            __function: #p::Loaded,
             __marker: #p::PhantomData<fn() -> (#(#type_params,)*)>,
         }
 
@@ -414,8 +435,17 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
                 #load
             }
 
-            /// The loaded function, for attributes and occupancy queries.
-            pub fn function(&self) -> &#p::CudaFunction {
+            #[doc = #library_doc]
+            pub fn load_library(
+                library: &#p::Arc<#p::Library>,
+            ) -> #p::core::result::Result<Self, #p::Error> {
+                #load_library
+            }
+
+            /// The function of a launcher loaded from a module, for attributes, occupancy and
+            /// graph queries; `None` for one loaded from a library (whose functions are per
+            /// device).
+            pub fn function(&self) -> #p::core::option::Option<&#p::CudaFunction> {
                 #function
             }
 
@@ -535,12 +565,12 @@ fn real_bodies(p: &TokenStream, kernel: &Kernel) -> Bodies {
             };
             quote! {
                 #p::load_function(module, #symbol, &Self::LAYOUT).map(|__function| Self {
-                    __function,
+                    __function: #p::Loaded::Module(__function),
                     __marker: #p::PhantomData,
                 })
             }
         },
-        function: quote!(&self.__function),
+        function: quote!(self.__function.module_function()),
         pack: if kernel.is_generic() {
             quote! {
                 let mut __buf = #p::ParamBytes::new(Self::LAYOUT.size);
@@ -576,7 +606,9 @@ fn real_bodies(p: &TokenStream, kernel: &Kernel) -> Bodies {
             let __config = #p::core::convert::Into::into(config);
             Self::__with_packed(stream, #(#names,)* |__params| {
                 // SAFETY: as for launch; the caller keeps the memory alive across replays.
-                unsafe { #p::set_kernel_node(graph, node, &self.__function, &__config, __params) }
+                unsafe {
+                    #p::set_kernel_node(graph, node, &self.__function, stream, &__config, __params)
+                }
             })
         },
     }
@@ -631,7 +663,7 @@ fn expand_plan_kernel(p: &TokenStream, kernel: &Kernel) -> TokenStream {
         // loaded (and checked) with.
         unsafe impl #impl_generics #p::PlanKernel<'__p> for #ty #ty_generics {
             type Args = (#(#arg_types,)*);
-            fn function(&self) -> &#p::CudaFunction {
+            fn loaded(&self) -> &#p::Loaded {
                 &self.__function
             }
             fn layout() -> #p::ParamLayout {

@@ -381,11 +381,19 @@ pub fn raise_shared_memory_limit(
 
 /// The dynamic shared memory `function` may use per block: 48 KiB unless raised with
 /// [`raise_shared_memory_limit`].
-pub(crate) fn shared_memory_limit(function: &CudaFunction) -> Result<u32, Error> {
-    function
-        .get_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
-        .map(|v| v.max(0) as u32)
-        .map_err(Error::driver("cuFuncGetAttribute"))
+pub(crate) fn shared_memory_limit(function: sys::CUfunction) -> Result<u32, Error> {
+    let mut value = 0;
+    // SAFETY: the caller's function handle is alive; a valid out-pointer.
+    unsafe {
+        sys::cuFuncGetAttribute(
+            &mut value,
+            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            function,
+        )
+    }
+    .result()
+    .map_err(Error::driver("cuFuncGetAttribute"))?;
+    Ok(value.max(0) as u32)
 }
 
 /// The block size that maximizes occupancy of `function` with `shared_mem_bytes` of dynamic

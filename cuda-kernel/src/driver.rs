@@ -78,6 +78,21 @@ pub(crate) fn entry_point(name: &str, version: i32) -> Option<*mut std::ffi::c_v
     found.then_some(pfn)
 }
 
+/// The number of CUDA devices, or [`Error::NoDriver`] without a driver.
+///
+/// ```no_run
+/// for ordinal in 0..cuda_kernel::driver::device_count()? {
+///     let ctx = cuda_kernel::driver::context(ordinal)?;
+/// }
+/// # Ok::<(), cuda_kernel::Error>(())
+/// ```
+pub fn device_count() -> Result<usize, Error> {
+    require()?;
+    CudaContext::device_count()
+        .map(|n| n.max(0) as usize)
+        .map_err(Error::driver("cuDeviceGetCount"))
+}
+
 /// Opens a context on GPU `ordinal`, or says why it cannot.
 ///
 /// Unlike `CudaContext::new`, which panics when the driver library is missing, this returns

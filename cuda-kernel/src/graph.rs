@@ -56,9 +56,10 @@
 //! captured with clusters, cooperative launches or priorities keep those attributes: updating
 //! one with such a [`Config`] is [`Error::Unsupported`].
 
-use cudarc::driver::{CudaFunction, CudaGraph, sys};
+use cudarc::driver::{CudaFunction, CudaGraph, CudaStream, sys};
 
 use crate::buffer::{buffer_extra, extra_or_null};
+use crate::library::Loaded;
 use crate::{Config, Error};
 
 /// A kernel node of a CUDA graph.
@@ -116,7 +117,8 @@ pub fn kernel_nodes(graph: &CudaGraph, function: &CudaFunction) -> Result<Vec<Ke
     Ok(kernels)
 }
 
-/// Sets the configuration and packed arguments of `node` in the instantiated `graph`
+/// Sets the configuration and packed arguments of `node` in the instantiated `graph` (with
+/// `function`'s function for `stream`'s device)
 /// (`cuGraphExecKernelNodeSetParams`); the next replay uses them. A generated
 /// `set_graph_node` packs typed arguments and calls this.
 ///
@@ -127,10 +129,12 @@ pub fn kernel_nodes(graph: &CudaGraph, function: &CudaFunction) -> Result<Vec<Ke
 pub unsafe fn set_kernel_node(
     graph: &CudaGraph,
     node: KernelNode,
-    function: &CudaFunction,
+    function: &Loaded,
+    stream: &CudaStream,
     config: &Config,
     params: &mut [u8],
 ) -> Result<(), Error> {
+    let function = function.cu_function(stream)?;
     if config.is_extended() {
         return Err(Error::Unsupported(
             "graph kernel nodes keep the attributes they were captured with: set only grid, block and shared memory",
@@ -140,7 +144,7 @@ pub unsafe fn set_kernel_node(
     let mut extra = buffer_extra(params, &mut size);
     // SAFETY: plain data; every field the driver reads is set below, the rest zero.
     let mut node_params: sys::CUDA_KERNEL_NODE_PARAMS = unsafe { std::mem::zeroed() };
-    node_params.func = function.cu_function();
+    node_params.func = function;
     (
         node_params.gridDimX,
         node_params.gridDimY,

@@ -2,13 +2,15 @@
 
 use std::ffi::c_void;
 
-use cudarc::driver::{CudaFunction, CudaStream, sys};
+use cudarc::driver::{CudaStream, sys};
+
+use crate::library::Loaded;
 
 use crate::buffer::{buffer_extra, extra_or_null};
 use crate::config::{Config, DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits, shared_memory_limit};
 use crate::{Error, ParamLayout, ParamSlot};
 
-/// Launches `function` on `stream` with the packed `params` of a signature laid out as `layout`.
+/// Launches `function` (its function for `stream`'s device) on `stream` with the packed `params` of a signature laid out as `layout`.
 ///
 /// Checks `config` against the device first ([`Error::InvalidConfig`]). A plain launch goes
 /// through `cuLaunchKernel` with the buffer as `CU_LAUNCH_PARAM_BUFFER_POINTER`; one with
@@ -21,7 +23,7 @@ use crate::{Error, ParamLayout, ParamSlot};
 /// address in it must stay valid until the kernel has run.
 #[inline]
 pub unsafe fn launch_packed(
-    function: &CudaFunction,
+    function: &Loaded,
     stream: &CudaStream,
     config: &Config,
     layout: &ParamLayout,
@@ -32,6 +34,7 @@ pub unsafe fn launch_packed(
         .bind_to_thread()
         .map_err(Error::driver("cuCtxSetCurrent"))?;
     let limits = DeviceLimits::of(stream)?;
+    let function = function.cu_function(stream)?;
     config.check(&limits)?;
     if config.shared_mem_bytes > DEFAULT_SHARED_MEMORY_LIMIT {
         check_shared_memory(function, config.shared_mem_bytes, &limits)?;
@@ -52,7 +55,7 @@ pub unsafe fn launch_packed(
         // alive for the call, which copies them; the caller vouches for the contents.
         return unsafe {
             sys::cuLaunchKernel(
-                function.cu_function(),
+                function,
                 gx,
                 gy,
                 gz,
@@ -75,7 +78,7 @@ pub unsafe fn launch_packed(
 /// `cuLaunchKernelEx` with the attributes of `config`.
 #[cold]
 unsafe fn launch_extended(
-    function: &CudaFunction,
+    function: sys::CUfunction,
     stream: &CudaStream,
     config: &Config,
     layout: &ParamLayout,
@@ -119,27 +122,18 @@ unsafe fn launch_extended(
             pointers.as_mut_ptr()
         };
         // SAFETY: the pointers point into `params`, alive for the call.
-        unsafe {
-            sys::cuLaunchKernelEx(
-                &launch,
-                function.cu_function(),
-                kernel_params,
-                std::ptr::null_mut(),
-            )
-        }
+        unsafe { sys::cuLaunchKernelEx(&launch, function, kernel_params, std::ptr::null_mut()) }
     } else {
         // SAFETY: `extra` describes `params`, alive for the call.
-        unsafe {
-            sys::cuLaunchKernelEx(&launch, function.cu_function(), std::ptr::null_mut(), extra)
-        }
+        unsafe { sys::cuLaunchKernelEx(&launch, function, std::ptr::null_mut(), extra) }
     };
     result.result().map_err(Error::driver("cuLaunchKernelEx"))
 }
 
 /// Above the default 48 KiB, dynamic shared memory needs the kernel's own limit raised.
 #[cold]
-fn check_shared_memory(
-    function: &CudaFunction,
+pub(crate) fn check_shared_memory(
+    function: sys::CUfunction,
     bytes: u32,
     limits: &DeviceLimits,
 ) -> Result<(), Error> {

@@ -53,6 +53,7 @@ mod global;
 pub mod graph;
 mod launch;
 mod layout;
+mod library;
 mod load;
 pub mod low_precision;
 pub mod nvrtc;
@@ -296,6 +297,7 @@ pub use global::DeviceGlobal;
 pub use layout::{
     MAX_PARAM_BYTES, MAX_PARAM_BYTES_LEGACY, MAX_STATIC_ALIGN, ParamLayout, ParamSlot,
 };
+pub use library::{Library, LibraryKernel, Loaded};
 pub use param::{CType, KernelParam};
 pub use plan::{Plan, PlanMut, PlanNode, PlanRef};
 #[doc(no_inline)]
@@ -318,6 +320,16 @@ pub mod __private {
     pub use crate::launch::launch_packed;
     pub use crate::layout::{struct_align, struct_size};
     pub use crate::load::{load_function, load_ptx};
+
+    /// `load_library`'s lookup: the kernel `name` of `library`, checked against `layout`.
+    pub fn load_library_kernel(
+        library: &Arc<crate::Library>,
+        name: &str,
+        layout: &crate::ParamLayout,
+    ) -> Result<crate::Loaded, crate::Error> {
+        crate::LibraryKernel::load(library, name, layout)
+            .map(|k| crate::Loaded::Library(Arc::new(k)))
+    }
     pub use crate::{
         DeviceArg, DeviceArgMut, Error, KernelParam, ParamBuffer, ParamLayout, ParamSlot,
     };
@@ -332,9 +344,9 @@ pub mod __private {
     /// A boolean as a type, for checks the macro states as trait bounds.
     pub struct Bool<const B: bool>;
 
-    pub use crate::DeviceGlobal;
     pub use crate::buffer::{ParamBytes, put};
     pub use crate::plan::{PlanKernel, PlanMut, PlanRef};
+    pub use crate::{DeviceGlobal, Library, Loaded};
     pub use ::core::marker::PhantomData;
     pub use ::cuda_kernel_syntax::itanium::{self, TemplateArg};
 

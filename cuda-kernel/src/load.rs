@@ -9,8 +9,8 @@ use cudarc::driver::{CudaContext, CudaFunction, CudaModule, sys};
 use crate::driver::require;
 use crate::{Error, ParamLayout, SignatureMismatch};
 
-/// First driver version with `cuFuncGetParamInfo` (CUDA 12.4).
-const PARAM_INFO_DRIVER: i32 = 12_040;
+/// First driver version with `cuFuncGetParamInfo` and `cuKernelGetParamInfo` (CUDA 12.4).
+pub(crate) const PARAM_INFO_DRIVER: i32 = 12_040;
 
 /// Looks up the kernel `name` in `module` and checks its parameters against `layout`.
 ///
@@ -41,7 +41,12 @@ pub fn load_function(
     })?;
     if crate::driver::version()? >= PARAM_INFO_DRIVER {
         if let Some(param_info) = func_get_param_info() {
-            check_signature(param_info, &function, name, layout)?;
+            let handle = function.cu_function();
+            check_signature("cuFuncGetParamInfo", name, layout, |index, offset, size| {
+                // SAFETY: the function handle is alive (held by `function`); the out-pointers
+                // are valid; `param_info` is the driver's own cuFuncGetParamInfo.
+                unsafe { param_info(handle, index, offset, size) }
+            })?;
         }
     }
     Ok(function)
@@ -65,26 +70,25 @@ fn func_get_param_info() -> Option<FuncGetParamInfo> {
 }
 
 /// Compares `layout` with the offsets and sizes the driver reports for `function`.
-fn check_signature(
-    param_info: FuncGetParamInfo,
-    function: &CudaFunction,
+/// `param_info(index, &mut offset, &mut size)` is the driver's answer for one parameter
+/// (`cuFuncGetParamInfo` of a function, `cuKernelGetParamInfo` of a library's kernel).
+pub(crate) fn check_signature(
+    call: &'static str,
     name: &str,
     layout: &ParamLayout,
+    mut param_info: impl FnMut(usize, &mut usize, &mut usize) -> sys::CUresult,
 ) -> Result<(), Error> {
     let mut loaded = Vec::with_capacity(layout.params.len());
     // One index past the declared count as well: a function with more parameters answers it.
     for index in 0..=layout.params.len() {
         let (mut offset, mut size) = (0usize, 0usize);
-        // SAFETY: the function handle is alive (held by `function`); the out-pointers are valid;
-        // `param_info` is the driver's own cuFuncGetParamInfo.
-        let result = unsafe { param_info(function.cu_function(), index, &mut offset, &mut size) };
-        match result {
+        match param_info(index, &mut offset, &mut size) {
             sys::CUresult::CUDA_SUCCESS => loaded.push((offset, size)),
             // Past the last parameter.
             sys::CUresult::CUDA_ERROR_INVALID_VALUE => break,
             code => {
                 return Err(Error::Driver {
-                    call: "cuFuncGetParamInfo",
+                    call,
                     source: cudarc::driver::DriverError(code),
                 });
             }
@@ -160,7 +164,7 @@ pub fn load_image(ctx: &Arc<CudaContext>, image: &[u8]) -> Result<Arc<CudaModule
 
 /// Whether `image` starts as an ELF cubin or a fatbin does; the driver finds their sizes in
 /// their headers.
-fn is_binary_image(image: &[u8]) -> bool {
+pub(crate) fn is_binary_image(image: &[u8]) -> bool {
     const ELF: &[u8] = b"\x7fELF";
     const FATBIN: [u8; 4] = 0xBA55_ED50u32.to_le_bytes();
     image.starts_with(ELF) || image.starts_with(&FATBIN)

@@ -57,10 +57,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::sys::{self, CUdeviceptr};
-use cudarc::driver::{CudaFunction, CudaStream, SyncOnDrop};
+use cudarc::driver::{CudaStream, SyncOnDrop};
 
 use crate::buffer::ParamBytes;
-use crate::config::{DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits, shared_memory_limit};
+use crate::config::{DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits};
+use crate::launch::check_shared_memory;
+use crate::library::Loaded;
 use crate::{Config, DeviceArg, DeviceArgMut, Error, ParamLayout};
 
 /// A kernel a [`Plan`] can record: every `#[kernel]` launcher implements it, with its
@@ -73,8 +75,8 @@ pub unsafe trait PlanKernel<'a> {
     /// The arguments of one launch: [`PlanRef`] for `*const T`, [`PlanMut`] for `*mut T`, the
     /// value otherwise.
     type Args;
-    /// The loaded function.
-    fn function(&self) -> &CudaFunction;
+    /// The loaded kernel.
+    fn loaded(&self) -> &Loaded;
     /// The parameter buffer's layout.
     fn layout() -> ParamLayout;
     /// Writes `args` into `params`, a zeroed buffer of `layout().size` bytes.
@@ -200,7 +202,8 @@ impl<D: DeviceArgMut<T> + ?Sized, T> Tracked for Writes<'_, D, T> {
 struct Recorded {
     node: sys::CUgraphNode,
     config: Config,
-    _function: CudaFunction,
+    /// Keeps the kernel's module or library alive while the graph can run it.
+    kernel: Loaded,
 }
 
 /// A sequence of typed launches recorded once and replayed with one call (a CUDA graph). See
@@ -286,7 +289,8 @@ impl<'a> Plan<'a> {
         args: K::Args,
     ) -> Result<PlanNode<K>, Error> {
         let config = config.into();
-        self.check(kernel.function(), &config)?;
+        let function = kernel.loaded().cu_function(&self.stream)?;
+        self.check(function, &config)?;
         let mut params = ParamBytes::new(K::layout().size);
         K::pack(&args, params.bytes_mut());
         let previous = self.launches.last().map(|r| r.node);
@@ -300,7 +304,7 @@ impl<'a> Plan<'a> {
             _ => &[],
         };
         let mut pointers = param_pointers(&K::layout(), params.bytes_mut());
-        let node_params = node_params(kernel.function(), &config, &mut pointers);
+        let node_params = node_params(function, &config, &mut pointers);
         let mut node = std::ptr::null_mut();
         bind(&self.stream)?;
         // SAFETY: the graph is alive; the parameters point into `params`, which the driver
@@ -324,7 +328,7 @@ impl<'a> Plan<'a> {
         self.launches.push(Recorded {
             node,
             config,
-            _function: kernel.function().clone(),
+            kernel: kernel.loaded().clone(),
         });
         Ok(PlanNode {
             index: self.launches.len() - 1,
@@ -361,8 +365,8 @@ impl<'a> Plan<'a> {
                  the plan again to change it",
             ));
         }
-        let function = recorded._function.clone();
-        self.check(&function, &config)?;
+        let function = recorded.kernel.cu_function(&self.stream)?;
+        self.check(function, &config)?;
         let attributes_change = (
             recorded.config.cluster,
             recorded.config.cooperative,
@@ -371,7 +375,7 @@ impl<'a> Plan<'a> {
         let mut params = ParamBytes::new(K::layout().size);
         K::pack(&args, params.bytes_mut());
         let mut pointers = param_pointers(&K::layout(), params.bytes_mut());
-        let node_params = node_params(&function, &config, &mut pointers);
+        let node_params = node_params(function, &config, &mut pointers);
         let graph_node = recorded.node;
         bind(&self.stream)?;
         // SAFETY: the node belongs to the live graph; the driver copies the parameters.
@@ -416,18 +420,11 @@ impl<'a> Plan<'a> {
         })
     }
 
-    fn check(&self, function: &CudaFunction, config: &Config) -> Result<(), Error> {
+    fn check(&self, function: sys::CUfunction, config: &Config) -> Result<(), Error> {
         let limits = DeviceLimits::of(&self.stream)?;
         config.check(&limits)?;
         if config.shared_mem_bytes > DEFAULT_SHARED_MEMORY_LIMIT {
-            let kernel_limit = shared_memory_limit(function)?;
-            if config.shared_mem_bytes > kernel_limit {
-                return Err(Error::SharedMemoryLimit {
-                    bytes: config.shared_mem_bytes,
-                    kernel_limit,
-                    device_max: limits.max_shared_memory_optin,
-                });
-            }
+            check_shared_memory(function, config.shared_mem_bytes, &limits)?;
         }
         Ok(())
     }
@@ -486,13 +483,13 @@ fn param_pointers(layout: &ParamLayout, params: &mut [u8]) -> Vec<*mut c_void> {
 }
 
 fn node_params(
-    function: &CudaFunction,
+    function: sys::CUfunction,
     config: &Config,
     pointers: &mut [*mut c_void],
 ) -> sys::CUDA_KERNEL_NODE_PARAMS {
     // SAFETY: plain data; every field the driver reads is set below, the rest zero.
     let mut params: sys::CUDA_KERNEL_NODE_PARAMS = unsafe { std::mem::zeroed() };
-    params.func = function.cu_function();
+    params.func = function;
     (params.gridDimX, params.gridDimY, params.gridDimZ) = config.grid;
     (params.blockDimX, params.blockDimY, params.blockDimZ) = config.block;
     params.sharedMemBytes = config.shared_mem_bytes;

@@ -46,6 +46,9 @@ pub const LOW_PRECISION_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/low_
 /// PTX of `kernels/cuda/plans.cu` (compute_90): [`PlanKernels`].
 pub const PLANS_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/plans.ptx"));
 
+/// PTX of `kernels/cuda/multi_gpu.cu`: [`FillF32`], [`SaxpyN`], [`DotPartial`].
+pub const MULTI_GPU_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/multi_gpu.ptx"));
+
 /// PTX of `kernels/cuda/launch_features.cu` (compute_90): cluster and cooperative kernels.
 pub const LAUNCH_FEATURES_PTX: &str =
     include_str!(concat!(env!("OUT_DIR"), "/launch_features.ptx"));
@@ -331,4 +334,16 @@ unsafe extern "C" {
 
     /// `y[i] = x[i] * a + t`.
     pub fn tagged_axpy(x: *const f32, y: *mut f32, a: f32, t: f32, n: u32);
+}
+
+#[kernel(ptx = "$OUT_DIR/multi_gpu.ptx")]
+unsafe extern "C" {
+    /// `x[i] = value` for `i < n` (grid-stride).
+    pub fn fill_f32(x: *mut f32, value: f32, n: size_t);
+
+    /// `y = a * x + y` over `n` elements (grid-stride).
+    pub fn saxpy_n(x: *const f32, y: *mut f32, a: f32, n: size_t);
+
+    /// `*sum += x . y`, in double, one atomic add per block of 256 threads.
+    pub fn dot_partial(x: *const f32, y: *const f32, sum: *mut f64, n: size_t);
 }
