@@ -157,6 +157,8 @@ impl LibraryKernel {
                 .map(|pfn| unsafe { std::mem::transmute::<*mut c_void, KernelGetParamInfo>(pfn) })
         });
         if let Some(param_info) = param_info {
+            // The query needs a current context, of any device (the library spans them all).
+            let _context = current_context()?;
             check_signature(
                 "cuKernelGetParamInfo",
                 name,
@@ -195,6 +197,22 @@ impl LibraryKernel {
         }
         Ok(function)
     }
+}
+
+/// A context current on this thread: the one that is, or device 0's primary context, made
+/// current and kept alive by the returned value.
+fn current_context() -> Result<Option<Arc<cudarc::driver::CudaContext>>, Error> {
+    let mut current = std::ptr::null_mut();
+    // SAFETY: a valid out-pointer.
+    unsafe { sys::cuCtxGetCurrent(&mut current) }
+        .result()
+        .map_err(Error::driver("cuCtxGetCurrent"))?;
+    if !current.is_null() {
+        return Ok(None);
+    }
+    let ctx = crate::driver::context(0)?;
+    ctx.bind_to_thread().map_err(Error::driver("cuCtxSetCurrent"))?;
+    Ok(Some(ctx))
 }
 
 /// How a launcher reached its kernel: a module of one context, or a library of the process.
