@@ -158,7 +158,7 @@ impl LibraryKernel {
         });
         if let Some(param_info) = param_info {
             // The query needs a current context, of any device (the library spans them all).
-            let _context = current_context()?;
+            current_context()?;
             check_signature(
                 "cuKernelGetParamInfo",
                 name,
@@ -199,20 +199,28 @@ impl LibraryKernel {
     }
 }
 
-/// A context current on this thread: the one that is, or device 0's primary context, made
-/// current and kept alive by the returned value.
-fn current_context() -> Result<Option<Arc<cudarc::driver::CudaContext>>, Error> {
+/// Makes a live context current on this thread: the one that is, or else device 0's primary
+/// context, retained for the rest of the process (released, it would stay current on the
+/// thread, destroyed, and fail the next query).
+fn current_context() -> Result<(), Error> {
     let mut current = std::ptr::null_mut();
-    // SAFETY: a valid out-pointer.
-    unsafe { sys::cuCtxGetCurrent(&mut current) }
-        .result()
-        .map_err(Error::driver("cuCtxGetCurrent"))?;
-    if !current.is_null() {
-        return Ok(None);
+    let mut device = 0;
+    // SAFETY: valid out-pointers; cuCtxGetDevice fails for no or a destroyed current context.
+    let live = unsafe { sys::cuCtxGetCurrent(&mut current) } == sys::CUresult::CUDA_SUCCESS
+        && !current.is_null()
+        && unsafe { sys::cuCtxGetDevice(&mut device) } == sys::CUresult::CUDA_SUCCESS;
+    if live {
+        return Ok(());
     }
-    let ctx = crate::driver::context(0)?;
-    ctx.bind_to_thread().map_err(Error::driver("cuCtxSetCurrent"))?;
-    Ok(Some(ctx))
+    static QUERY_CONTEXT: OnceLock<Arc<cudarc::driver::CudaContext>> = OnceLock::new();
+    let ctx = match QUERY_CONTEXT.get() {
+        Some(ctx) => ctx,
+        None => {
+            let ctx = crate::driver::context(0)?;
+            QUERY_CONTEXT.get_or_init(|| ctx)
+        }
+    };
+    ctx.bind_to_thread().map_err(Error::driver("cuCtxSetCurrent"))
 }
 
 /// How a launcher reached its kernel: a module of one context, or a library of the process.
