@@ -45,36 +45,10 @@ pub fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
         .map(|file| file.path.to_string_lossy().into_owned());
     if cx.has_errors() {
         let errors = cx.to_compile_errors();
-        let stand_ins = block
-            .kernels
-            .iter()
-            .map(|k| expand_launcher(krate, k, Body::StandIn))
-            .chain(
-                block
-                    .globals
-                    .iter()
-                    .map(|g| expand_global(krate, g, Body::StandIn)),
-            );
-        let module = block_args
-            .module
-            .as_ref()
-            .map(|m| expand_module(krate, m, &block, None, Body::StandIn));
-        return quote! { #errors #(#stand_ins)* #module };
+        let stand_ins = expand_items(krate, &block_args, &block, None, Body::StandIn);
+        return quote! { #errors #stand_ins };
     }
-    let kernels = block
-        .kernels
-        .iter()
-        .map(|k| expand_launcher(krate, k, Body::Real))
-        .chain(
-            block
-                .globals
-                .iter()
-                .map(|g| expand_global(krate, g, Body::Real)),
-        );
-    let module = block_args
-        .module
-        .as_ref()
-        .map(|m| expand_module(krate, m, &block, ptx_path.as_deref(), Body::Real));
+    let items = expand_items(krate, &block_args, &block, ptx_path.as_deref(), Body::Real);
     // Makes the crate rebuild when the PTX file changes.
     let track = ptx_file.map(|file| {
         let path = file.path.to_string_lossy().into_owned();
@@ -82,7 +56,27 @@ pub fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
             const _: &[u8] = include_bytes!(#path);
         )
     });
-    quote! { #(#kernels)* #module #track }
+    quote! { #items #track }
+}
+
+/// Every generated item of the block: launchers, globals and the module type.
+fn expand_items(
+    krate: &Path,
+    args: &attr::BlockArgs,
+    block: &Block,
+    ptx_path: Option<&str>,
+    body: Body,
+) -> TokenStream {
+    let kernels = block
+        .kernels
+        .iter()
+        .map(|k| expand_launcher(krate, k, body));
+    let globals = block.globals.iter().map(|g| expand_global(krate, g, body));
+    let module = args
+        .module
+        .as_ref()
+        .map(|m| expand_module(krate, m, block, ptx_path, body));
+    quote! { #(#kernels)* #(#globals)* #module }
 }
 
 /// A device global: a type naming the variable, whose `load` finds it in a module as a typed
@@ -111,20 +105,10 @@ fn expand_global(krate: &Path, global: &GlobalVar, body: Body) -> TokenStream {
         (Some(layout), Body::Real) => {
             let (size, message) = (layout.size, &layout.message);
             let value = &global.ty;
-            let call = quote_spanned! {value.span()=>
-                matches_ptx::<Bool<{ <#value as KernelParam>::SIZE == #size }>>()
+            let condition = quote_spanned! {value.span()=>
+                <#value as KernelParam>::SIZE == #size
             };
-            quote! {
-                #(#attrs)*
-                const _: () = {
-                    use #p::{Bool, KernelParam};
-                    #[diagnostic::on_unimplemented(message = #message, label = "does not match the PTX")]
-                    trait MatchesPtx {}
-                    impl MatchesPtx for Bool<true> {}
-                    const fn matches_ptx<T: MatchesPtx>() {}
-                    #call
-                };
-            }
+            ptx_assertion(&p, attrs, value, condition, message)
         }
         _ => quote!(),
     };
@@ -792,32 +776,42 @@ fn expand_checks(p: &TokenStream, kernel: &Kernel) -> TokenStream {
         let layout = param.ptx_layout.as_ref()?;
         let param_ty = &param.ty;
         let (size, align, message) = (layout.size, layout.align, &layout.message);
-        // A trait bound rather than a const panic: rustc reports an unsatisfied bound at the
-        // spanned tokens with the trait's message, but a const panic at the attribute. Every
-        // token of the call is spanned on the type (paths come in through `use`), so that
-        // rustc can point there.
-        let call = quote_spanned! {param_ty.span()=>
-            matches_ptx::<Bool<{
-                <#param_ty as KernelParam>::SIZE == #size && <#param_ty as KernelParam>::ALIGN == #align
-            }>>()
+        let condition = quote_spanned! {param_ty.span()=>
+            <#param_ty as KernelParam>::SIZE == #size && <#param_ty as KernelParam>::ALIGN == #align
         };
-        Some(quote! {
-            #(#attrs)*
-            const _: () = {
-                use #p::{Bool, KernelParam};
-                #[diagnostic::on_unimplemented(message = #message, label = "does not match the PTX")]
-                trait MatchesPtx {}
-                impl MatchesPtx for Bool<true> {}
-                const fn matches_ptx<T: MatchesPtx>() {}
-                #call
-            };
-        })
+        Some(ptx_assertion(p, attrs, param_ty, condition, message))
     });
     quote! {
         #(#attrs)*
         const _: #p::ParamLayout = #ty::LAYOUT;
 
         #(#layout_checks)*
+    }
+}
+
+/// A check the PTX check left to the compiler: `condition` (on `<ty as KernelParam>`) must hold,
+/// or rustc reports `message` at `ty`. A trait bound rather than a const panic: rustc reports an
+/// unsatisfied bound at the spanned tokens with the trait's message, but a const panic at the
+/// attribute. Every token of the call is spanned on the type (paths come in through `use`), so
+/// that rustc can point there.
+fn ptx_assertion(
+    p: &TokenStream,
+    attrs: &[syn::Attribute],
+    ty: &syn::Type,
+    condition: TokenStream,
+    message: &str,
+) -> TokenStream {
+    let call = quote_spanned! {ty.span()=> matches_ptx::<Bool<{ #condition }>>() };
+    quote! {
+        #(#attrs)*
+        const _: () = {
+            use #p::{Bool, KernelParam};
+            #[diagnostic::on_unimplemented(message = #message, label = "does not match the PTX")]
+            trait MatchesPtx {}
+            impl MatchesPtx for Bool<true> {}
+            const fn matches_ptx<T: MatchesPtx>() {}
+            #call
+        };
     }
 }
 

@@ -315,13 +315,7 @@ mod tests {
             ("Particle", "Particle", 0),
             ("float*", "float", 1),
         ];
-        let mut state = 0x7e3f_u64;
-        let mut next = move |n: usize| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) as usize % n
-        };
+        let mut next = crate::test_rng(0x7e3f_u64);
         let mut cpp = String::from(
             "struct float4 { float x, y, z, w; }; struct __half { unsigned short x; };\n\
              struct Particle { int a; };\n",
@@ -369,26 +363,7 @@ mod tests {
                     .join(", ")
             ));
         }
-        let dir = std::env::temp_dir().join(format!("cuda-kernel-itanium-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("t.cpp"), &cpp).unwrap();
-        let compiled = std::process::Command::new("g++")
-            .args(["-c", "-o"])
-            .arg(dir.join("t.o"))
-            .arg(dir.join("t.cpp"))
-            .output()
-            .expect("g++ runs");
-        assert!(
-            compiled.status.success(),
-            "{}",
-            String::from_utf8_lossy(&compiled.stderr)
-        );
-        let nm = std::process::Command::new("nm")
-            .arg(dir.join("t.o"))
-            .output()
-            .expect("nm runs");
-        let symbols = String::from_utf8(nm.stdout).unwrap();
-        let _ = std::fs::remove_dir_all(&dir);
+        let symbols = crate::gxx_symbols(&cpp);
         for symbol in &expected {
             assert!(
                 symbols.lines().any(|l| l.ends_with(&format!(" {symbol}"))),

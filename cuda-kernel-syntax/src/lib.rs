@@ -44,3 +44,49 @@ pub mod parse;
 pub mod ptx_check;
 #[cfg(feature = "syn")]
 pub mod report;
+
+/// For tests that compare symbols with g++'s: the symbols of `cpp` compiled by g++, as `nm`
+/// lists them.
+#[cfg(test)]
+pub(crate) fn gxx_symbols(cpp: &str) -> String {
+    let dir = std::env::temp_dir().join(format!(
+        "cuda-kernel-gxx-{}-{:x}",
+        std::process::id(),
+        cpp.len()
+            ^ cpp
+                .as_bytes()
+                .iter()
+                .fold(0usize, |h, &b| h.rotate_left(5) ^ b as usize)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("t.cpp"), cpp).unwrap();
+    let compiled = std::process::Command::new("g++")
+        .args(["-c", "-o"])
+        .arg(dir.join("t.o"))
+        .arg(dir.join("t.cpp"))
+        .output()
+        .expect("g++ runs");
+    assert!(
+        compiled.status.success(),
+        "{}",
+        String::from_utf8_lossy(&compiled.stderr)
+    );
+    let nm = std::process::Command::new("nm")
+        .arg(dir.join("t.o"))
+        .output()
+        .expect("nm runs");
+    let _ = std::fs::remove_dir_all(&dir);
+    String::from_utf8(nm.stdout).unwrap()
+}
+
+/// For tests of random signatures: a small deterministic generator of numbers below `n`.
+#[cfg(test)]
+pub(crate) fn test_rng(seed: u64) -> impl FnMut(usize) -> usize {
+    let mut state = seed;
+    move |n: usize| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) as usize % n
+    }
+}

@@ -122,13 +122,7 @@ mod tests {
             (parse_quote!(c_char), "char"),
             (parse_quote!(*const size_t), "const unsigned long*"),
         ];
-        let mut state = 0x5eed_u64;
-        let mut next = move |n: usize| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) as usize % n
-        };
+        let mut next = crate::test_rng(0x5eed_u64);
         let mut cpp = String::from(
             "struct float4 { float x, y, z, w; }; struct uchar3 { unsigned char x, y, z; };\n\
              struct __half { unsigned short x; }; struct Particle { int a; };\n",
@@ -143,22 +137,7 @@ mod tests {
             let c_params: Vec<&str> = picks.iter().map(|&i| types[i].1).collect();
             cpp.push_str(&format!("void {name}({}) {{}}\n", c_params.join(", ")));
         }
-        let dir = std::env::temp_dir().join(format!("cuda-kernel-mangle-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("m.cpp"), &cpp).unwrap();
-        let compiled = std::process::Command::new("g++")
-            .args(["-c", "-o"])
-            .arg(dir.join("m.o"))
-            .arg(dir.join("m.cpp"))
-            .status()
-            .expect("g++ runs");
-        assert!(compiled.success());
-        let nm = std::process::Command::new("nm")
-            .arg(dir.join("m.o"))
-            .output()
-            .expect("nm runs");
-        let symbols = String::from_utf8(nm.stdout).unwrap();
-        let _ = std::fs::remove_dir_all(&dir);
+        let symbols = crate::gxx_symbols(&cpp);
         for symbol in &expected {
             assert!(
                 symbols.lines().any(|l| l.ends_with(&format!(" {symbol}"))),

@@ -65,27 +65,44 @@ pub fn parse_block(cx: &mut Errors, block: ItemForeignMod) -> Block {
     }
 }
 
-/// `static NAME: T;`: a `__constant__` or `__device__` variable of the module.
-fn parse_global(cx: &mut Errors, s: syn::ForeignItemStatic) -> GlobalVar {
+/// Doc comments, attributes carried to the generated items, and `#[kernel(...)]` arguments of
+/// a fn or static of the block; anything else is reported with `unsupported`.
+fn split_attrs(
+    cx: &mut Errors,
+    all: Vec<Attribute>,
+    unsupported: &str,
+) -> (Vec<Attribute>, Vec<Attribute>, FnArgs) {
     let mut docs = Vec::new();
     let mut attrs = Vec::new();
     let mut args = FnArgs::default();
-    for attr in s.attrs {
+    for attr in all {
         let path = attr.path();
         if path.is_ident("doc") {
             docs.push(attr);
         } else if path.is_ident("kernel") {
             attr::parse_fn_args(cx, &attr, &mut args);
+        } else if path.is_ident("link_name") {
+            cx.error(
+                &attr,
+                "use #[kernel(name = \"symbol\")] to bind a kernel to another symbol",
+            );
         } else if CARRIED_ATTRS.iter().any(|name| path.is_ident(name)) {
             attrs.push(attr);
         } else {
-            cx.error(
-                &attr,
-                "unsupported attribute on a device global: expected doc comments, \
-                 #[kernel(name = \"...\")], #[cfg] or lint attributes",
-            );
+            cx.error(&attr, unsupported);
         }
     }
+    (docs, attrs, args)
+}
+
+/// `static NAME: T;`: a `__constant__` or `__device__` variable of the module.
+fn parse_global(cx: &mut Errors, s: syn::ForeignItemStatic) -> GlobalVar {
+    let (docs, attrs, args) = split_attrs(
+        cx,
+        s.attrs,
+        "unsupported attribute on a device global: expected doc comments, \
+         #[kernel(name = \"...\")], #[cfg] or lint attributes",
+    );
     if let Some(cpp) = &args.cpp {
         cx.error(
             cpp,
@@ -138,29 +155,11 @@ fn parse_safe_fn(tokens: TokenStream) -> Option<ForeignItemFn> {
 }
 
 fn parse_kernel(cx: &mut Errors, f: ForeignItemFn, safe: bool) -> Kernel {
-    let mut docs = Vec::new();
-    let mut attrs = Vec::new();
-    let mut args = FnArgs::default();
-    for attr in f.attrs {
-        let path = attr.path();
-        if path.is_ident("doc") {
-            docs.push(attr);
-        } else if path.is_ident("kernel") {
-            attr::parse_fn_args(cx, &attr, &mut args);
-        } else if path.is_ident("link_name") {
-            cx.error(
-                &attr,
-                "use #[kernel(name = \"symbol\")] to bind a kernel to another symbol",
-            );
-        } else if CARRIED_ATTRS.iter().any(|name| path.is_ident(name)) {
-            attrs.push(attr);
-        } else {
-            cx.error(
-                &attr,
-                "unsupported attribute on a kernel fn: expected doc comments, #[kernel(name = \"...\")], #[cfg], lint attributes or #[deprecated]",
-            );
-        }
-    }
+    let (docs, attrs, args) = split_attrs(
+        cx,
+        f.attrs,
+        "unsupported attribute on a kernel fn: expected doc comments, #[kernel(name = \"...\")], #[cfg], lint attributes or #[deprecated]",
+    );
     let mut params = Vec::new();
     for input in &f.sig.inputs {
         match input {

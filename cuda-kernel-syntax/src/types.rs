@@ -56,35 +56,40 @@ impl BuiltinType {
     }
 }
 
+/// A row of the table.
+#[allow(clippy::too_many_arguments)]
+const fn row(
+    rust: &'static str,
+    cuda: &'static str,
+    itanium: Option<&'static str>,
+    (size, align): (usize, usize),
+    class: Class,
+    primitive: bool,
+    suggested: bool,
+    alias_of: Option<&'static str>,
+) -> BuiltinType {
+    BuiltinType {
+        rust,
+        cuda,
+        itanium,
+        size,
+        align,
+        class,
+        primitive,
+        suggested,
+        alias_of,
+    }
+}
+
 macro_rules! scalars {
     ($($rust:literal => $cuda:literal, $code:literal, $size:literal, $class:ident, $suggested:literal;)*) => {
-        [$(BuiltinType {
-            rust: $rust,
-            cuda: $cuda,
-            itanium: Some($code),
-            size: $size,
-            align: $size,
-            class: Class::$class,
-            primitive: true,
-            suggested: $suggested,
-            alias_of: None,
-        }),*]
+        [$(row($rust, $cuda, Some($code), ($size, $size), Class::$class, true, $suggested, None)),*]
     };
 }
 
 macro_rules! aggregates {
     ($($rust:literal => $cuda:literal, $size:literal, $align:literal, $class:ident, $suggested:literal;)*) => {
-        [$(BuiltinType {
-            rust: $rust,
-            cuda: $cuda,
-            itanium: None,
-            size: $size,
-            align: $align,
-            class: Class::$class,
-            primitive: false,
-            suggested: $suggested,
-            alias_of: None,
-        }),*]
+        [$(row($rust, $cuda, None, ($size, $align), Class::$class, false, $suggested, None)),*]
     };
 }
 
@@ -181,17 +186,7 @@ pub const HALF_PAIRS: [BuiltinType; 2] = aggregates! {
 
 macro_rules! c_aliases {
     ($($rust:literal => $cuda:literal, $code:literal, $size:literal, $class:ident, $of:literal;)*) => {
-        [$(BuiltinType {
-            rust: $rust,
-            cuda: $cuda,
-            itanium: Some($code),
-            size: $size,
-            align: $size,
-            class: Class::$class,
-            primitive: false,
-            suggested: false,
-            alias_of: Some($of),
-        }),*]
+        [$(row($rust, $cuda, Some($code), ($size, $size), Class::$class, false, false, Some($of))),*]
     };
 }
 

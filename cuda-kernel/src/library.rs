@@ -220,7 +220,8 @@ fn current_context() -> Result<(), Error> {
             QUERY_CONTEXT.get_or_init(|| ctx)
         }
     };
-    ctx.bind_to_thread().map_err(Error::driver("cuCtxSetCurrent"))
+    ctx.bind_to_thread()
+        .map_err(Error::driver("cuCtxSetCurrent"))
 }
 
 /// How a launcher reached its kernel: a module of one context, or a library of the process.

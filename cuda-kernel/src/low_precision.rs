@@ -88,30 +88,20 @@ storage_types! {
     Fp4x4E2M1("__nv_fp4x4_e2m1"): u16, size 2, "four FP4 E2M1 values, a nibble each";
 }
 
-impl From<[F8E4M3; 2]> for Fp8x2E4M3 {
-    /// The first value in the low byte, as `__nv_fp8x2_e4m3` holds `.x` first.
-    fn from([x, y]: [F8E4M3; 2]) -> Self {
-        Self::from_bits(u16::from_le_bytes([x.to_bits(), y.to_bits()]))
-    }
+macro_rules! packed_from {
+    ($($single:ty, $count:literal => $packed:ident($bits:ty);)*) => {$(
+        impl From<[$single; $count]> for $packed {
+            /// The first value in the lowest byte, as CUDA holds `.x` first.
+            fn from(values: [$single; $count]) -> Self {
+                Self::from_bits(<$bits>::from_le_bytes(values.map(|v| v.to_bits())))
+            }
+        }
+    )*};
 }
 
-impl From<[F8E5M2; 2]> for Fp8x2E5M2 {
-    /// The first value in the low byte.
-    fn from([x, y]: [F8E5M2; 2]) -> Self {
-        Self::from_bits(u16::from_le_bytes([x.to_bits(), y.to_bits()]))
-    }
-}
-
-impl From<[F8E4M3; 4]> for Fp8x4E4M3 {
-    /// The first value in the lowest byte.
-    fn from(v: [F8E4M3; 4]) -> Self {
-        Self::from_bits(u32::from_le_bytes(v.map(|x| x.to_bits())))
-    }
-}
-
-impl From<[F8E5M2; 4]> for Fp8x4E5M2 {
-    /// The first value in the lowest byte.
-    fn from(v: [F8E5M2; 4]) -> Self {
-        Self::from_bits(u32::from_le_bytes(v.map(|x| x.to_bits())))
-    }
+packed_from! {
+    F8E4M3, 2 => Fp8x2E4M3(u16);
+    F8E4M3, 4 => Fp8x4E4M3(u32);
+    F8E5M2, 2 => Fp8x2E5M2(u16);
+    F8E5M2, 4 => Fp8x4E5M2(u32);
 }

@@ -93,7 +93,6 @@ type BorrowsMut<'a, T> = PhantomData<(&'a mut (), fn() -> T)>;
 #[derive(Debug)]
 pub struct PlanRef<'a, T> {
     ptr: CUdeviceptr,
-    plan: u64,
     _marker: Borrows<'a, T>,
 }
 
@@ -102,71 +101,44 @@ pub struct PlanRef<'a, T> {
 #[derive(Debug)]
 pub struct PlanMut<'a, T> {
     ptr: CUdeviceptr,
-    plan: u64,
     _marker: BorrowsMut<'a, T>,
 }
 
-impl<T> Clone for PlanRef<'_, T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T> Copy for PlanRef<'_, T> {}
-impl<T> Clone for PlanMut<'_, T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T> Copy for PlanMut<'_, T> {}
-
-impl<'a, T> PlanRef<'a, T> {
-    /// NULL, for a pointer the kernel allows to be NULL.
-    pub const fn null() -> Self {
-        PlanRef {
-            ptr: 0,
-            plan: 0,
-            _marker: PhantomData,
+macro_rules! handle_methods {
+    ($($handle:ident),*) => {$(
+        impl<T> Clone for $handle<'_, T> {
+            fn clone(&self) -> Self {
+                *self
+            }
         }
-    }
+        impl<T> Copy for $handle<'_, T> {}
 
-    /// The device address the launches get.
-    pub fn address(&self) -> CUdeviceptr {
-        self.ptr
-    }
+        impl<T> $handle<'_, T> {
+            /// NULL, for a pointer the kernel allows to be NULL.
+            pub const fn null() -> Self {
+                $handle {
+                    ptr: 0,
+                    _marker: PhantomData,
+                }
+            }
 
-    #[doc(hidden)]
-    pub fn plan_id(&self) -> u64 {
-        self.plan
-    }
+            /// The device address the launches get.
+            pub fn address(&self) -> CUdeviceptr {
+                self.ptr
+            }
+        }
+    )*};
 }
+
+handle_methods!(PlanRef, PlanMut);
 
 impl<'a, T> PlanMut<'a, T> {
-    /// NULL, for a pointer the kernel allows to be NULL.
-    pub const fn null() -> Self {
-        PlanMut {
-            ptr: 0,
-            plan: 0,
-            _marker: PhantomData,
-        }
-    }
-
     /// The same memory for a `*const T` parameter.
     pub fn read(self) -> PlanRef<'a, T> {
         PlanRef {
             ptr: self.ptr,
-            plan: self.plan,
             _marker: PhantomData,
         }
-    }
-
-    /// The device address the launches get.
-    pub fn address(&self) -> CUdeviceptr {
-        self.ptr
-    }
-
-    #[doc(hidden)]
-    pub fn plan_id(&self) -> u64 {
-        self.plan
     }
 }
 
@@ -246,7 +218,6 @@ impl<'a> Plan<'a> {
         self.buffers.push(Box::new(Reads(memory, PhantomData)));
         PlanRef {
             ptr,
-            plan: self.id,
             _marker: PhantomData,
         }
     }
@@ -261,7 +232,6 @@ impl<'a> Plan<'a> {
         self.buffers.push(Box::new(Writes(memory, PhantomData)));
         PlanMut {
             ptr,
-            plan: self.id,
             _marker: PhantomData,
         }
     }

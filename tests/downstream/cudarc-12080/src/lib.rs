@@ -1,5 +1,5 @@
-//! cudarc calls and typed launches mixed with `?`, a derived struct in a `CudaSlice`,
-//! `CudaSlice<half::f16>`.
+// cudarc calls and typed launches mixed with `?`, a derived struct in a `CudaSlice`,
+// `CudaSlice<half::f16>`.
 
 use cuda_kernel::{Config, KernelParam, kernel};
 use std::sync::Arc;
