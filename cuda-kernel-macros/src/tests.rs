@@ -175,7 +175,8 @@ fn cfg_and_lint_attributes_are_carried_to_the_generated_items() {
             }
         },
     );
-    assert_eq!(out.matches("#[cfg(feature = \"gpu\")]"), 3, "{out}");
+    // The type, its impl, its PlanKernel impl and its layout check.
+    assert_eq!(out.matches("#[cfg(feature = \"gpu\")]"), 4, "{out}");
 }
 
 #[test]
