@@ -39,7 +39,8 @@
 //! let graph = stream.end_capture(flags)?.expect("a graph was captured");
 //!
 //! // Update: the first node now adds b to b, over the first half only.
-//! let nodes = cuda_kernel::graph::kernel_nodes(&graph, add.function())?;
+//! let function = add.function().expect("loaded from a module");
+//! let nodes = cuda_kernel::graph::kernel_nodes(&graph, function)?;
 //! unsafe { add.set_graph_node(&graph, nodes[0], &stream, config, &b, &b, &mut c, n / 2)? };
 //!
 //! // Replay, as often as needed.
