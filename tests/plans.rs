@@ -276,3 +276,26 @@ fn fault_child() {
             .unwrap_or_else(|e| e.to_string())
     );
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn plans_record_cooperative_launches() {
+    let ctx = cuda_kernel::driver::context(0).expect("a CUDA GPU");
+    let stream = ctx.default_stream();
+    let module = cuda_kernel::driver::load_ptx(&ctx, LAUNCH_FEATURES_PTX).unwrap();
+    let sync = GridSyncNeighbour::load(&module).unwrap();
+    let blocks = 132u32;
+    let mut slots = stream.alloc_zeros::<u32>(blocks as usize).unwrap();
+    let mut seen = stream.alloc_zeros::<u32>(blocks as usize).unwrap();
+    let mut plan = Plan::new(&stream).unwrap();
+    let (slots_w, seen_w) = (plan.output(&mut slots), plan.output(&mut seen));
+    let cooperative = Config::new((blocks, 1, 1), (64, 1, 1)).cooperative();
+    unsafe { plan.record(&sync, cooperative, (slots_w, seen_w)) }.unwrap();
+    plan.replay(&stream).unwrap();
+    plan.replay(&stream).unwrap();
+    drop(plan);
+    let seen = stream.clone_dtoh(&seen).unwrap();
+    for (b, &s) in seen.iter().enumerate() {
+        assert_eq!(s, ((b as u32 + 1) % blocks) + 1, "block {b}");
+    }
+}

@@ -217,3 +217,59 @@ fn read_only_pointers_take_shared_borrows_and_pointer_arrays_take_addresses() {
     // gemm(float*, const float* const*, float*) so.
     assert!(out.contains("\"_Z4gemmPfPKPKfS_\""), "{out}");
 }
+
+#[test]
+fn generic_declarations_expand_to_generic_types_naming_instances_at_load() {
+    let out = expand(
+        quote!(),
+        quote! {
+            extern "C" {
+                #[kernel(cpp)]
+                pub fn reduce0<T>(g_idata: *mut T, g_odata: *mut T, n: u32);
+                #[kernel(name = "affine_{T}")]
+                pub fn affine<T>(x: *const T, y: *mut T, mul: T);
+                #[kernel(cpp)]
+                pub fn tile<const BLOCK: i32>(c: *mut f32);
+            }
+        },
+    );
+    assert!(out.contains("pub struct Reduce0<T> {"), "{out}");
+    assert!(
+        out.contains("impl<T: ::cuda_kernel::__private::KernelParam> Reduce0<T> {"),
+        "{out}"
+    );
+    assert!(
+        out.contains("pub fn symbol() -> ::std::string::String"),
+        "{out}"
+    );
+    assert!(
+        out.contains("::cuda_kernel::__private::template_symbol( \"reduce0\", &[::cuda_kernel::__private::template_arg::<T>()], &[\"*mut T\", \"*mut T\", \"u32\"], &[\"T\"], )"),
+        "{out}"
+    );
+    assert!(
+        out.contains("family_symbol( \"affine_{T}\", &[(\"T\", ::cuda_kernel::__private::family_name::<T>())], )"),
+        "{out}"
+    );
+    assert!(
+        out.contains("TemplateArg::Int { code: \"i\", value: BLOCK as i128, }"),
+        "{out}"
+    );
+    // Generic launchers pack into a buffer sized at run time, not a const-generic array.
+    assert!(out.contains("ParamBytes::new(Self::LAYOUT.size)"), "{out}");
+    assert!(!out.contains("pub const NAME"), "{out}");
+}
+
+#[test]
+fn statics_expand_to_typed_global_handles_and_module_fields() {
+    let out = expand(
+        quote!(ptx = "$CUDA_KERNEL_REPO_NOT_SET/x.ptx"),
+        quote! { extern "C" { static coeffs: [f32; 16]; fn k(n: u32); } },
+    );
+    // Without the environment variable the PTX is an error; the stand-ins keep the surface.
+    assert!(out.contains("is not set in the environment"), "{out}");
+    assert!(out.contains("struct Coeffs;"), "{out}");
+    assert!(
+        out.contains("-> ::cuda_kernel::__private::core::result::Result< ::cuda_kernel::__private::DeviceGlobal<[f32; 16]>, ::cuda_kernel::__private::Error, >"),
+        "{out}"
+    );
+}
