@@ -1,7 +1,7 @@
 //! Itanium C++ mangled names of kernels declared `#[kernel(cpp)]`, derived from the Rust
 //! signature, so a C++ kernel without `extern "C"` can be bound without spelling its symbol.
 //!
-//! Covers non-template functions whose parameters are the built-in types of [`types`] and
+//! Covers non-template functions whose parameters are the built-in types of [`types`](crate::types) and
 //! structs, and pointers to them (`const` pointees included), with the Itanium ABI's
 //! substitutions. Template instantiations are not derived: bind those with `name = "..."`.
 //!
