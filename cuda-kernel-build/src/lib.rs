@@ -75,6 +75,7 @@ pub struct Build {
     out_dir: Option<PathBuf>,
     nvcc: Option<PathBuf>,
     without_nvcc: bool,
+    struct_declarations: bool,
 }
 
 impl Default for Build {
@@ -142,6 +143,7 @@ impl Build {
             out_dir: None,
             nvcc: None,
             without_nvcc: false,
+            struct_declarations: true,
         }
     }
 
@@ -227,6 +229,14 @@ impl Build {
         self
     }
 
+    /// Whether the header declares the `#[derive(KernelParam)]` structs (on by default). Turn it
+    /// off for `.cu` files that define them themselves (from `cuda_kernel::write_cuda_header`,
+    /// say): the header then only names them (`struct Params;`) for the kernel prototypes.
+    pub fn struct_declarations(&mut self, on: bool) -> &mut Build {
+        self.struct_declarations = on;
+        self
+    }
+
     /// Uses only the committed PTX, even where nvcc exists: builds what a machine without the
     /// toolkit builds (and checks that the committed PTX is current).
     pub fn without_nvcc(&mut self) -> &mut Build {
@@ -265,7 +275,8 @@ impl Build {
         }
         println!("cargo::rerun-if-env-changed={WRITE_PTX_ENV}");
         println!("cargo::rerun-if-env-changed=NVCC");
-        let declarations = scan::read(&declaration_files)?;
+        let mut declarations = scan::read(&declaration_files)?;
+        declarations.declare_structs = self.struct_declarations;
         let includes: Vec<PathBuf> = self.includes.iter().map(in_crate).collect();
         std::fs::create_dir_all(out_dir.join("cuda-kernel"))
             .map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;

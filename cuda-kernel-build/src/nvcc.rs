@@ -169,6 +169,26 @@ pub fn explain(source: &Path, stderr: &str, declarations: &Declarations) -> Stri
             }
         }
     }
+    for line in stderr.lines() {
+        let Some(rest) = line.split("class \"").nth(1) else {
+            continue;
+        };
+        let Some((name, after)) = rest.split_once('"') else {
+            continue;
+        };
+        if after.contains("has already been defined")
+            && declarations.structs.iter().any(|(s, _)| s == name)
+        {
+            notes.push(format!(
+                "{}: the struct `{name}` is defined there and in the header cuda-kernel-build \
+                 writes from its #[derive(KernelParam)] definition (force-included first): use the \
+                 header's declaration and remove the .cu's, guard the .cu's with \
+                 `#ifndef CUDA_KERNEL_STRUCT_{name}`, or turn the header's off with \
+                 Build::struct_declarations(false)",
+                source.display()
+            ));
+        }
+    }
     let mut message = format!(
         "nvcc failed on {}:\n{}",
         source.display(),

@@ -27,12 +27,18 @@ pub struct Declarations {
     pub blocks: Vec<FoundBlock>,
     /// `#[derive(KernelParam)]` structs: their C declarations, in source order.
     pub structs: Vec<(String, String)>,
+    /// Whether the header declares the structs (else it only names them, `struct P;`, for the
+    /// prototypes, and the `.cu` defines them).
+    pub declare_structs: bool,
 }
 
 /// Reads every Rust file (and its inline modules); a file that does not parse is an error, a
 /// declaration the macro will refuse is left to the macro.
 pub fn read(files: &[PathBuf]) -> Result<Declarations, String> {
-    let mut found = Declarations::default();
+    let mut found = Declarations {
+        declare_structs: true,
+        ..Declarations::default()
+    };
     let mut derived = Vec::new();
     let mut consts = HashMap::new();
     let mut parsed = Vec::new();
@@ -301,9 +307,13 @@ fn literal_usize(expr: &syn::Expr, consts: &HashMap<String, usize>) -> Option<us
 /// kernels that blocks naming `stem.ptx` declare.
 pub fn header(stem: &str, declarations: &Declarations) -> String {
     let mut body = String::new();
-    for (_, declaration) in &declarations.structs {
+    for (name, declaration) in &declarations.structs {
         body.push('\n');
-        body.push_str(declaration);
+        if declarations.declare_structs {
+            body.push_str(declaration);
+        } else {
+            body.push_str(&format!("struct {name};\n"));
+        }
     }
     body.push('\n');
     for found in declarations

@@ -146,3 +146,21 @@ fn without_nvcc_and_without_committed_ptx_the_error_says_what_to_do() {
     assert!(e.contains("axpy.cu has no committed PTX"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+#[cfg_attr(not(has_nvcc), ignore = "needs nvcc")]
+fn a_cu_defining_a_derived_struct_is_told_what_to_do() {
+    let own = format!("struct Scale {{ float factor; double offset; }};\n{GOOD}");
+    let dir = project("own_struct", &own);
+    let e = build(&dir).try_compile().unwrap_err().to_string();
+    assert!(
+        e.contains("the struct `Scale` is defined there and in the header"),
+        "{e}"
+    );
+    // Without the header's declaration, the .cu's own serves.
+    build(&dir)
+        .struct_declarations(false)
+        .try_compile()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
