@@ -7,6 +7,7 @@ use std::sync::Arc;
 use cudarc::driver::sys::{self, CUdeviceptr};
 use cudarc::driver::{CudaModule, CudaStream, DevicePtr, DeviceSlice};
 
+use crate::buffer::ParamBytes;
 use crate::{Error, KernelParam};
 
 /// A `__constant__` or `__device__` variable of a loaded module, typed.
@@ -82,13 +83,19 @@ impl<T: KernelParam> DeviceGlobal<T> {
     /// Writes `value` into the variable, ordered on `stream`: launches queued on it after this
     /// see the value. The bytes are the device layout `KernelParam` writes.
     pub fn write(&self, stream: &CudaStream, value: &T) -> Result<(), Error> {
-        let mut bytes = vec![0u8; T::SIZE];
-        value.write(&mut bytes);
+        // On the stack up to 256 bytes, as a generic kernel's parameters are.
+        let mut bytes = ParamBytes::new(T::SIZE);
+        value.write(bytes.bytes_mut());
         bind(stream)?;
         // SAFETY: the variable is T::SIZE bytes (checked at load) and alive with its module;
         // from pageable memory the driver has copied `bytes` out before it returns.
         unsafe {
-            sys::cuMemcpyHtoDAsync_v2(self.ptr, bytes.as_ptr().cast(), T::SIZE, stream.cu_stream())
+            sys::cuMemcpyHtoDAsync_v2(
+                self.ptr,
+                bytes.bytes().as_ptr().cast(),
+                T::SIZE,
+                stream.cu_stream(),
+            )
         }
         .result()
         .map_err(Error::driver("cuMemcpyHtoDAsync"))
