@@ -603,49 +603,35 @@ fn real_bodies(p: &TokenStream, kernel: &Kernel) -> Bodies {
 fn expand_plan_kernel(p: &TokenStream, kernel: &Kernel) -> TokenStream {
     let ty = kernel.type_ident();
     let attrs = &kernel.attrs;
-    let (impl_generics, ty_generics, _) = generics(p, kernel);
-    let impl_generics = match impl_generics.is_empty() {
-        true => quote!(<'__p>),
-        false => {
-            let bounded = kernel.generics.iter().map(|g| match g {
-                KernelGeneric::Type(t) => quote!(#t: #p::KernelParam),
-                KernelGeneric::Const { ident, ty, .. } => quote!(const #ident: #ty),
-            });
-            quote!(<'__p, #(#bounded),*>)
-        }
-    };
+    let (_, ty_generics, _) = generics(p, kernel);
+    let bounded = bounded_generics(p, kernel);
     let mut arg_types = Vec::new();
-    let mut puts = Vec::new();
+    let mut values = Vec::new();
     for (i, param) in kernel.params.iter().enumerate() {
         let index = syn::Index::from(i);
-        let slot = proc_macro2::Literal::usize_unsuffixed(i);
         match param.kind() {
             ParamKind::ConstPtr(elem) => {
                 let elem = device_element(elem);
                 arg_types.push(quote!(#p::PlanRef<'__p, #elem>));
-                puts.push(
-                    quote!(#p::put(params, &Self::LAYOUT.params[#slot], &args.#index.address());),
-                );
+                values.push(quote!(args.#index.address()));
             }
             ParamKind::MutPtr(elem) => {
                 let elem = device_element(elem);
                 arg_types.push(quote!(#p::PlanMut<'__p, #elem>));
-                puts.push(
-                    quote!(#p::put(params, &Self::LAYOUT.params[#slot], &args.#index.address());),
-                );
+                values.push(quote!(args.#index.address()));
             }
             ParamKind::Value => {
                 let value = &param.ty;
                 arg_types.push(quote!(#value));
-                puts.push(quote!(#p::put(params, &Self::LAYOUT.params[#slot], &args.#index);));
+                values.push(quote!(args.#index));
             }
         }
     }
     quote! {
         #(#attrs)*
-        // SAFETY: `pack` writes each argument at its slot of `LAYOUT`, the layout the kernel was
-        // loaded (and checked) with.
-        unsafe impl #impl_generics #p::PlanKernel<'__p> for #ty #ty_generics {
+        // SAFETY: `pack_args` is the launcher's own `pack`, which writes each argument at its
+        // slot of `LAYOUT`, the layout the kernel was loaded (and checked) with.
+        unsafe impl<'__p, #(#bounded),*> #p::PlanKernel<'__p> for #ty #ty_generics {
             type Args = (#(#arg_types,)*);
             fn loaded(&self) -> &#p::Loaded {
                 &self.__function
@@ -654,8 +640,8 @@ fn expand_plan_kernel(p: &TokenStream, kernel: &Kernel) -> TokenStream {
                 Self::LAYOUT
             }
             #[allow(unused_variables)]
-            fn pack(args: &Self::Args, params: &mut [u8]) {
-                #(#puts)*
+            fn pack_args(args: &Self::Args, params: &mut [u8]) {
+                params.copy_from_slice(Self::pack(#(#values),*).bytes());
             }
         }
     }
@@ -667,18 +653,16 @@ fn generics(p: &TokenStream, kernel: &Kernel) -> (TokenStream, TokenStream, Toke
     if !kernel.is_generic() {
         return (quote!(), quote!(), quote!());
     }
-    let mut bounded = Vec::new();
+    let bounded = bounded_generics(p, kernel);
     let mut uses = Vec::new();
     let mut declared = Vec::new();
     for g in &kernel.generics {
         match g {
             KernelGeneric::Type(t) => {
-                bounded.push(quote!(#t: #p::KernelParam));
                 declared.push(quote!(#t));
                 uses.push(quote!(#t));
             }
             KernelGeneric::Const { ident, ty, .. } => {
-                bounded.push(quote!(const #ident: #ty));
                 declared.push(quote!(const #ident: #ty));
                 uses.push(quote!(#ident));
             }
@@ -689,6 +673,18 @@ fn generics(p: &TokenStream, kernel: &Kernel) -> (TokenStream, TokenStream, Toke
         quote!(<#(#uses),*>),
         quote!(<#(#declared),*>),
     )
+}
+
+/// The generic parameters as an impl declares them: `T: KernelParam`, `const N: i32`.
+fn bounded_generics(p: &TokenStream, kernel: &Kernel) -> Vec<TokenStream> {
+    kernel
+        .generics
+        .iter()
+        .map(|g| match g {
+            KernelGeneric::Type(t) => quote!(#t: #p::KernelParam),
+            KernelGeneric::Const { ident, ty, .. } => quote!(const #ident: #ty),
+        })
+        .collect()
 }
 
 /// How a generic kernel's instance is named at load time: the Itanium symbol of the template

@@ -69,8 +69,8 @@ use crate::{Config, DeviceArg, DeviceArgMut, Error, ParamLayout};
 /// parameters as a tuple of plan handles (for pointers) and values.
 ///
 /// # Safety
-/// `pack` writes the arguments at the offsets of `layout`, which must be the layout of
-/// `function`'s kernel.
+/// `pack_args` writes the arguments at the offsets of `layout`, which must be the layout of
+/// the loaded kernel.
 pub unsafe trait PlanKernel<'a> {
     /// The arguments of one launch: [`PlanRef`] for `*const T`, [`PlanMut`] for `*mut T`, the
     /// value otherwise.
@@ -80,7 +80,7 @@ pub unsafe trait PlanKernel<'a> {
     /// The parameter buffer's layout.
     fn layout() -> ParamLayout;
     /// Writes `args` into `params`, a zeroed buffer of `layout().size` bytes.
-    fn pack(args: &Self::Args, params: &mut [u8]);
+    fn pack_args(args: &Self::Args, params: &mut [u8]);
 }
 
 /// A shared borrow for `'a` of memory holding `T`s, as a type.
@@ -262,7 +262,7 @@ impl<'a> Plan<'a> {
         let function = kernel.loaded().cu_function(&self.stream)?;
         self.check(function, &config)?;
         let mut params = ParamBytes::new(K::layout().size);
-        K::pack(&args, params.bytes_mut());
+        K::pack_args(&args, params.bytes_mut());
         let previous = self.launches.last().map(|r| r.node);
         let programmatic_edge = config.programmatic && previous.is_some();
         let after: [sys::CUgraphNode; 1];
@@ -343,7 +343,7 @@ impl<'a> Plan<'a> {
             recorded.config.priority,
         ) != (config.cluster, config.cooperative, config.priority);
         let mut params = ParamBytes::new(K::layout().size);
-        K::pack(&args, params.bytes_mut());
+        K::pack_args(&args, params.bytes_mut());
         let mut pointers = param_pointers(&K::layout(), params.bytes_mut());
         let node_params = node_params(function, &config, &mut pointers);
         let graph_node = recorded.node;
