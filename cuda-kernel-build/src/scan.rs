@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use cuda_kernel_syntax::ast::{Block, ParamStruct};
 use cuda_kernel_syntax::report::Errors;
+use cuda_kernel_syntax::layout::Cursor;
 use cuda_kernel_syntax::{attr, cuda, parse, types};
 use syn::{Item, Type};
 
@@ -227,7 +228,7 @@ fn declare(
     consts: &HashMap<String, usize>,
 ) -> Option<(String, Option<(usize, usize)>)> {
     let name = s.input.ident.to_string();
-    let repr_align: usize = s.repr_align.to_string().parse().unwrap_or(1);
+    let repr_align = s.repr_align;
     let mut text =
         format!("#ifndef CUDA_KERNEL_STRUCT_{name}\n#define CUDA_KERNEL_STRUCT_{name}\n");
     text.push_str("struct ");
@@ -235,8 +236,7 @@ fn declare(
         text.push_str(&format!("alignas({repr_align}) "));
     }
     text.push_str(&format!("{name} {{\n"));
-    let mut end = 0usize;
-    let mut align = repr_align;
+    let mut cursor = Cursor::START;
     let mut asserts = Vec::new();
     let mut known = true;
     for f in &s.fields {
@@ -257,19 +257,18 @@ fn declare(
         match field {
             Some(t) => {
                 let count: usize = dims.iter().product();
-                let offset = end.next_multiple_of(t.align);
+                let (offset, next) = cursor.place(t.size * count, t.align);
                 asserts.push(format!(
                     "static_assert(offsetof({name}, {}) == {offset}, \"{name}.{}: offset differs from the Rust declaration\");\n",
                     f.c_name, f.c_name
                 ));
-                end = offset + t.size * count;
-                align = align.max(t.align);
+                cursor = next;
             }
             None => known = false,
         }
     }
     text.push_str("};\n");
-    let layout = known.then(|| (end.next_multiple_of(align), align));
+    let layout = known.then(|| (cursor.struct_size(repr_align), cursor.struct_align(repr_align)));
     if let Some((size, align)) = layout {
         text.push_str(&format!(
             "static_assert(sizeof({name}) == {size}, \"{name}: size differs from the Rust declaration\");\n\

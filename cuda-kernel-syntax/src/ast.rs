@@ -1,7 +1,6 @@
 //! Our model of a `#[kernel]` block; each node keeps its syn node for spans.
 
 use proc_macro2::Ident;
-use proc_macro2::TokenStream;
 use syn::{Attribute, DeriveInput, Expr, LitStr, Member, Type, Visibility};
 
 /// A `#[kernel] extern "C" { ... }` block.
@@ -216,7 +215,7 @@ pub struct ParamStruct<'a> {
     /// The struct as written.
     pub input: &'a DeriveInput,
     /// `#[repr(align(N))]`, 1 without.
-    pub repr_align: TokenStream,
+    pub repr_align: usize,
     /// Its fields, in order.
     pub fields: Vec<Field<'a>>,
 }

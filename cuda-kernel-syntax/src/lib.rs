@@ -23,6 +23,7 @@
 #![warn(missing_docs)]
 
 pub mod itanium;
+pub mod layout;
 pub mod ptx;
 pub mod types;
 

@@ -1,7 +1,6 @@
 //! From syn's `ItemForeignMod` to our `ast`, reporting what is not a kernel declaration.
 
 use proc_macro2::{Ident, TokenStream};
-use quote::quote;
 use syn::parse::{ParseStream, Parser};
 use syn::{
     Attribute, Data, DeriveInput, Expr, Fields, FnArg, ForeignItem, ForeignItemFn, GenericParam,
@@ -350,7 +349,7 @@ pub fn parse_param_struct<'a>(cx: &mut Errors, input: &'a DeriveInput) -> Option
 }
 
 /// Rule: `#[repr(C)]` is present and `packed` is not; returns the `align(N)`, if any.
-fn check_repr(cx: &mut Errors, input: &DeriveInput) -> TokenStream {
+fn check_repr(cx: &mut Errors, input: &DeriveInput) -> usize {
     let mut has_c = false;
     let mut align = None;
     for attr in input.attrs.iter().filter(|a| a.path().is_ident("repr")) {
@@ -368,7 +367,9 @@ fn check_repr(cx: &mut Errors, input: &DeriveInput) -> TokenStream {
             } else if meta.path.is_ident("align") {
                 let content;
                 syn::parenthesized!(content in meta.input);
-                align = Some(content.parse::<syn::LitInt>()?);
+                let lit = content.parse::<syn::LitInt>()?;
+                // rustc itself refuses an alignment that is not a power of two.
+                align = lit.base10_parse::<usize>().ok().filter(|n| n.is_power_of_two());
             } else if meta.path.is_ident("transparent") {
                 cx.error(&meta.path, "write #[repr(C)]: kernel parameter structs follow C layout");
             } else {
@@ -387,10 +388,7 @@ fn check_repr(cx: &mut Errors, input: &DeriveInput) -> TokenStream {
             "kernel parameter structs need #[repr(C)]: without it Rust may reorder the fields",
         );
     }
-    match align {
-        Some(lit) => quote!(#lit),
-        None => quote!(1),
-    }
+    align.unwrap_or(1)
 }
 
 /// `[[T; 3]; 2]` -> `([2, 3], T)`.

@@ -1,9 +1,10 @@
 //! Launch configuration: grid, block, shared memory and the extended launch attributes, checked
 //! against the device's limits before the driver sees them.
 
-use std::sync::OnceLock;
-
 use cudarc::driver::{CudaFunction, CudaStream, sys};
+
+use crate::driver::cache::PerDevice;
+use crate::driver::result;
 
 use crate::{Error, MAX_PARAM_BYTES, MAX_PARAM_BYTES_LEGACY};
 
@@ -297,26 +298,22 @@ pub struct DeviceLimits {
     pub max_param_bytes: usize,
 }
 
-/// Devices whose limits are cached; others are queried on each launch.
-const CACHED_DEVICES: usize = 64;
-
 impl DeviceLimits {
     /// The limits of the device `stream` runs on (queried on first use, then cached).
     pub fn of(stream: &CudaStream) -> Result<DeviceLimits, Error> {
-        static CACHE: [OnceLock<DeviceLimits>; CACHED_DEVICES] =
-            [const { OnceLock::new() }; CACHED_DEVICES];
+        static CACHE: PerDevice<DeviceLimits> = PerDevice::new();
         let ctx = stream.context();
-        let ordinal = ctx.ordinal();
-        if let Some(limits) = CACHE.get(ordinal).and_then(OnceLock::get) {
-            return Ok(*limits);
-        }
+        CACHE.get_or_try_init(ctx.ordinal(), || DeviceLimits::query(ctx))
+    }
+
+    fn query(ctx: &cudarc::driver::CudaContext) -> Result<DeviceLimits, Error> {
         use sys::CUdevice_attribute::*;
         let attr = |a| {
             ctx.attribute(a)
                 .map(|v| v.max(0) as u32)
                 .map_err(Error::driver("cuDeviceGetAttribute"))
         };
-        let limits = DeviceLimits {
+        Ok(DeviceLimits {
             max_threads_per_block: attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
             max_block: [
                 attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
@@ -338,11 +335,7 @@ impl DeviceLimits {
             } else {
                 MAX_PARAM_BYTES_LEGACY
             },
-        };
-        if let Some(slot) = CACHE.get(ordinal) {
-            let _ = slot.set(limits);
-        }
-        Ok(limits)
+        })
     }
 }
 
@@ -382,18 +375,11 @@ pub fn raise_shared_memory_limit(
 /// The dynamic shared memory `function` may use per block: 48 KiB unless raised with
 /// [`raise_shared_memory_limit`].
 pub(crate) fn shared_memory_limit(function: sys::CUfunction) -> Result<u32, Error> {
-    let mut value = 0;
-    // SAFETY: the caller's function handle is alive; a valid out-pointer.
-    unsafe {
-        sys::cuFuncGetAttribute(
-            &mut value,
-            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            function,
-        )
-    }
-    .result()
-    .map_err(Error::driver("cuFuncGetAttribute"))?;
-    Ok(value.max(0) as u32)
+    let limit = result::func_attribute(
+        function,
+        sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+    )?;
+    Ok(limit.max(0) as u32)
 }
 
 /// The block size that maximizes occupancy of `function` with `shared_mem_bytes` of dynamic

@@ -5,7 +5,7 @@ use std::ffi::c_void;
 
 use cudarc::driver::sys;
 
-use crate::{KernelParam, ParamSlot};
+use crate::{KernelParam, ParamLayout, ParamSlot};
 
 /// The packed parameters of one launch, as passed to `cuLaunchKernel` through
 /// `CU_LAUNCH_PARAM_BUFFER_POINTER`.
@@ -140,6 +140,47 @@ pub(crate) fn extra_or_null(extra: &mut [*mut c_void; 5], params: &[u8]) -> *mut
         std::ptr::null_mut()
     } else {
         extra.as_mut_ptr()
+    }
+}
+
+/// One pointer per parameter into a packed buffer (`kernelParams`): what graph kernel nodes and
+/// cooperative launches take instead of a buffer. On the stack for up to 32 parameters.
+pub(crate) struct ParamPointers {
+    on_stack: [*mut c_void; 32],
+    on_heap: Vec<*mut c_void>,
+    len: usize,
+}
+
+impl ParamPointers {
+    /// Pointers to each parameter of `layout` in `params`, packed for that layout.
+    pub(crate) fn new(layout: &ParamLayout, params: &mut [u8]) -> ParamPointers {
+        let base = params.as_mut_ptr();
+        let mut pointers = ParamPointers {
+            on_stack: [std::ptr::null_mut(); 32],
+            on_heap: Vec::new(),
+            len: layout.params.len(),
+        };
+        for (i, slot) in layout.params.iter().enumerate() {
+            assert!(slot.end() <= params.len(), "a parameter outside its buffer");
+            // SAFETY: the slot lies inside the buffer (asserted).
+            let pointer = unsafe { base.add(slot.offset) }.cast::<c_void>();
+            match pointers.on_stack.get_mut(i) {
+                Some(entry) if pointers.len <= 32 => *entry = pointer,
+                _ => pointers.on_heap.push(pointer),
+            }
+        }
+        pointers
+    }
+
+    /// The array for the driver: null for a kernel without parameters.
+    pub(crate) fn as_mut_ptr(&mut self) -> *mut *mut c_void {
+        if self.len == 0 {
+            std::ptr::null_mut()
+        } else if self.len <= 32 {
+            self.on_stack.as_mut_ptr()
+        } else {
+            self.on_heap.as_mut_ptr()
+        }
     }
 }
 

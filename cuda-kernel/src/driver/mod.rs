@@ -1,10 +1,16 @@
-//! Reaching the CUDA driver without panicking: presence, version, contexts and modules.
+//! Reaching the CUDA driver without panicking: presence, version, contexts and modules; and,
+//! inside the crate, the one room for driver calls ([`result`]), the per-device cache and the
+//! module-image checks.
 
 use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::{CudaContext, sys};
 
 use crate::Error;
+
+pub(crate) mod cache;
+pub(crate) mod image;
+pub(crate) mod result;
 
 /// Whether the CUDA driver library can be loaded on this machine.
 ///
@@ -43,39 +49,12 @@ pub fn require() -> Result<(), Error> {
 /// ```
 pub fn version() -> Result<i32, Error> {
     require()?;
-    let mut version = 0;
-    // SAFETY: the library is present and `version` is a valid out-pointer.
-    unsafe { sys::cuDriverGetVersion(&mut version) }
-        .result()
-        .map_err(Error::driver("cuDriverGetVersion"))?;
-    Ok(version)
-}
-
-/// The driver's entry point `name` as of CUDA `version` (`cuGetProcAddress`), or `None` where
-/// the driver lacks it. Newer calls are reached this way rather than through cudarc's bindings,
-/// which follow the CUDA version feature the user's crate picked for cudarc and may predate them.
-pub(crate) fn entry_point(name: &str, version: i32) -> Option<*mut std::ffi::c_void> {
-    if !is_present() {
-        return None;
+    static VERSION: OnceLock<i32> = OnceLock::new();
+    if let Some(version) = VERSION.get() {
+        return Ok(*version);
     }
-    let name = std::ffi::CString::new(name).ok()?;
-    let mut pfn = std::ptr::null_mut();
-    let mut status = sys::CUdriverProcAddressQueryResult::CU_GET_PROC_ADDRESS_SUCCESS;
-    // SAFETY: the driver library is present; the name is a C string and the out-pointers are
-    // valid.
-    let result = unsafe {
-        sys::cuGetProcAddress_v2(
-            name.as_ptr(),
-            &mut pfn,
-            version,
-            sys::CUdriverProcAddress_flags::CU_GET_PROC_ADDRESS_DEFAULT as u64,
-            &mut status,
-        )
-    };
-    let found = result == sys::CUresult::CUDA_SUCCESS
-        && status == sys::CUdriverProcAddressQueryResult::CU_GET_PROC_ADDRESS_SUCCESS
-        && !pfn.is_null();
-    found.then_some(pfn)
+    let version = result::driver_version()?;
+    Ok(*VERSION.get_or_init(|| version))
 }
 
 /// The number of CUDA devices, or [`Error::NoDriver`] without a driver.
@@ -109,7 +88,7 @@ pub fn context(ordinal: usize) -> Result<Arc<CudaContext>, Error> {
 }
 
 #[doc(inline)]
-pub use crate::load::{load_image, load_ptx};
+pub use crate::load::module::{load_image, load_ptx};
 
 #[cfg(test)]
 mod tests {

@@ -51,35 +51,28 @@
 //! # Ok(()) }
 //! ```
 
-use std::ffi::c_void;
 use std::marker::PhantomData;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::sys::{self, CUdeviceptr};
 use cudarc::driver::{CudaStream, SyncOnDrop};
 
-use crate::buffer::ParamBytes;
-use crate::config::{DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits};
-use crate::launch::check_shared_memory;
-use crate::library::Loaded;
-use crate::{Config, DeviceArg, DeviceArgMut, Error, ParamLayout};
+use crate::declare::buffer::{ParamBytes, ParamPointers};
+use crate::driver::result;
+use crate::graph::NodeParams;
+use crate::{Config, DeviceArg, DeviceArgMut, Error, Kernel, Loaded};
 
 /// A kernel a [`Plan`] can record: every `#[kernel]` launcher implements it, with its
 /// parameters as a tuple of plan handles (for pointers) and values.
 ///
 /// # Safety
-/// `pack_args` writes the arguments at the offsets of `layout`, which must be the layout of
-/// the loaded kernel.
-pub unsafe trait PlanKernel<'a> {
+/// `pack_args` writes the arguments at the offsets of [`Kernel::LAYOUT`].
+pub unsafe trait PlanKernel<'a>: Kernel {
     /// The arguments of one launch: [`PlanRef`] for `*const T`, [`PlanMut`] for `*mut T`, the
     /// value otherwise.
     type Args;
-    /// The loaded kernel.
-    fn loaded(&self) -> &Loaded;
-    /// The parameter buffer's layout.
-    fn layout() -> ParamLayout;
-    /// Writes `args` into `params`, a zeroed buffer of `layout().size` bytes.
+    /// Writes `args` into `params`, a zeroed buffer of `LAYOUT.size` bytes.
     fn pack_args(args: &Self::Args, params: &mut [u8]);
 }
 
@@ -195,12 +188,8 @@ impl<'a> Plan<'a> {
     pub fn new(stream: &Arc<CudaStream>) -> Result<Plan<'a>, Error> {
         crate::driver::require()?;
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-        bind(stream)?;
-        let mut graph = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer; the context is current.
-        unsafe { sys::cuGraphCreate(&mut graph, 0) }
-            .result()
-            .map_err(Error::driver("cuGraphCreate"))?;
+        result::bind(stream.context())?;
+        let graph = result::graph_create()?;
         Ok(Plan {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             stream: Arc::clone(stream),
@@ -259,10 +248,9 @@ impl<'a> Plan<'a> {
         args: K::Args,
     ) -> Result<PlanNode<K>, Error> {
         let config = config.into();
-        let function = kernel.loaded().cu_function(&self.stream)?;
-        self.check(function, &config)?;
-        let mut params = ParamBytes::new(K::layout().size);
+        let mut params = ParamBytes::new(K::LAYOUT.size);
         K::pack_args(&args, params.bytes_mut());
+        let mut node_params = self.node_params::<K>(kernel.__loaded(), &config, &mut params)?;
         let previous = self.launches.last().map(|r| r.node);
         let programmatic_edge = config.programmatic && previous.is_some();
         let after: [sys::CUgraphNode; 1];
@@ -273,32 +261,20 @@ impl<'a> Plan<'a> {
             }
             _ => &[],
         };
-        let mut pointers = param_pointers(&K::layout(), params.bytes_mut());
-        let node_params = node_params(function, &config, &mut pointers);
-        let mut node = std::ptr::null_mut();
-        bind(&self.stream)?;
         // SAFETY: the graph is alive; the parameters point into `params`, which the driver
         // copies during the call.
-        unsafe {
-            sys::cuGraphAddKernelNode_v2(
-                &mut node,
-                self.graph,
-                dependencies.as_ptr(),
-                dependencies.len(),
-                &node_params,
-            )
-        }
-        .result()
-        .map_err(Error::driver("cuGraphAddKernelNode"))?;
+        let node = unsafe {
+            result::graph_add_kernel_node(self.graph, dependencies, node_params.raw())
+        }?;
         if let (true, Some(from)) = (programmatic_edge, previous) {
-            add_programmatic_edge(self.graph, from, node)?;
+            result::graph_add_programmatic_edge(self.graph, from, node)?;
         }
         set_node_attributes(node, &config)?;
         self.invalidate();
         self.launches.push(Recorded {
             node,
             config,
-            kernel: kernel.loaded().clone(),
+            kernel: kernel.__loaded().clone(),
         });
         Ok(PlanNode {
             index: self.launches.len() - 1,
@@ -335,31 +311,23 @@ impl<'a> Plan<'a> {
                  the plan again to change it",
             ));
         }
-        let function = recorded.kernel.cu_function(&self.stream)?;
-        self.check(function, &config)?;
         let attributes_change = (
             recorded.config.cluster,
             recorded.config.cooperative,
             recorded.config.priority,
         ) != (config.cluster, config.cooperative, config.priority);
-        let mut params = ParamBytes::new(K::layout().size);
+        let mut params = ParamBytes::new(K::LAYOUT.size);
         K::pack_args(&args, params.bytes_mut());
-        let mut pointers = param_pointers(&K::layout(), params.bytes_mut());
-        let node_params = node_params(function, &config, &mut pointers);
         let graph_node = recorded.node;
-        bind(&self.stream)?;
+        let mut node_params = self.node_params::<K>(&recorded.kernel, &config, &mut params)?;
         // SAFETY: the node belongs to the live graph; the driver copies the parameters.
-        unsafe { sys::cuGraphKernelNodeSetParams_v2(graph_node, &node_params) }
-            .result()
-            .map_err(Error::driver("cuGraphKernelNodeSetParams"))?;
+        unsafe { result::graph_kernel_node_set_params(graph_node, node_params.raw()) }?;
         if attributes_change {
             set_node_attributes(graph_node, &config)?;
             self.invalidate();
         } else if let Some(exec) = self.exec {
             // SAFETY: as above, for the instantiated graph's copy of the node.
-            unsafe { sys::cuGraphExecKernelNodeSetParams_v2(exec, graph_node, &node_params) }
-                .result()
-                .map_err(Error::driver("cuGraphExecKernelNodeSetParams"))?;
+            unsafe { result::graph_exec_kernel_node_set_params(exec, graph_node, node_params.raw()) }?;
         }
         self.launches[node.index].config = config;
         Ok(())
@@ -368,52 +336,44 @@ impl<'a> Plan<'a> {
     /// Runs every recorded launch on `stream`, in order, after the work queued there and the
     /// last writes to the plan's buffers.
     pub fn replay(&mut self, stream: &CudaStream) -> Result<(), Error> {
-        bind(stream)?;
+        result::bind(stream.context())?;
         let exec = match self.exec {
             Some(exec) => exec,
-            None => {
-                let mut exec = std::ptr::null_mut();
-                // SAFETY: the graph is alive and its nodes valid.
-                unsafe { sys::cuGraphInstantiateWithFlags(&mut exec, self.graph, 0) }
-                    .result()
-                    .map_err(Error::driver("cuGraphInstantiate"))?;
-                self.exec = Some(exec);
-                exec
-            }
+            None => *self.exec.insert(result::graph_instantiate(self.graph)?),
         };
         tracked(&mut self.buffers, stream, || {
             // SAFETY: the instantiated graph is alive; every buffer it names is borrowed by the
             // plan.
-            unsafe { sys::cuGraphLaunch(exec, stream.cu_stream()) }
-                .result()
-                .map_err(Error::driver("cuGraphLaunch"))
+            unsafe { result::graph_launch(exec, stream.cu_stream()) }
         })
     }
 
-    fn check(&self, function: sys::CUfunction, config: &Config) -> Result<(), Error> {
-        let limits = DeviceLimits::of(&self.stream)?;
-        config.check(&limits)?;
-        if config.shared_mem_bytes > DEFAULT_SHARED_MEMORY_LIMIT {
-            check_shared_memory(function, config.shared_mem_bytes, &limits)?;
-        }
-        Ok(())
+    /// A launch of `kernel` with `params` as a node, checked as every launch is.
+    fn node_params<K: Kernel>(
+        &self,
+        kernel: &Loaded,
+        config: &Config,
+        params: &mut ParamBytes,
+    ) -> Result<NodeParams, Error> {
+        let function = crate::launch::prepare(kernel, &self.stream, config, params.bytes().len())?;
+        Ok(NodeParams::new(function, config, ParamPointers::new(&K::LAYOUT, params.bytes_mut())))
     }
 
     fn invalidate(&mut self) {
         if let Some(exec) = self.exec.take() {
             // SAFETY: no replay is running on the host; the driver defers destruction of an
             // executing graph until it completes.
-            unsafe { sys::cuGraphExecDestroy(exec) };
+            unsafe { result::graph_exec_destroy(exec) };
         }
     }
 }
 
 impl Drop for Plan<'_> {
     fn drop(&mut self) {
-        let _ = self.stream.context().bind_to_thread();
+        let _ = result::bind(self.stream.context());
         self.invalidate();
         // SAFETY: the graph is this plan's own; replays already queued keep their executable.
-        unsafe { sys::cuGraphDestroy(self.graph) };
+        unsafe { result::graph_destroy(self.graph) };
     }
 }
 
@@ -433,44 +393,6 @@ fn tracked(
     }
 }
 
-fn bind(stream: &CudaStream) -> Result<(), Error> {
-    stream
-        .context()
-        .bind_to_thread()
-        .map_err(Error::driver("cuCtxSetCurrent"))
-}
-
-/// One pointer per parameter into the packed buffer: graph nodes take `kernelParams`, which also
-/// serves cooperative launches (they refuse a packed buffer).
-fn param_pointers(layout: &ParamLayout, params: &mut [u8]) -> Vec<*mut c_void> {
-    let base = params.as_mut_ptr();
-    layout
-        .params
-        .iter()
-        // SAFETY: every slot lies inside the buffer packed for this layout.
-        .map(|p| unsafe { base.add(p.offset) }.cast::<c_void>())
-        .collect()
-}
-
-fn node_params(
-    function: sys::CUfunction,
-    config: &Config,
-    pointers: &mut [*mut c_void],
-) -> sys::CUDA_KERNEL_NODE_PARAMS {
-    // SAFETY: plain data; every field the driver reads is set below, the rest zero.
-    let mut params: sys::CUDA_KERNEL_NODE_PARAMS = unsafe { std::mem::zeroed() };
-    params.func = function;
-    (params.gridDimX, params.gridDimY, params.gridDimZ) = config.grid;
-    (params.blockDimX, params.blockDimY, params.blockDimZ) = config.block;
-    params.sharedMemBytes = config.shared_mem_bytes;
-    params.kernelParams = if pointers.is_empty() {
-        std::ptr::null_mut()
-    } else {
-        pointers.as_mut_ptr()
-    };
-    params
-}
-
 /// Cluster, cooperative and priority attributes as node attributes (programmatic serialization
 /// is an edge in a graph).
 fn set_node_attributes(node: sys::CUgraphNode, config: &Config) -> Result<(), Error> {
@@ -478,66 +400,7 @@ fn set_node_attributes(node: sys::CUgraphNode, config: &Config) -> Result<(), Er
     for attribute in attributes.as_mut().iter().filter(|a| {
         a.id != sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
     }) {
-        // SAFETY: the node is alive; the value is the attribute's (same union in CUDA 12+).
-        unsafe {
-            sys::cuGraphKernelNodeSetAttribute(
-                node,
-                attribute.id,
-                std::ptr::from_ref(&attribute.value).cast(),
-            )
-        }
-        .result()
-        .map_err(Error::driver("cuGraphKernelNodeSetAttribute"))?;
+        result::graph_kernel_node_set_attribute(node, attribute)?;
     }
     Ok(())
-}
-
-/// `CUgraphEdgeData` (CUDA 12.3), spelled here so that cudarc's bindings of any CUDA 12 version
-/// serve.
-#[repr(C)]
-struct EdgeData {
-    from_port: u8,
-    to_port: u8,
-    kind: u8,
-    reserved: [u8; 5],
-}
-
-type AddDependencies = unsafe extern "C" fn(
-    sys::CUgraph,
-    *const sys::CUgraphNode,
-    *const sys::CUgraphNode,
-    *const EdgeData,
-    usize,
-) -> sys::CUresult;
-
-/// A programmatic edge `from -> to` (`cuGraphAddDependencies_v2`, CUDA 12.3+).
-fn add_programmatic_edge(
-    graph: sys::CUgraph,
-    from: sys::CUgraphNode,
-    to: sys::CUgraphNode,
-) -> Result<(), Error> {
-    static ENTRY: OnceLock<Option<AddDependencies>> = OnceLock::new();
-    let entry = *ENTRY.get_or_init(|| {
-        crate::driver::entry_point("cuGraphAddDependencies", 12_030)
-            // SAFETY: the driver's entry point of this name and version has this signature.
-            .map(|pfn| unsafe { std::mem::transmute::<*mut c_void, AddDependencies>(pfn) })
-    });
-    let Some(add) = entry else {
-        return Err(Error::Unsupported(
-            "programmatic edges in plans need a driver of CUDA 12.3 or newer",
-        ));
-    };
-    // A programmatic edge leaves from the programmatic port: the dependent may start once every
-    // block of `from` has triggered (griddepcontrol.launch_dependents) or exited, as on a stream
-    // with programmatic serialization allowed.
-    let edge = EdgeData {
-        from_port: 1, // CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC
-        to_port: 0,
-        kind: 1, // CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC
-        reserved: [0; 5],
-    };
-    // SAFETY: both nodes belong to the live graph; one edge of valid data.
-    unsafe { add(graph, &from, &to, &edge, 1) }
-        .result()
-        .map_err(Error::driver("cuGraphAddDependencies"))
 }

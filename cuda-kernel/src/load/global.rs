@@ -7,7 +7,8 @@ use std::sync::Arc;
 use cudarc::driver::sys::{self, CUdeviceptr};
 use cudarc::driver::{CudaModule, CudaStream, DevicePtr, DeviceSlice};
 
-use crate::buffer::ParamBytes;
+use crate::declare::buffer::ParamBytes;
+use crate::driver::result;
 use crate::{Error, KernelParam};
 
 /// A `__constant__` or `__device__` variable of a loaded module, typed.
@@ -86,19 +87,9 @@ impl<T: KernelParam> DeviceGlobal<T> {
         // On the stack up to 256 bytes, as a generic kernel's parameters are.
         let mut bytes = ParamBytes::new(T::SIZE);
         value.write(bytes.bytes_mut());
-        bind(stream)?;
-        // SAFETY: the variable is T::SIZE bytes (checked at load) and alive with its module;
-        // from pageable memory the driver has copied `bytes` out before it returns.
-        unsafe {
-            sys::cuMemcpyHtoDAsync_v2(
-                self.ptr,
-                bytes.bytes().as_ptr().cast(),
-                T::SIZE,
-                stream.cu_stream(),
-            )
-        }
-        .result()
-        .map_err(Error::driver("cuMemcpyHtoDAsync"))
+        result::bind(stream.context())?;
+        // SAFETY: the variable is T::SIZE bytes (checked at load) and alive with its module.
+        unsafe { result::memcpy_htod_async(self.ptr, bytes.bytes(), stream.cu_stream()) }
     }
 }
 
@@ -106,31 +97,21 @@ impl<T: KernelParam + bytemuck::Pod> DeviceGlobal<T> {
     /// Reads the variable after the work queued on `stream` so far (waiting for it).
     pub fn read(&self, stream: &CudaStream) -> Result<T, Error> {
         let mut value = T::zeroed();
-        bind(stream)?;
+        result::bind(stream.context())?;
         // SAFETY: `value` is T::SIZE writable bytes (Pod: any bytes are a value), the variable
         // is as large; the stream is synchronized before `value` is read.
         unsafe {
-            sys::cuMemcpyDtoHAsync_v2(
-                bytemuck::bytes_of_mut(&mut value).as_mut_ptr().cast(),
+            result::memcpy_dtoh_async(
+                bytemuck::bytes_of_mut(&mut value),
                 self.ptr,
-                T::SIZE,
                 stream.cu_stream(),
             )
-        }
-        .result()
-        .map_err(Error::driver("cuMemcpyDtoHAsync"))?;
+        }?;
         stream
             .synchronize()
             .map_err(Error::driver("cuStreamSynchronize"))?;
         Ok(value)
     }
-}
-
-fn bind(stream: &CudaStream) -> Result<(), Error> {
-    stream
-        .context()
-        .bind_to_thread()
-        .map_err(Error::driver("cuCtxSetCurrent"))
 }
 
 /// `cuModuleGetGlobal`: the variable's address and size.

@@ -1,16 +1,19 @@
-//! Typed launches in CUDA graphs: capture them once, update a captured launch's arguments with
-//! the same typed signature, replay.
+//! Typed launches in CUDA graphs: typed [plans](plan) built node by node, and captured graphs
+//! whose launches can be updated.
 //!
 //! A graph replays a whole sequence of launches with one driver call, which costs far less per
-//! kernel than launching each. Typed launches are captured like any launch, between cudarc's
+//! kernel than launching each. A [`Plan`](crate::Plan) records typed launches as graph nodes,
+//! holds the borrows of the memory they use and updates any launch with the kernel's own typed
+//! arguments: prefer it. Typed launches can also be captured like any launch, between cudarc's
 //! `CudaStream::begin_capture` and `end_capture`; each captured kernel node keeps the packed
 //! parameter buffer as it was at capture time. To change the arguments of one node before a
-//! replay, find the nodes of its kernel with [`kernel_nodes`] and call the generated
-//! `set_graph_node`, which takes the same typed arguments as `launch`:
+//! replay, find the nodes of its kernel with [`kernel_nodes`] and give [`set_kernel_node`] the
+//! launcher and a buffer its `pack` made, with device memory as addresses:
 //!
 //! ```no_run
 //! use cuda_kernel::cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
-//! use cuda_kernel::{Config, kernel};
+//! use cuda_kernel::cudarc::driver::DevicePtr;
+//! use cuda_kernel::{Config, Kernel, kernel};
 //!
 //! #[kernel]
 //! unsafe extern "C" {
@@ -41,7 +44,9 @@
 //! // Update: the first node now adds b to b, over the first half only.
 //! let function = add.function().expect("loaded from a module");
 //! let nodes = cuda_kernel::graph::kernel_nodes(&graph, function)?;
-//! unsafe { add.set_graph_node(&graph, nodes[0], &stream, config, &b, &b, &mut c, n / 2)? };
+//! let (b_ptr, c_ptr) = (b.device_ptr(&stream).0, c.device_ptr(&stream).0);
+//! let mut params = VectorAdd::pack(b_ptr, b_ptr, c_ptr, n / 2);
+//! unsafe { cuda_kernel::graph::set_kernel_node(&graph, nodes[0], &add, &stream, config, params.bytes_mut())? };
 //!
 //! // Replay, as often as needed.
 //! graph.launch()?;
@@ -50,7 +55,7 @@
 //! ```
 //!
 //! The graph keeps device addresses, not borrows: every buffer a captured or updated launch
-//! names must outlive every replay (`set_graph_node` is `unsafe` for that reason). With
+//! names must outlive every replay (`set_kernel_node` is `unsafe` for that reason). With
 //! cudarc's multi-stream event tracking on, each launch also waits on and records cudarc's
 //! events on the capturing stream, and those become nodes of the graph; the project's graph
 //! tests and benchmarks capture with tracking disabled, after a synchronization. Nodes
@@ -59,9 +64,14 @@
 
 use cudarc::driver::{CudaFunction, CudaGraph, CudaStream, sys};
 
-use crate::buffer::{buffer_extra, extra_or_null};
-use crate::library::Loaded;
-use crate::{Config, Error};
+use crate::declare::buffer::ParamPointers;
+use crate::driver::result;
+use crate::{Config, Error, Kernel};
+
+mod node;
+pub mod plan;
+
+pub(crate) use node::NodeParams;
 
 /// A kernel node of a CUDA graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,81 +95,50 @@ impl KernelNode {
 /// # Ok(()) }
 /// ```
 pub fn kernel_nodes(graph: &CudaGraph, function: &CudaFunction) -> Result<Vec<KernelNode>, Error> {
-    let mut count = 0usize;
-    // SAFETY: the graph is alive; a null array asks for the count.
-    unsafe { sys::cuGraphGetNodes(graph.cu_graph(), std::ptr::null_mut(), &mut count) }
-        .result()
-        .map_err(Error::driver("cuGraphGetNodes"))?;
-    let mut nodes = vec![std::ptr::null_mut(); count];
-    // SAFETY: `nodes` has room for `count` handles.
-    unsafe { sys::cuGraphGetNodes(graph.cu_graph(), nodes.as_mut_ptr(), &mut count) }
-        .result()
-        .map_err(Error::driver("cuGraphGetNodes"))?;
-    nodes.truncate(count);
     let mut kernels = Vec::new();
-    for node in nodes {
-        let mut kind = sys::CUgraphNodeType::CU_GRAPH_NODE_TYPE_EMPTY;
-        // SAFETY: the node belongs to the live graph.
-        unsafe { sys::cuGraphNodeGetType(node, &mut kind) }
-            .result()
-            .map_err(Error::driver("cuGraphNodeGetType"))?;
-        if kind != sys::CUgraphNodeType::CU_GRAPH_NODE_TYPE_KERNEL {
-            continue;
-        }
-        // SAFETY: a kernel node; the parameters are plain data, zero is a valid start.
-        let mut params: sys::CUDA_KERNEL_NODE_PARAMS = unsafe { std::mem::zeroed() };
-        unsafe { sys::cuGraphKernelNodeGetParams_v2(node, &mut params) }
-            .result()
-            .map_err(Error::driver("cuGraphKernelNodeGetParams"))?;
-        if params.func == function.cu_function() {
+    for node in result::graph_nodes(graph.cu_graph())? {
+        if result::graph_node_function(node)? == Some(function.cu_function()) {
             kernels.push(KernelNode(node));
         }
     }
     Ok(kernels)
 }
 
-/// Sets the configuration and packed arguments of `node` in the instantiated `graph` (with
-/// `function`'s function for `stream`'s device)
-/// (`cuGraphExecKernelNodeSetParams`); the next replay uses them. A generated
-/// `set_graph_node` packs typed arguments and calls this.
+/// Sets the configuration and packed arguments of `node` in the instantiated `graph`
+/// (`cuGraphExecKernelNodeSetParams`); the next replay uses them. `params` is what `kernel`'s
+/// generated `pack` returns, and the launch is checked as every launch is.
+///
+/// Nodes captured with clusters, cooperative launches or priorities keep those attributes:
+/// updating one with such a [`Config`] is [`Error::Unsupported`]; so is a buffer of another
+/// size than `K::LAYOUT`'s.
 ///
 /// # Safety
-/// `params` must be the packed parameters of `function`, and `node` a node of `graph` that
-/// launches `function`; every device address in `params` must stay valid while the graph can
-/// be replayed.
-pub unsafe fn set_kernel_node(
+/// `params` must be packed as `K::LAYOUT` and `node` a node of `graph` that launches `kernel`;
+/// every device address in `params` must stay valid while the graph can be replayed, and the
+/// kernel's accesses through them stay inside the memory they name.
+pub unsafe fn set_kernel_node<K: Kernel>(
     graph: &CudaGraph,
     node: KernelNode,
-    function: &Loaded,
+    kernel: &K,
     stream: &CudaStream,
-    config: &Config,
+    config: impl Into<Config>,
     params: &mut [u8],
 ) -> Result<(), Error> {
-    let function = function.cu_function(stream)?;
+    let config = config.into();
+    if params.len() != K::LAYOUT.size {
+        return Err(Error::Unsupported(
+            "the parameter buffer is not packed for this kernel: make it with the launcher's pack",
+        ));
+    }
+    let function = crate::launch::prepare(kernel.__loaded(), stream, &config, params.len())?;
     if config.is_extended() {
         return Err(Error::Unsupported(
             "graph kernel nodes keep the attributes they were captured with: set only grid, block and shared memory",
         ));
     }
-    let mut size = params.len();
-    let mut extra = buffer_extra(params, &mut size);
-    // SAFETY: plain data; every field the driver reads is set below, the rest zero.
-    let mut node_params: sys::CUDA_KERNEL_NODE_PARAMS = unsafe { std::mem::zeroed() };
-    node_params.func = function;
-    (
-        node_params.gridDimX,
-        node_params.gridDimY,
-        node_params.gridDimZ,
-    ) = config.grid;
-    (
-        node_params.blockDimX,
-        node_params.blockDimY,
-        node_params.blockDimZ,
-    ) = config.block;
-    node_params.sharedMemBytes = config.shared_mem_bytes;
-    node_params.extra = extra_or_null(&mut extra, params);
-    // SAFETY: the graph and node are alive; the driver copies the buffer during the call.
-    unsafe { sys::cuGraphExecKernelNodeSetParams_v2(graph.cu_graph_exec(), node.0, &node_params) }
-        .result()
-        .map_err(Error::driver("cuGraphExecKernelNodeSetParams"))
+    let mut node_params = NodeParams::new(function, &config, ParamPointers::new(&K::LAYOUT, params));
+    // SAFETY: the graph and node are alive; the driver copies the parameters during the call.
+    unsafe {
+        result::graph_exec_kernel_node_set_params(graph.cu_graph_exec(), node.0, node_params.raw())
+    }
 }

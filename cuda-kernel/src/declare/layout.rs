@@ -1,4 +1,7 @@
-//! Parameter layouts: where each kernel parameter sits in the launch's parameter buffer.
+//! Parameter layouts: where each kernel parameter sits in the launch's parameter buffer, placed
+//! by the C layout rule of `cuda_kernel_syntax::layout`.
+
+use cuda_kernel_syntax::layout::Cursor;
 
 /// Largest parameter buffer a kernel can take on Volta or newer with CUDA 12.1+ (driver R530+).
 ///
@@ -113,16 +116,12 @@ impl ParamLayout {
     ///
     /// When an alignment is not a power of two.
     pub const fn place_in(slots: &mut [ParamSlot]) {
-        let mut end: usize = 0;
+        let mut cursor = Cursor::START;
         let mut i = 0;
         while i < slots.len() {
-            let align = slots[i].align;
-            assert!(
-                align.is_power_of_two(),
-                "kernel parameter alignment must be a power of two"
-            );
-            slots[i].offset = end.next_multiple_of(align);
-            end = slots[i].end();
+            let (offset, next) = cursor.place(slots[i].size, slots[i].align);
+            slots[i].offset = offset;
+            cursor = next;
             i += 1;
         }
     }
@@ -137,18 +136,8 @@ impl ParamLayout {
     ///
     /// Called at run time (for a signature known only then), it panics in those cases.
     pub const fn from_slots(params: &'static [ParamSlot]) -> ParamLayout {
-        let mut size = 0;
-        let mut align = 1;
-        let mut i = 0;
-        while i < params.len() {
-            if params[i].end() > size {
-                size = params[i].end();
-            }
-            if params[i].align > align {
-                align = params[i].align;
-            }
-            i += 1;
-        }
+        let cursor = replay(params);
+        let (size, align) = (cursor.end(), cursor.align());
         assert!(
             align <= MAX_STATIC_ALIGN,
             "a kernel parameter is aligned to more than 16 bytes (a *_32a type or a #[repr(align(32))] struct): its offset in the parameter buffer depends on the GPU architecture, so it cannot be passed by value; pass it through device memory as *const T"
@@ -170,32 +159,27 @@ impl ParamLayout {
     }
 }
 
+/// Where a layout of the already placed `slots` ends: placing them again gives the same offsets.
+const fn replay(slots: &[ParamSlot]) -> Cursor {
+    let mut cursor = Cursor::START;
+    let mut i = 0;
+    while i < slots.len() {
+        cursor = cursor.place(slots[i].size, slots[i].align).1;
+        i += 1;
+    }
+    cursor
+}
+
 /// Size of a C struct whose fields were placed by [`ParamLayout::place`]: the end of the last
 /// field rounded up to the struct's alignment (see [`struct_align`]).
 pub const fn struct_size(fields: &[ParamSlot], repr_align: usize) -> usize {
-    let mut end = 0;
-    let mut i = 0;
-    while i < fields.len() {
-        if fields[i].end() > end {
-            end = fields[i].end();
-        }
-        i += 1;
-    }
-    end.next_multiple_of(struct_align(fields, repr_align))
+    replay(fields).struct_size(repr_align)
 }
 
 /// Alignment of a C struct: its most aligned field's, or `repr_align` (`#[repr(align(N))]`,
 /// 1 without) if larger.
 pub const fn struct_align(fields: &[ParamSlot], repr_align: usize) -> usize {
-    let mut align = repr_align;
-    let mut i = 0;
-    while i < fields.len() {
-        if fields[i].align > align {
-            align = fields[i].align;
-        }
-        i += 1;
-    }
-    align
+    replay(fields).struct_align(repr_align)
 }
 
 impl core::fmt::Display for ParamLayout {

@@ -1,0 +1,26 @@
+//! What `#[kernel]` and `#[derive(KernelParam)]` expand to refers to; not public API.
+
+pub use crate::declare::buffer::{ParamBytes, put};
+pub use crate::declare::cuda_declaration::{
+    ConstText, DECLARATION_CAPACITY, FieldDims, struct_declaration,
+};
+pub use crate::declare::layout::{struct_align, struct_size};
+pub use crate::declare::symbol::{family_name, template_arg};
+pub use crate::graph::plan::{PlanKernel, PlanMut, PlanRef};
+pub use crate::launch::launch;
+pub use crate::load::module::load_ptx;
+pub use crate::{
+    CType, Config, DeviceArg, DeviceArgMut, DeviceGlobal, Error, Kernel, KernelParam, Library,
+    Loaded, ParamBuffer, ParamLayout, ParamSlot,
+};
+pub use ::core;
+pub use ::core::marker::PhantomData;
+pub use ::cuda_kernel_syntax::itanium::{self, CppType, TemplateArg};
+pub use ::cudarc;
+pub use ::cudarc::driver::sys::CUdeviceptr;
+pub use ::cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
+pub use ::std::borrow::Cow;
+pub use ::std::sync::Arc;
+
+/// A boolean as a type, for checks the macro states as trait bounds.
+pub struct Bool<const B: bool>;

@@ -1,0 +1,15 @@
+//! Declaring and packing: what a parameter is ([`KernelParam`](crate::KernelParam)), where it
+//! goes ([`ParamLayout`](crate::ParamLayout)), what a pointer argument may be
+//! ([`DeviceArg`](crate::DeviceArg)), the buffer a launch sends, and the [`Kernel`](crate::Kernel)
+//! trait a generated launcher implements.
+
+pub(crate) mod buffer;
+pub(crate) mod cuda_declaration;
+pub(crate) mod device_arg;
+pub mod ffi;
+pub(crate) mod kernel;
+pub(crate) mod layout;
+pub mod low_precision;
+pub(crate) mod param;
+pub(crate) mod symbol;
+pub mod vector;

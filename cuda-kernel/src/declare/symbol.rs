@@ -1,0 +1,23 @@
+//! The entry symbols of generic declarations' instances, from the type arguments: a C++
+//! template instance's Itanium name, or a dtype family's pattern filled in.
+
+use cuda_kernel_syntax::itanium::{self, CppType, TemplateArg};
+
+use crate::KernelParam;
+
+/// `T` as a template argument of a C++ kernel instance (`reduce0<float>`).
+pub fn template_arg<T: KernelParam>() -> TemplateArg {
+    TemplateArg::Type(CppType::from_cuda(
+        T::CUDA_TYPE.name,
+        T::CUDA_TYPE.pointers,
+    ))
+}
+
+/// What `{T}` stands for in a family's symbol pattern (`f16` for `half::f16`).
+pub fn family_name<T: KernelParam>() -> String {
+    let mut name = itanium::family_name(T::CUDA_TYPE.name);
+    for _ in 0..T::CUDA_TYPE.pointers {
+        name.push_str("_ptr");
+    }
+    name
+}

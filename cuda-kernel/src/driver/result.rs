@@ -1,0 +1,484 @@
+//! Every raw driver call the crate makes, one safe-signatured wrapper each, as cudarc's
+//! `driver/result.rs` keeps them: the rest of the crate calls these and never `sys::cu*`.
+//! Each wrapper turns a failure into [`Error::Driver`] naming the call.
+
+use std::ffi::{CStr, c_void};
+use std::sync::OnceLock;
+
+use cudarc::driver::{CudaContext, DriverError, sys};
+
+use crate::Error;
+
+/// `result` as `Ok`, or the driver's error named after `call`.
+#[inline(always)]
+fn check(call: &'static str, result: sys::CUresult) -> Result<(), Error> {
+    match result {
+        sys::CUresult::CUDA_SUCCESS => Ok(()),
+        code => Err(Error::Driver {
+            call,
+            source: DriverError(code),
+        }),
+    }
+}
+
+/// Makes `ctx` current on the calling thread (`cuCtxSetCurrent`). The one place a context is
+/// bound: every launch, load, plan and global access goes through it.
+#[inline]
+pub(crate) fn bind(ctx: &CudaContext) -> Result<(), Error> {
+    ctx.bind_to_thread().map_err(Error::driver("cuCtxSetCurrent"))
+}
+
+/// `cuDriverGetVersion`.
+pub(crate) fn driver_version() -> Result<i32, Error> {
+    let mut version = 0;
+    // SAFETY: the library is present (checked by the caller); a valid out-pointer.
+    check("cuDriverGetVersion", unsafe {
+        sys::cuDriverGetVersion(&mut version)
+    })?;
+    Ok(version)
+}
+
+/// `cuInit(0)`, which may be called any number of times.
+pub(crate) fn init() -> Result<(), Error> {
+    // SAFETY: the library is present (checked by the caller).
+    check("cuInit", unsafe { sys::cuInit(0) })
+}
+
+/// Whether the thread has a live current context (`cuCtxGetCurrent`, `cuCtxGetDevice`, which
+/// fails for a destroyed one).
+pub(crate) fn has_live_context() -> bool {
+    let mut current = std::ptr::null_mut();
+    let mut device = 0;
+    // SAFETY: valid out-pointers.
+    let has_current = unsafe { sys::cuCtxGetCurrent(&mut current) };
+    has_current == sys::CUresult::CUDA_SUCCESS
+        && !current.is_null()
+        // SAFETY: a valid out-pointer.
+        && unsafe { sys::cuCtxGetDevice(&mut device) } == sys::CUresult::CUDA_SUCCESS
+}
+
+/// A newer driver entry point, typed `F` (a `extern "C" fn` pointer), looked up once through
+/// `cuGetProcAddress` as of CUDA `version` and kept in `cell`; `None` where the driver lacks
+/// it. Newer calls are reached this way rather than through cudarc's bindings, which follow the
+/// CUDA version feature the user's crate picked for cudarc and may predate them.
+///
+/// # Safety
+/// `F` must be the signature of the driver's entry point `name` as of `version`.
+unsafe fn entry_point<F: Copy>(
+    cell: &'static OnceLock<Option<F>>,
+    name: &CStr,
+    version: i32,
+) -> Option<F> {
+    const { assert!(size_of::<F>() == size_of::<*mut c_void>()) };
+    *cell.get_or_init(|| {
+        if !crate::driver::is_present() {
+            return None;
+        }
+        let mut pfn = std::ptr::null_mut();
+        let mut status = sys::CUdriverProcAddressQueryResult::CU_GET_PROC_ADDRESS_SUCCESS;
+        // SAFETY: the library is present; the name is a C string, the out-pointers valid.
+        let result = unsafe {
+            sys::cuGetProcAddress_v2(
+                name.as_ptr(),
+                &mut pfn,
+                version,
+                sys::CUdriverProcAddress_flags::CU_GET_PROC_ADDRESS_DEFAULT as u64,
+                &mut status,
+            )
+        };
+        let found = result == sys::CUresult::CUDA_SUCCESS
+            && status == sys::CUdriverProcAddressQueryResult::CU_GET_PROC_ADDRESS_SUCCESS
+            && !pfn.is_null();
+        // SAFETY: the caller vouches that `F` is this entry point's signature; sizes checked.
+        found.then(|| unsafe { std::mem::transmute_copy::<*mut c_void, F>(&pfn) })
+    })
+}
+
+/// First driver version with `cuFuncGetParamInfo` and `cuKernelGetParamInfo` (CUDA 12.4).
+pub(crate) const PARAM_INFO_DRIVER: i32 = 12_040;
+
+type GetParamInfo<H> = unsafe extern "C" fn(H, usize, *mut usize, *mut usize) -> sys::CUresult;
+
+/// `cuFuncGetParamInfo` (CUDA 12.4+) of parameter `index`: `Some((offset, size))`, `None` past
+/// the last parameter, and `Err` for the driver's other answers; `Ok(None)` too where the
+/// driver lacks the call (the caller checks [`PARAM_INFO_DRIVER`] first).
+pub(crate) fn func_param_info(
+    function: sys::CUfunction,
+    index: usize,
+) -> Result<Option<(usize, usize)>, Error> {
+    static ENTRY: OnceLock<Option<GetParamInfo<sys::CUfunction>>> = OnceLock::new();
+    // SAFETY: the signature of cuFuncGetParamInfo as of CUDA 12.4.
+    let entry = unsafe { entry_point(&ENTRY, c"cuFuncGetParamInfo", PARAM_INFO_DRIVER) };
+    param_info("cuFuncGetParamInfo", entry, function, index)
+}
+
+/// `cuKernelGetParamInfo` (CUDA 12.4+), as [`func_param_info`]; needs a current context.
+pub(crate) fn kernel_param_info(
+    kernel: sys::CUkernel,
+    index: usize,
+) -> Result<Option<(usize, usize)>, Error> {
+    static ENTRY: OnceLock<Option<GetParamInfo<sys::CUkernel>>> = OnceLock::new();
+    // SAFETY: the signature of cuKernelGetParamInfo as of CUDA 12.4.
+    let entry = unsafe { entry_point(&ENTRY, c"cuKernelGetParamInfo", PARAM_INFO_DRIVER) };
+    param_info("cuKernelGetParamInfo", entry, kernel, index)
+}
+
+fn param_info<H>(
+    call: &'static str,
+    entry: Option<GetParamInfo<H>>,
+    handle: H,
+    index: usize,
+) -> Result<Option<(usize, usize)>, Error> {
+    let Some(entry) = entry else { return Ok(None) };
+    let (mut offset, mut size) = (0usize, 0usize);
+    // SAFETY: the caller's handle is alive; valid out-pointers.
+    match unsafe { entry(handle, index, &mut offset, &mut size) } {
+        sys::CUresult::CUDA_SUCCESS => Ok(Some((offset, size))),
+        // Past the last parameter.
+        sys::CUresult::CUDA_ERROR_INVALID_VALUE => Ok(None),
+        code => check(call, code).map(|()| None),
+    }
+}
+
+/// Whether the driver has the parameter queries at all.
+pub(crate) fn has_param_info() -> Result<bool, Error> {
+    Ok(crate::driver::version()? >= PARAM_INFO_DRIVER)
+}
+
+/// `cuLibraryLoadData` of `code`: NUL-terminated PTX text or a cubin or fatbin whose header
+/// gives its size (see [`crate::driver::image::Image`]).
+pub(crate) fn library_load(code: *const c_void) -> Result<sys::CUlibrary, Error> {
+    let mut library = std::ptr::null_mut();
+    // SAFETY: the caller's `code` is terminated or self-sized; no options.
+    check("cuLibraryLoadData", unsafe {
+        sys::cuLibraryLoadData(
+            &mut library,
+            code,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            0,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            0,
+        )
+    })?;
+    Ok(library)
+}
+
+/// `cuLibraryUnload`.
+///
+/// # Safety
+/// `library` is the caller's own and nothing uses it after.
+pub(crate) unsafe fn library_unload(library: sys::CUlibrary) {
+    // SAFETY: the caller's.
+    unsafe { sys::cuLibraryUnload(library) };
+}
+
+/// `cuLibraryGetKernel`: `Ok(None)` when the library has no kernel `name`.
+pub(crate) fn library_get_kernel(
+    library: sys::CUlibrary,
+    name: &CStr,
+) -> Result<Option<sys::CUkernel>, Error> {
+    let mut kernel = std::ptr::null_mut();
+    // SAFETY: the caller's library is alive; the name is a C string.
+    match unsafe { sys::cuLibraryGetKernel(&mut kernel, library, name.as_ptr()) } {
+        sys::CUresult::CUDA_ERROR_NOT_FOUND => Ok(None),
+        code => check("cuLibraryGetKernel", code).map(|()| Some(kernel)),
+    }
+}
+
+/// `cuKernelGetFunction`, in the current context.
+pub(crate) fn kernel_get_function(kernel: sys::CUkernel) -> Result<sys::CUfunction, Error> {
+    let mut function = std::ptr::null_mut();
+    // SAFETY: the caller's kernel is alive and a context is current.
+    check("cuKernelGetFunction", unsafe {
+        sys::cuKernelGetFunction(&mut function, kernel)
+    })?;
+    Ok(function)
+}
+
+/// `cuFuncGetAttribute`.
+pub(crate) fn func_attribute(
+    function: sys::CUfunction,
+    attribute: sys::CUfunction_attribute,
+) -> Result<i32, Error> {
+    let mut value = 0;
+    // SAFETY: the caller's function handle is alive; a valid out-pointer.
+    check("cuFuncGetAttribute", unsafe {
+        sys::cuFuncGetAttribute(&mut value, attribute, function)
+    })?;
+    Ok(value)
+}
+
+/// `cuLaunchKernel` with the packed buffer `extra` (or null for no parameters).
+///
+/// # Safety
+/// `extra` describes the packed parameters of `function`, alive for the call; every device
+/// address in them stays valid until the kernel has run.
+#[inline]
+pub(crate) unsafe fn launch_kernel(
+    function: sys::CUfunction,
+    grid: (u32, u32, u32),
+    block: (u32, u32, u32),
+    shared_mem_bytes: u32,
+    stream: sys::CUstream,
+    extra: *mut *mut c_void,
+) -> Result<(), Error> {
+    // SAFETY: the caller's.
+    check("cuLaunchKernel", unsafe {
+        sys::cuLaunchKernel(
+            function,
+            grid.0,
+            grid.1,
+            grid.2,
+            block.0,
+            block.1,
+            block.2,
+            shared_mem_bytes,
+            stream,
+            std::ptr::null_mut(),
+            extra,
+        )
+    })
+}
+
+/// `cuLaunchKernelEx` with either `kernel_params` or `extra`.
+///
+/// # Safety
+/// As for [`launch_kernel`]; `kernel_params` points at one pointer per parameter.
+pub(crate) unsafe fn launch_kernel_ex(
+    launch: &sys::CUlaunchConfig,
+    function: sys::CUfunction,
+    kernel_params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> Result<(), Error> {
+    // SAFETY: the caller's.
+    check("cuLaunchKernelEx", unsafe {
+        sys::cuLaunchKernelEx(launch, function, kernel_params, extra)
+    })
+}
+
+/// `cuMemcpyHtoDAsync` of `bytes` to `dst`.
+///
+/// # Safety
+/// `dst` holds at least `bytes.len()` bytes and is alive.
+pub(crate) unsafe fn memcpy_htod_async(
+    dst: sys::CUdeviceptr,
+    bytes: &[u8],
+    stream: sys::CUstream,
+) -> Result<(), Error> {
+    // SAFETY: the caller's; from pageable memory the driver copies before returning.
+    check("cuMemcpyHtoDAsync", unsafe {
+        sys::cuMemcpyHtoDAsync_v2(dst, bytes.as_ptr().cast(), bytes.len(), stream)
+    })
+}
+
+/// `cuMemcpyDtoHAsync` of `out.len()` bytes from `src`; the caller synchronizes before reading.
+///
+/// # Safety
+/// `src` holds at least `out.len()` bytes and is alive.
+pub(crate) unsafe fn memcpy_dtoh_async(
+    out: &mut [u8],
+    src: sys::CUdeviceptr,
+    stream: sys::CUstream,
+) -> Result<(), Error> {
+    // SAFETY: the caller's.
+    check("cuMemcpyDtoHAsync", unsafe {
+        sys::cuMemcpyDtoHAsync_v2(out.as_mut_ptr().cast(), src, out.len(), stream)
+    })
+}
+
+/// `cuGraphCreate`, in the current context.
+pub(crate) fn graph_create() -> Result<sys::CUgraph, Error> {
+    let mut graph = std::ptr::null_mut();
+    // SAFETY: a valid out-pointer.
+    check("cuGraphCreate", unsafe { sys::cuGraphCreate(&mut graph, 0) })?;
+    Ok(graph)
+}
+
+/// `cuGraphDestroy`.
+///
+/// # Safety
+/// The graph is the caller's own and nothing uses it after.
+pub(crate) unsafe fn graph_destroy(graph: sys::CUgraph) {
+    // SAFETY: the caller's.
+    unsafe { sys::cuGraphDestroy(graph) };
+}
+
+/// `cuGraphInstantiateWithFlags` with no flags.
+pub(crate) fn graph_instantiate(graph: sys::CUgraph) -> Result<sys::CUgraphExec, Error> {
+    let mut exec = std::ptr::null_mut();
+    // SAFETY: the caller's graph is alive.
+    check("cuGraphInstantiate", unsafe {
+        sys::cuGraphInstantiateWithFlags(&mut exec, graph, 0)
+    })?;
+    Ok(exec)
+}
+
+/// `cuGraphExecDestroy`.
+///
+/// # Safety
+/// The executable graph is the caller's own; the driver defers destruction of a running one.
+pub(crate) unsafe fn graph_exec_destroy(exec: sys::CUgraphExec) {
+    // SAFETY: the caller's.
+    unsafe { sys::cuGraphExecDestroy(exec) };
+}
+
+/// `cuGraphLaunch`.
+///
+/// # Safety
+/// Every device address the graph's nodes hold is valid until it has run.
+pub(crate) unsafe fn graph_launch(exec: sys::CUgraphExec, stream: sys::CUstream) -> Result<(), Error> {
+    // SAFETY: the caller's.
+    check("cuGraphLaunch", unsafe { sys::cuGraphLaunch(exec, stream) })
+}
+
+/// `cuGraphAddKernelNode` after `dependencies`.
+///
+/// # Safety
+/// `params` points at live parameters of its function (the driver copies them).
+pub(crate) unsafe fn graph_add_kernel_node(
+    graph: sys::CUgraph,
+    dependencies: &[sys::CUgraphNode],
+    params: &sys::CUDA_KERNEL_NODE_PARAMS,
+) -> Result<sys::CUgraphNode, Error> {
+    let mut node = std::ptr::null_mut();
+    // SAFETY: the caller's.
+    check("cuGraphAddKernelNode", unsafe {
+        sys::cuGraphAddKernelNode_v2(
+            &mut node,
+            graph,
+            dependencies.as_ptr(),
+            dependencies.len(),
+            params,
+        )
+    })?;
+    Ok(node)
+}
+
+/// `cuGraphKernelNodeSetParams` of a graph's node.
+///
+/// # Safety
+/// As for [`graph_add_kernel_node`].
+pub(crate) unsafe fn graph_kernel_node_set_params(
+    node: sys::CUgraphNode,
+    params: &sys::CUDA_KERNEL_NODE_PARAMS,
+) -> Result<(), Error> {
+    // SAFETY: the caller's.
+    check("cuGraphKernelNodeSetParams", unsafe {
+        sys::cuGraphKernelNodeSetParams_v2(node, params)
+    })
+}
+
+/// `cuGraphExecKernelNodeSetParams` of an instantiated graph's node.
+///
+/// # Safety
+/// As for [`graph_add_kernel_node`]; `node` launches the same function.
+pub(crate) unsafe fn graph_exec_kernel_node_set_params(
+    exec: sys::CUgraphExec,
+    node: sys::CUgraphNode,
+    params: &sys::CUDA_KERNEL_NODE_PARAMS,
+) -> Result<(), Error> {
+    // SAFETY: the caller's.
+    check("cuGraphExecKernelNodeSetParams", unsafe {
+        sys::cuGraphExecKernelNodeSetParams_v2(exec, node, params)
+    })
+}
+
+/// `cuGraphKernelNodeSetAttribute`.
+pub(crate) fn graph_kernel_node_set_attribute(
+    node: sys::CUgraphNode,
+    attribute: &sys::CUlaunchAttribute,
+) -> Result<(), Error> {
+    // SAFETY: the caller's node is alive; the value is the attribute's (same union in CUDA 12+).
+    check("cuGraphKernelNodeSetAttribute", unsafe {
+        sys::cuGraphKernelNodeSetAttribute(
+            node,
+            attribute.id,
+            std::ptr::from_ref(&attribute.value).cast(),
+        )
+    })
+}
+
+/// The nodes of `graph` (`cuGraphGetNodes`).
+pub(crate) fn graph_nodes(graph: sys::CUgraph) -> Result<Vec<sys::CUgraphNode>, Error> {
+    let mut count = 0usize;
+    // SAFETY: the caller's graph is alive; a null array asks for the count.
+    check("cuGraphGetNodes", unsafe {
+        sys::cuGraphGetNodes(graph, std::ptr::null_mut(), &mut count)
+    })?;
+    let mut nodes = vec![std::ptr::null_mut(); count];
+    // SAFETY: `nodes` has room for `count` handles.
+    check("cuGraphGetNodes", unsafe {
+        sys::cuGraphGetNodes(graph, nodes.as_mut_ptr(), &mut count)
+    })?;
+    nodes.truncate(count);
+    Ok(nodes)
+}
+
+/// The function a node launches, or `None` for a node that is not a kernel node
+/// (`cuGraphNodeGetType`, `cuGraphKernelNodeGetParams`).
+pub(crate) fn graph_node_function(
+    node: sys::CUgraphNode,
+) -> Result<Option<sys::CUfunction>, Error> {
+    let mut kind = sys::CUgraphNodeType::CU_GRAPH_NODE_TYPE_EMPTY;
+    // SAFETY: the caller's node belongs to a live graph.
+    check("cuGraphNodeGetType", unsafe {
+        sys::cuGraphNodeGetType(node, &mut kind)
+    })?;
+    if kind != sys::CUgraphNodeType::CU_GRAPH_NODE_TYPE_KERNEL {
+        return Ok(None);
+    }
+    // SAFETY: plain data, zero is a valid start; a kernel node.
+    let mut params: sys::CUDA_KERNEL_NODE_PARAMS = unsafe { std::mem::zeroed() };
+    check("cuGraphKernelNodeGetParams", unsafe {
+        sys::cuGraphKernelNodeGetParams_v2(node, &mut params)
+    })?;
+    Ok(Some(params.func))
+}
+
+/// `CUgraphEdgeData` (CUDA 12.3), spelled here so that cudarc's bindings of any CUDA 12 version
+/// serve.
+#[repr(C)]
+struct EdgeData {
+    from_port: u8,
+    to_port: u8,
+    kind: u8,
+    reserved: [u8; 5],
+}
+
+type AddDependencies = unsafe extern "C" fn(
+    sys::CUgraph,
+    *const sys::CUgraphNode,
+    *const sys::CUgraphNode,
+    *const EdgeData,
+    usize,
+) -> sys::CUresult;
+
+/// A programmatic edge `from -> to` (`cuGraphAddDependencies_v2`, CUDA 12.3+).
+pub(crate) fn graph_add_programmatic_edge(
+    graph: sys::CUgraph,
+    from: sys::CUgraphNode,
+    to: sys::CUgraphNode,
+) -> Result<(), Error> {
+    static ENTRY: OnceLock<Option<AddDependencies>> = OnceLock::new();
+    // SAFETY: the signature of cuGraphAddDependencies as of CUDA 12.3.
+    let Some(add) = (unsafe { entry_point(&ENTRY, c"cuGraphAddDependencies", 12_030) }) else {
+        return Err(Error::Unsupported(
+            "programmatic edges in plans need a driver of CUDA 12.3 or newer",
+        ));
+    };
+    // A programmatic edge leaves from the programmatic port: the dependent may start once every
+    // block of `from` has triggered (griddepcontrol.launch_dependents) or exited, as on a stream
+    // with programmatic serialization allowed.
+    let edge = EdgeData {
+        from_port: 1, // CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC
+        to_port: 0,
+        kind: 1, // CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC
+        reserved: [0; 5],
+    };
+    // SAFETY: both nodes belong to the caller's live graph; one edge of valid data.
+    check("cuGraphAddDependencies", unsafe {
+        add(graph, &from, &to, &edge, 1)
+    })
+}

@@ -1,0 +1,193 @@
+//! The one path of a launch: every way to launch a declared kernel (a launcher's `launch`, a
+//! library launcher on any device, a cooperative or clustered launch, a plan's recorded launch
+//! and its update, a graph node update) binds the stream's context, finds the function for the
+//! stream's device and checks the launch here, with [`prepare`], before its driver call.
+
+use cudarc::driver::{CudaStream, sys};
+
+use crate::declare::buffer::{ParamPointers, buffer_extra, extra_or_null};
+use crate::driver::result;
+use crate::{Error, Kernel, Loaded};
+
+pub(crate) mod config;
+
+use config::{Config, DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits, shared_memory_limit};
+
+/// Readies a launch of `loaded` on `stream`: binds the stream's context, returns the function
+/// for the stream's device, and refuses what the device would ([`check`]).
+#[inline]
+pub(crate) fn prepare(
+    loaded: &Loaded,
+    stream: &CudaStream,
+    config: &Config,
+    params_len: usize,
+) -> Result<sys::CUfunction, Error> {
+    result::bind(stream.context())?;
+    let limits = DeviceLimits::of(stream)?;
+    let function = loaded.cu_function(stream)?;
+    check(config, &limits, params_len, || shared_memory_limit(function))?;
+    Ok(function)
+}
+
+/// The launch check, one for every path: the configuration against the device's limits
+/// ([`Error::InvalidConfig`], [`Error::Unsupported`], [`Error::ClusterMismatch`]), the parameter
+/// bytes ([`Error::ParamsTooLarge`]) and, above the default 48 KiB, the dynamic shared memory
+/// against the kernel's own limit ([`Error::SharedMemoryLimit`]), which `kernel_limit` reads.
+pub(crate) fn check(
+    config: &Config,
+    limits: &DeviceLimits,
+    params_len: usize,
+    kernel_limit: impl FnOnce() -> Result<u32, Error>,
+) -> Result<(), Error> {
+    config.check(limits)?;
+    if params_len > limits.max_param_bytes {
+        return Err(Error::ParamsTooLarge {
+            size: params_len,
+            limit: limits.max_param_bytes,
+        });
+    }
+    if config.shared_mem_bytes > DEFAULT_SHARED_MEMORY_LIMIT {
+        return check_shared_memory(config.shared_mem_bytes, limits, kernel_limit);
+    }
+    Ok(())
+}
+
+/// Above the default 48 KiB, dynamic shared memory needs the kernel's own limit raised.
+#[cold]
+fn check_shared_memory(
+    bytes: u32,
+    limits: &DeviceLimits,
+    kernel_limit: impl FnOnce() -> Result<u32, Error>,
+) -> Result<(), Error> {
+    let kernel_limit = kernel_limit()?;
+    if bytes > kernel_limit {
+        return Err(Error::SharedMemoryLimit {
+            bytes,
+            kernel_limit,
+            device_max: limits.max_shared_memory_optin,
+        });
+    }
+    Ok(())
+}
+
+/// Launches `kernel` on `stream` with its packed `params`: what a generated `launch` calls.
+///
+/// Checked first ([`check`]). A plain launch goes through `cuLaunchKernel` with the buffer as
+/// `CU_LAUNCH_PARAM_BUFFER_POINTER`; one with clusters, a priority or a programmatic dependency
+/// through `cuLaunchKernelEx` with the same buffer; a cooperative one through
+/// `cuLaunchKernelEx` with `kernelParams` pointing into the buffer at each parameter's offset
+/// (the driver takes no buffer for cooperative launches).
+///
+/// # Safety
+/// `params` must be packed as `K::LAYOUT`, and every device address in it must stay valid until
+/// the kernel has run.
+#[inline]
+pub unsafe fn launch<K: Kernel>(
+    kernel: &K,
+    stream: &CudaStream,
+    config: &Config,
+    params: &mut [u8],
+) -> Result<(), Error> {
+    let function = prepare(kernel.__loaded(), stream, config, params.len())?;
+    let mut size = params.len();
+    let mut extra = buffer_extra(params, &mut size);
+    let extra_ptr = extra_or_null(&mut extra, params);
+    if !config.is_extended() {
+        // SAFETY: `extra` describes the packed buffer and its size, both alive for the call;
+        // the caller vouches for the contents.
+        return unsafe {
+            result::launch_kernel(
+                function,
+                config.grid,
+                config.block,
+                config.shared_mem_bytes,
+                stream.cu_stream(),
+                extra_ptr,
+            )
+        };
+    }
+    // SAFETY: as above.
+    unsafe { launch_extended(function, stream, config, &K::LAYOUT, params, extra_ptr) }
+}
+
+/// `cuLaunchKernelEx` with the attributes of `config`.
+#[cold]
+unsafe fn launch_extended(
+    function: sys::CUfunction,
+    stream: &CudaStream,
+    config: &Config,
+    layout: &crate::ParamLayout,
+    params: &mut [u8],
+    extra: *mut *mut std::ffi::c_void,
+) -> Result<(), Error> {
+    let mut attrs = config.launch_attributes();
+    let attrs = attrs.as_mut();
+    let launch = sys::CUlaunchConfig {
+        gridDimX: config.grid.0,
+        gridDimY: config.grid.1,
+        gridDimZ: config.grid.2,
+        blockDimX: config.block.0,
+        blockDimY: config.block.1,
+        blockDimZ: config.block.2,
+        sharedMemBytes: config.shared_mem_bytes,
+        hStream: stream.cu_stream(),
+        attrs: attrs.as_mut_ptr(),
+        numAttrs: attrs.len() as u32,
+    };
+    if config.cooperative {
+        // Cooperative launches refuse `extra`: one pointer per parameter, into the buffer.
+        let mut pointers = ParamPointers::new(layout, params);
+        // SAFETY: the pointers point into `params`, alive for the call.
+        unsafe {
+            result::launch_kernel_ex(&launch, function, pointers.as_mut_ptr(), std::ptr::null_mut())
+        }
+    } else {
+        // SAFETY: `extra` describes `params`, alive for the call.
+        unsafe { result::launch_kernel_ex(&launch, function, std::ptr::null_mut(), extra) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::MAX_PARAM_BYTES_LEGACY;
+
+    const H100: DeviceLimits = DeviceLimits {
+        max_threads_per_block: 1024,
+        max_block: [1024, 1024, 64],
+        max_grid: [i32::MAX as u32, 65535, 65535],
+        max_shared_memory_optin: 232_448,
+        cluster_launch: true,
+        cooperative_launch: true,
+        max_param_bytes: crate::MAX_PARAM_BYTES,
+    };
+
+    fn refused(config: Config, limits: &DeviceLimits, params: usize, kernel: u32) -> String {
+        check(&config, limits, params, || Ok(kernel))
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn one_check_refuses_blocks_shared_memory_and_parameter_bytes() {
+        let plain = Config::for_elements(1024, 256);
+        assert!(check(&plain, &H100, 28, || unreachable!()).is_ok());
+        assert_eq!(
+            refused(Config::new((1, 1, 1), (2048, 1, 1)), &H100, 28, 0),
+            "block dimension x is 2048 but this device allows at most 1024"
+        );
+        assert!(
+            refused(plain.shared_mem(300_000), &H100, 28, 0)
+                .starts_with("dynamic shared memory per block (bytes, opt-in maximum) is 300000")
+        );
+        let raised = refused(plain.shared_mem(64 * 1024), &H100, 28, 48 * 1024);
+        assert!(raised.contains("65536"), "{raised}");
+        assert!(check(&plain.shared_mem(64 * 1024), &H100, 28, || Ok(64 * 1024)).is_ok());
+        let legacy = DeviceLimits {
+            max_param_bytes: MAX_PARAM_BYTES_LEGACY,
+            ..H100
+        };
+        assert!(refused(plain, &legacy, 5000, 0).contains("5000"));
+        assert!(check(&plain, &legacy, 4096, || unreachable!()).is_ok());
+    }
+}
