@@ -484,6 +484,8 @@ fn module_loads_every_kernel_of_the_block_from_the_build_steps_ptx() {
 unsafe extern "C" {
     /// Compiled at run time by NVRTC below.
     fn nvrtc_saxpy(x: *const f32, y: *mut f32, a: f32, n: u32);
+    /// Declared as saxpy, defined with a double `a`.
+    fn nvrtc_wrong(x: *const f32, y: *mut f32, a: f32, n: u32);
 }
 
 #[test]
@@ -511,7 +513,7 @@ extern "C" __global__ void nvrtc_wrong(const float *x, float *y, double a, unsig
     };
     assert!(stream.clone_dtoh(&y).unwrap().iter().all(|&v| v == 7.0));
     // The load-time check holds for NVRTC's modules too: a double where f32 is declared.
-    let wrong = cuda_kernel::__private::load_function(&module, "nvrtc_wrong", &NvrtcSaxpy::LAYOUT);
+    let wrong = NvrtcWrong::load(&module);
     assert!(
         matches!(wrong, Err(Error::SignatureMismatch(_))),
         "{wrong:?}"

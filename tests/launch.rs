@@ -196,19 +196,20 @@ fn captured_launches_replay_and_typed_node_updates_take_effect() {
             .unwrap();
     assert_eq!(nodes.len(), 2);
     let half = (n / 2) as u32;
+    let address = |s: &cuda_kernel::cudarc::driver::CudaSlice<f32>| {
+        cuda_kernel::cudarc::driver::DevicePtr::device_ptr(s, &stream).0
+    };
+    let mut params = VectorAdd::pack(address(&x), address(&b), address(&c), half);
     unsafe {
-        kernel
-            .set_graph_node(
-                &graph,
-                nodes[0],
-                &stream,
-                Config::for_elements(half, 256),
-                &x,
-                &b,
-                &mut c,
-                half,
-            )
-            .unwrap()
+        cuda_kernel::graph::set_kernel_node(
+            &graph,
+            nodes[0],
+            &kernel,
+            &stream,
+            Config::for_elements(half, 256),
+            params.bytes_mut(),
+        )
+        .unwrap()
     };
     graph.launch().unwrap();
     let d_host = stream.clone_dtoh(&d).unwrap();

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use cuda_kernel_syntax::ast::{Block, ParamStruct};
-use cuda_kernel_syntax::report::Errors;
 use cuda_kernel_syntax::layout::Cursor;
+use cuda_kernel_syntax::report::Errors;
 use cuda_kernel_syntax::{attr, cuda, parse, types};
 use syn::{Item, Type};
 
@@ -268,7 +268,12 @@ fn declare(
         }
     }
     text.push_str("};\n");
-    let layout = known.then(|| (cursor.struct_size(repr_align), cursor.struct_align(repr_align)));
+    let layout = known.then(|| {
+        (
+            cursor.struct_size(repr_align),
+            cursor.struct_align(repr_align),
+        )
+    });
     if let Some((size, align)) = layout {
         text.push_str(&format!(
             "static_assert(sizeof({name}) == {size}, \"{name}: size differs from the Rust declaration\");\n\

@@ -9,8 +9,9 @@ use syn::{ItemForeignMod, Path};
 use std::path::PathBuf;
 
 use cuda_kernel_syntax::ast::{Block, GlobalVar, Kernel, KernelGeneric, ParamKind};
+use cuda_kernel_syntax::itanium::CppType;
 use cuda_kernel_syntax::report::Errors;
-use cuda_kernel_syntax::{attr, check, parse, ptx_check};
+use cuda_kernel_syntax::{attr, check, mangle, parse, ptx_check};
 
 /// `#[kernel]`: parse, check, expand, stopping after a phase that reported errors.
 pub fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
@@ -286,12 +287,9 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
     } else {
         Bodies {
             layout: quote!(#p::ParamLayout::EMPTY),
-            load: unreachable.clone(),
-            function: unreachable.clone(),
             pack: unreachable.clone(),
             with_packed: unreachable.clone(),
-            launch: unreachable.clone(),
-            set_graph_node: unreachable,
+            launch: unreachable,
         }
     };
     let slot_count = proc_macro2::Literal::usize_unsuffixed(kernel.params.len());
@@ -312,30 +310,20 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
          launcher then launches on a stream of any device, each device's function looked up on\n \
          its first launch there."
     );
-    let load_library = if real {
-        let symbol = if kernel.is_generic() {
-            quote!(&Self::symbol())
-        } else {
-            quote!(Self::NAME)
-        };
-        quote! {
-            #p::load_library_kernel(library, #symbol, &Self::LAYOUT).map(|__function| Self {
-                __function,
-                __marker: #p::PhantomData,
-            })
-        }
-    } else {
-        quote!(#p::core::unreachable!())
+    // A method that only calls the runtime, or in a stand-in `unreachable!()`.
+    let delegate = |call: TokenStream| match body {
+        Body::Real => call,
+        Body::StandIn => quote!(#p::core::unreachable!()),
     };
     let Bodies {
         layout,
-        load,
-        function,
         pack,
         with_packed,
         launch,
-        set_graph_node,
     } = bodies;
+    let load = delegate(quote!(#p::Kernel::load(module)));
+    let load_library = delegate(quote!(#p::Kernel::load_library(library)));
+    let function = delegate(quote!(#p::Kernel::function(self)));
     let stand_in_allows = (!real)
         .then(|| quote!(#[allow(dead_code, unused_variables, clippy::diverging_sub_expression)]));
 
@@ -383,6 +371,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
             pub const NAME: &'static str = #symbol;
         }
     };
+    let kernel_impl = real.then(|| expand_kernel_impl(&p, kernel));
     let plan_impl = real.then(|| expand_plan_kernel(&p, kernel));
     let buffer = if kernel.is_generic() {
         quote!(#p::ParamBytes)
@@ -469,28 +458,9 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
                 #launch
             }
 
-            /// Sets the configuration and arguments of `node`, a kernel node of the
-            /// instantiated `graph` that launches this kernel (see
-            /// `cuda_kernel::graph::kernel_nodes`); the graph's next replay uses them. Arguments
-            /// are typed as for [`launch`](Self::launch); `stream` orders the device-memory
-            /// borrows, as for a launch.
-            ///
-            /// # Safety
-            ///
-            /// As for an unsafe `launch`, and the memory the arguments point to must stay valid
-            /// for every replay of the graph.
-            #[allow(clippy::too_many_arguments)]
-            pub unsafe fn set_graph_node(
-                &self,
-                graph: &#p::CudaGraph,
-                node: #p::KernelNode,
-                stream: &#p::CudaStream,
-                config: impl #p::core::convert::Into<#p::Config>,
-                #(#args),*
-            ) -> #p::core::result::Result<(), #p::Error> {
-                #set_graph_node
-            }
         }
+
+        #kernel_impl
 
         #plan_impl
 
@@ -498,15 +468,12 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
     }
 }
 
-/// The method bodies of a real launcher.
+/// The method bodies of a launcher: real, or `unreachable!()` in a stand-in.
 struct Bodies {
     layout: TokenStream,
-    load: TokenStream,
-    function: TokenStream,
     pack: TokenStream,
     with_packed: TokenStream,
     launch: TokenStream,
-    set_graph_node: TokenStream,
 }
 
 fn real_bodies(p: &TokenStream, kernel: &Kernel) -> Bodies {
@@ -541,20 +508,6 @@ fn real_bodies(p: &TokenStream, kernel: &Kernel) -> Bodies {
     let names: Vec<_> = kernel.params.iter().map(|param| &param.ident).collect();
     Bodies {
         layout: quote!(#p::ParamLayout::from_slots(&Self::__SLOTS)),
-        load: {
-            let symbol = if kernel.is_generic() {
-                quote!(&Self::symbol())
-            } else {
-                quote!(Self::NAME)
-            };
-            quote! {
-                #p::load_function(module, #symbol, &Self::LAYOUT).map(|__function| Self {
-                    __function: #p::Loaded::Module(__function),
-                    __marker: #p::PhantomData,
-                })
-            }
-        },
-        function: quote!(self.__function.module_function()),
         pack: if kernel.is_generic() {
             quote! {
                 let mut __buf = #p::ParamBytes::new(Self::LAYOUT.size);
@@ -581,20 +534,40 @@ fn real_bodies(p: &TokenStream, kernel: &Kernel) -> Bodies {
                 // SAFETY: the buffer holds every parameter at the offset the declaration gives
                 // it; the declaration's soundness is the caller's (unsafe fn) or its author's
                 // (safe fn).
-                unsafe {
-                    #p::launch_packed(&self.__function, stream, &__config, &Self::LAYOUT, __params)
-                }
+                unsafe { #p::launch(self, stream, &__config, __params) }
             })
         },
-        set_graph_node: quote! {
-            let __config = #p::core::convert::Into::into(config);
-            Self::__with_packed(stream, #(#names,)* |__params| {
-                // SAFETY: as for launch; the caller keeps the memory alive across replays.
-                unsafe {
-                    #p::set_kernel_node(graph, node, &self.__function, stream, &__config, __params)
-                }
-            })
-        },
+    }
+}
+
+/// `Kernel`: the hooks through which the runtime loads, launches, records and updates any
+/// launcher (cxx's generated `UniquePtrTarget` impls, with `UniquePtr<T>` doing the rest).
+fn expand_kernel_impl(p: &TokenStream, kernel: &Kernel) -> TokenStream {
+    let ty = kernel.type_ident();
+    let attrs = &kernel.attrs;
+    let (_, ty_generics, _) = generics(p, kernel);
+    let bounded = bounded_generics(p, kernel);
+    let symbol = if kernel.is_generic() {
+        quote!(#p::Cow::Owned(Self::symbol()))
+    } else {
+        quote!(#p::Cow::Borrowed(Self::NAME))
+    };
+    quote! {
+        #(#attrs)*
+        // SAFETY: LAYOUT is the layout `pack` writes; the runtime only hands `__from_loaded` a
+        // function it checked against it.
+        unsafe impl<#(#bounded),*> #p::Kernel for #ty #ty_generics {
+            const LAYOUT: #p::ParamLayout = Self::LAYOUT;
+            fn symbol() -> #p::Cow<'static, str> {
+                #symbol
+            }
+            fn __from_loaded(__function: #p::Loaded) -> Self {
+                Self { __function, __marker: #p::PhantomData }
+            }
+            fn __loaded(&self) -> &#p::Loaded {
+                &self.__function
+            }
+        }
     }
 }
 
@@ -633,12 +606,6 @@ fn expand_plan_kernel(p: &TokenStream, kernel: &Kernel) -> TokenStream {
         // slot of `LAYOUT`, the layout the kernel was loaded (and checked) with.
         unsafe impl<'__p, #(#bounded),*> #p::PlanKernel<'__p> for #ty #ty_generics {
             type Args = (#(#arg_types,)*);
-            fn loaded(&self) -> &#p::Loaded {
-                &self.__function
-            }
-            fn layout() -> #p::ParamLayout {
-                Self::LAYOUT
-            }
             #[allow(unused_variables)]
             fn pack_args(args: &Self::Args, params: &mut [u8]) {
                 params.copy_from_slice(Self::pack(#(#values),*).bytes());
@@ -699,12 +666,14 @@ fn symbol_body(p: &TokenStream, kernel: &Kernel) -> TokenStream {
                 quote!(#p::TemplateArg::Int { code: #code, value: #ident as i128 })
             }
         });
-        let params = kernel
-            .params
-            .iter()
-            .map(|param| check::type_text(&param.ty));
         let generics = kernel.type_params();
-        quote!(#p::template_symbol(#symbol, &[#(#args),*], &[#(#params),*], &[#(#generics),*]))
+        let generics: Vec<&str> = generics.iter().map(String::as_str).collect();
+        let params = kernel.params.iter().map(|param| {
+            // The checks refused a parameter C++ cannot spell; `int` keeps the stand-in typed.
+            let ty = mangle::cpp_type(&param.ty, &generics).unwrap_or(CppType::Builtin("i"));
+            cpp_type_tokens(p, &ty)
+        });
+        quote!(#p::itanium::mangle(#symbol, Some(&[#(#args),*]), &[#(#params),*]))
     } else {
         let subs = kernel.generics.iter().map(|g| match g {
             KernelGeneric::Type(t) => {
@@ -717,6 +686,22 @@ fn symbol_body(p: &TokenStream, kernel: &Kernel) -> TokenStream {
             }
         });
         quote!(#p::itanium::family_symbol(#symbol, &[#(#subs),*]))
+    }
+}
+
+/// `ty` as an expression that builds it, for generated code.
+fn cpp_type_tokens(p: &TokenStream, ty: &CppType) -> TokenStream {
+    match ty {
+        CppType::Builtin(code) => quote!(#p::CppType::Builtin(#code)),
+        CppType::Named(name) => quote!(#p::CppType::Named(::std::string::String::from(#name))),
+        CppType::Param(index) => {
+            let index = proc_macro2::Literal::usize_unsuffixed(*index);
+            quote!(#p::CppType::Param(#index))
+        }
+        CppType::Pointer { to_const, to } => {
+            let to = cpp_type_tokens(p, to);
+            quote!(#p::CppType::Pointer { to_const: #to_const, to: ::std::boxed::Box::new(#to) })
+        }
     }
 }
 

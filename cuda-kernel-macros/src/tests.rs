@@ -175,8 +175,8 @@ fn cfg_and_lint_attributes_are_carried_to_the_generated_items() {
             }
         },
     );
-    // The type, its impl, its PlanKernel impl and its layout check.
-    assert_eq!(out.matches("#[cfg(feature = \"gpu\")]"), 4, "{out}");
+    // The type, its impl, its Kernel and PlanKernel impls and its layout check.
+    assert_eq!(out.matches("#[cfg(feature = \"gpu\")]"), 5, "{out}");
 }
 
 #[test]
@@ -243,7 +243,13 @@ fn generic_declarations_expand_to_generic_types_naming_instances_at_load() {
         "{out}"
     );
     assert!(
-        out.contains("::cuda_kernel::__private::template_symbol( \"reduce0\", &[::cuda_kernel::__private::template_arg::<T>()], &[\"*mut T\", \"*mut T\", \"u32\"], &[\"T\"], )"),
+        out.contains("::cuda_kernel::__private::itanium::mangle( \"reduce0\", Some(&[::cuda_kernel::__private::template_arg::<T>()]), &[ ::cuda_kernel::__private::CppType::Pointer { to_const: false, to: ::std::boxed::Box::new( ::cuda_kernel::__private::CppType::Param(0), ), },"),
+        "{out}"
+    );
+    // The parameter types reach the generated code as the model, never as text to parse.
+    assert!(!out.contains("\"*mut T\""), "{out}");
+    assert!(
+        out.contains("unsafe impl<T: ::cuda_kernel::__private::KernelParam> ::cuda_kernel::__private::Kernel for Reduce0<T>"),
         "{out}"
     );
     assert!(

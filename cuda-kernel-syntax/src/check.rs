@@ -6,7 +6,7 @@ use quote::ToTokens;
 use syn::{GenericArgument, PathArguments, ReturnType, Type};
 
 use crate::ast::{Block, Kernel, KernelGeneric, Param};
-use crate::itanium::{self, CppType};
+use crate::itanium;
 use crate::report::Errors;
 use crate::{demangle, types};
 
@@ -194,7 +194,7 @@ fn check_cpp_mangling(cx: &mut Errors, kernel: &Kernel) {
         let generics = kernel.type_params();
         let generics: Vec<&str> = generics.iter().map(String::as_str).collect();
         for param in kernel.params.iter().filter(|p| p.type_error.is_none()) {
-            if CppType::from_rust(&type_text(&param.ty), &generics).is_none() {
+            if crate::mangle::cpp_type(&param.ty, &generics).is_none() {
                 cx.error(
                     &param.ty,
                     format!(
@@ -267,7 +267,7 @@ fn check_mangled_name(cx: &mut Errors, kernel: &Kernel) {
         return;
     }
     for (i, (param, expected)) in kernel.params.iter().zip(&in_symbol).enumerate() {
-        let Some(declared) = CppType::from_rust(&type_text(&param.ty), &[]) else {
+        let Some(declared) = crate::mangle::cpp_type(&param.ty, &[]) else {
             continue; // reported by the type checks
         };
         let declared = demangle::spelled(&declared);

@@ -66,17 +66,25 @@ impl CppType {
         {
             return None;
         }
-        let name = text.rsplit("::").next()?.trim_start_matches("r#");
+        Some(CppType::from_path_name(
+            text.rsplit("::").next()?.trim_start_matches("r#"),
+            generics,
+        ))
+    }
+
+    /// The type a Rust path ending in `name` stands for (`f32`, `Float4`, `size_t`, a template
+    /// parameter among `generics`, a struct).
+    pub fn from_path_name(name: &str, generics: &[&str]) -> CppType {
         if let Some(i) = generics.iter().position(|g| *g == name) {
-            return Some(CppType::Param(i));
+            return CppType::Param(i);
         }
-        Some(match types::by_name(name) {
+        match types::by_name(name) {
             Some(t) => match t.itanium {
                 Some(code) => CppType::Builtin(code),
                 None => CppType::Named(t.cuda.to_string()),
             },
             None => CppType::Named(name.to_string()),
-        })
+        }
     }
 
     /// The type CUDA C spells `name` followed by `pointers` `*`s (a `KernelParam`'s

@@ -10,10 +10,34 @@
 //! assert_eq!(cuda_kernel_syntax::mangle::mangle("copy", &params).unwrap(), "_Z4copyPKfPf");
 //! ```
 
-use syn::Type;
+use syn::ext::IdentExt;
+use syn::{PathArguments, Type};
 
-use crate::check::type_text;
 use crate::itanium::{self, CppType};
+
+/// The C++ type a declaration's Rust type stands for, with `generics` naming the template's type
+/// parameters in order; `None` for what C++ cannot spell (slices, tuples, generic paths, ...).
+/// Read from the syntax tree, so the macro hands generated code the model, never text.
+pub fn cpp_type(ty: &Type, generics: &[&str]) -> Option<CppType> {
+    match ty {
+        Type::Ptr(p) => Some(CppType::Pointer {
+            to_const: p.const_token.is_some(),
+            to: Box::new(cpp_type(&p.elem, generics)?),
+        }),
+        Type::Group(g) => cpp_type(&g.elem, generics),
+        Type::Paren(p) => cpp_type(&p.elem, generics),
+        Type::Path(p) if p.qself.is_none() => {
+            let plain = p
+                .path
+                .segments
+                .iter()
+                .all(|s| matches!(s.arguments, PathArguments::None));
+            let last = p.path.segments.last()?;
+            plain.then(|| CppType::from_path_name(&last.ident.unraw().to_string(), generics))
+        }
+        _ => None,
+    }
+}
 
 /// The mangled name of `void name(params...)`, or the parameter whose type has no C++ spelling
 /// known to the macro.
@@ -23,7 +47,7 @@ pub fn mangle<'a>(
 ) -> Result<String, &'a Type> {
     let params = params
         .into_iter()
-        .map(|ty| CppType::from_rust(&type_text(ty), &[]).ok_or(ty))
+        .map(|ty| cpp_type(ty, &[]).ok_or(ty))
         .collect::<Result<Vec<_>, _>>()?;
     Ok(itanium::mangle(name, None, &params))
 }

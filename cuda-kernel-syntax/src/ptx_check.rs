@@ -150,7 +150,7 @@ fn check_entry_exists<'a>(
     let declared: Option<Vec<String>> = kernel
         .params
         .iter()
-        .map(|p| CppType::from_rust(&type_text(&p.ty), &[]).map(|t| demangle::spelled(&t)))
+        .map(|p| crate::mangle::cpp_type(&p.ty, &[]).map(|t| demangle::spelled(&t)))
         .collect();
     let matching: Vec<&&Entry> = mangled
         .iter()
@@ -400,7 +400,7 @@ fn check_instances(cx: &mut Errors, kernel: &Kernel, file: &PtxFile) {
             let Some(params) = kernel
                 .params
                 .iter()
-                .map(|p| CppType::from_rust(&type_text(&p.ty), &generics))
+                .map(|p| crate::mangle::cpp_type(&p.ty, &generics))
                 .collect::<Option<Vec<_>>>()
             else {
                 return; // reported by the checks
@@ -412,7 +412,7 @@ fn check_instances(cx: &mut Errors, kernel: &Kernel, file: &PtxFile) {
                 .map(|g| match g {
                     KernelGeneric::Type(_) => {
                         let t = combo_types.next().expect("one type per type parameter");
-                        TemplateArg::Type(CppType::from_rust(t.rust, &[]).expect("built-in"))
+                        TemplateArg::Type(CppType::from_path_name(t.rust, &[]))
                     }
                     KernelGeneric::Const { code, .. } => TemplateArg::Int {
                         code: code.unwrap_or("i"),

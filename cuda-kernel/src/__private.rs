@@ -7,8 +7,8 @@ pub use crate::declare::cuda_declaration::{
 pub use crate::declare::layout::{struct_align, struct_size};
 pub use crate::declare::symbol::{family_name, template_arg};
 pub use crate::graph::plan::{PlanKernel, PlanMut, PlanRef};
-pub use crate::launch::launch;
-pub use crate::load::module::load_ptx;
+pub use crate::launch::{launch, launch_packed};
+pub use crate::load::module::{load_function, load_ptx};
 pub use crate::{
     CType, Config, DeviceArg, DeviceArgMut, DeviceGlobal, Error, Kernel, KernelParam, Library,
     Loaded, ParamBuffer, ParamLayout, ParamSlot,

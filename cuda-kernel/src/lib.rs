@@ -54,10 +54,10 @@ mod load;
 #[doc(hidden)]
 pub mod __private;
 
-#[doc = include_str!("kernel.md")]
-pub use cuda_kernel_macros::kernel;
 #[doc = include_str!("kernel_param.md")]
 pub use cuda_kernel_macros::KernelParam;
+#[doc = include_str!("kernel.md")]
+pub use cuda_kernel_macros::kernel;
 
 pub use declare::buffer::ParamBuffer;
 pub use declare::cuda_declaration::{cuda_header, write_cuda_header};

@@ -7,10 +7,7 @@ use crate::KernelParam;
 
 /// `T` as a template argument of a C++ kernel instance (`reduce0<float>`).
 pub fn template_arg<T: KernelParam>() -> TemplateArg {
-    TemplateArg::Type(CppType::from_cuda(
-        T::CUDA_TYPE.name,
-        T::CUDA_TYPE.pointers,
-    ))
+    TemplateArg::Type(CppType::from_cuda(T::CUDA_TYPE.name, T::CUDA_TYPE.pointers))
 }
 
 /// What `{T}` stands for in a family's symbol pattern (`f16` for `half::f16`).

@@ -81,7 +81,9 @@ mod tests {
             Image::bytes(&[0xff, 0xfe]),
             Err(Error::InvalidPtx(_))
         ));
-        assert!(matches!(Image::bytes(b".version 9.0\0\0"), Ok(Image::Ptx(t)) if t.as_bytes() == b".version 9.0"));
+        assert!(
+            matches!(Image::bytes(b".version 9.0\0\0"), Ok(Image::Ptx(t)) if t.as_bytes() == b".version 9.0")
+        );
         assert!(matches!(Image::bytes(b"\x7fELF.."), Ok(Image::Binary(_))));
     }
 }

@@ -25,7 +25,8 @@ fn check(call: &'static str, result: sys::CUresult) -> Result<(), Error> {
 /// bound: every launch, load, plan and global access goes through it.
 #[inline]
 pub(crate) fn bind(ctx: &CudaContext) -> Result<(), Error> {
-    ctx.bind_to_thread().map_err(Error::driver("cuCtxSetCurrent"))
+    ctx.bind_to_thread()
+        .map_err(Error::driver("cuCtxSetCurrent"))
 }
 
 /// `cuDriverGetVersion`.
@@ -292,7 +293,9 @@ pub(crate) unsafe fn memcpy_dtoh_async(
 pub(crate) fn graph_create() -> Result<sys::CUgraph, Error> {
     let mut graph = std::ptr::null_mut();
     // SAFETY: a valid out-pointer.
-    check("cuGraphCreate", unsafe { sys::cuGraphCreate(&mut graph, 0) })?;
+    check("cuGraphCreate", unsafe {
+        sys::cuGraphCreate(&mut graph, 0)
+    })?;
     Ok(graph)
 }
 
@@ -328,7 +331,10 @@ pub(crate) unsafe fn graph_exec_destroy(exec: sys::CUgraphExec) {
 ///
 /// # Safety
 /// Every device address the graph's nodes hold is valid until it has run.
-pub(crate) unsafe fn graph_launch(exec: sys::CUgraphExec, stream: sys::CUstream) -> Result<(), Error> {
+pub(crate) unsafe fn graph_launch(
+    exec: sys::CUgraphExec,
+    stream: sys::CUstream,
+) -> Result<(), Error> {
     // SAFETY: the caller's.
     check("cuGraphLaunch", unsafe { sys::cuGraphLaunch(exec, stream) })
 }

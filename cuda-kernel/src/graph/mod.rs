@@ -136,7 +136,8 @@ pub unsafe fn set_kernel_node<K: Kernel>(
             "graph kernel nodes keep the attributes they were captured with: set only grid, block and shared memory",
         ));
     }
-    let mut node_params = NodeParams::new(function, &config, ParamPointers::new(&K::LAYOUT, params));
+    let mut node_params =
+        NodeParams::new(function, &config, ParamPointers::new(&K::LAYOUT, params));
     // SAFETY: the graph and node are alive; the driver copies the parameters during the call.
     unsafe {
         result::graph_exec_kernel_node_set_params(graph.cu_graph_exec(), node.0, node_params.raw())

@@ -263,9 +263,8 @@ impl<'a> Plan<'a> {
         };
         // SAFETY: the graph is alive; the parameters point into `params`, which the driver
         // copies during the call.
-        let node = unsafe {
-            result::graph_add_kernel_node(self.graph, dependencies, node_params.raw())
-        }?;
+        let node =
+            unsafe { result::graph_add_kernel_node(self.graph, dependencies, node_params.raw()) }?;
         if let (true, Some(from)) = (programmatic_edge, previous) {
             result::graph_add_programmatic_edge(self.graph, from, node)?;
         }
@@ -327,7 +326,9 @@ impl<'a> Plan<'a> {
             self.invalidate();
         } else if let Some(exec) = self.exec {
             // SAFETY: as above, for the instantiated graph's copy of the node.
-            unsafe { result::graph_exec_kernel_node_set_params(exec, graph_node, node_params.raw()) }?;
+            unsafe {
+                result::graph_exec_kernel_node_set_params(exec, graph_node, node_params.raw())
+            }?;
         }
         self.launches[node.index].config = config;
         Ok(())
@@ -356,7 +357,11 @@ impl<'a> Plan<'a> {
         params: &mut ParamBytes,
     ) -> Result<NodeParams, Error> {
         let function = crate::launch::prepare(kernel, &self.stream, config, params.bytes().len())?;
-        Ok(NodeParams::new(function, config, ParamPointers::new(&K::LAYOUT, params.bytes_mut())))
+        Ok(NodeParams::new(
+            function,
+            config,
+            ParamPointers::new(&K::LAYOUT, params.bytes_mut()),
+        ))
     }
 
     fn invalidate(&mut self) {

@@ -25,7 +25,9 @@ pub(crate) fn prepare(
     result::bind(stream.context())?;
     let limits = DeviceLimits::of(stream)?;
     let function = loaded.cu_function(stream)?;
-    check(config, &limits, params_len, || shared_memory_limit(function))?;
+    check(config, &limits, params_len, || {
+        shared_memory_limit(function)
+    })?;
     Ok(function)
 }
 
@@ -88,7 +90,23 @@ pub unsafe fn launch<K: Kernel>(
     config: &Config,
     params: &mut [u8],
 ) -> Result<(), Error> {
-    let function = prepare(kernel.__loaded(), stream, config, params.len())?;
+    // SAFETY: the caller's.
+    unsafe { launch_packed(kernel.__loaded(), stream, config, &K::LAYOUT, params) }
+}
+
+/// [`launch`] for a signature known as a value (not monomorphized per kernel, so that
+/// generated code stays small; also what tests of run-time signatures call).
+///
+/// # Safety
+/// As for [`launch`], with `params` packed as `layout`, the layout of `loaded`.
+pub unsafe fn launch_packed(
+    loaded: &Loaded,
+    stream: &CudaStream,
+    config: &Config,
+    layout: &crate::ParamLayout,
+    params: &mut [u8],
+) -> Result<(), Error> {
+    let function = prepare(loaded, stream, config, params.len())?;
     let mut size = params.len();
     let mut extra = buffer_extra(params, &mut size);
     let extra_ptr = extra_or_null(&mut extra, params);
@@ -107,7 +125,7 @@ pub unsafe fn launch<K: Kernel>(
         };
     }
     // SAFETY: as above.
-    unsafe { launch_extended(function, stream, config, &K::LAYOUT, params, extra_ptr) }
+    unsafe { launch_extended(function, stream, config, layout, params, extra_ptr) }
 }
 
 /// `cuLaunchKernelEx` with the attributes of `config`.
@@ -139,7 +157,12 @@ unsafe fn launch_extended(
         let mut pointers = ParamPointers::new(layout, params);
         // SAFETY: the pointers point into `params`, alive for the call.
         unsafe {
-            result::launch_kernel_ex(&launch, function, pointers.as_mut_ptr(), std::ptr::null_mut())
+            result::launch_kernel_ex(
+                &launch,
+                function,
+                pointers.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
         }
     } else {
         // SAFETY: `extra` describes `params`, alive for the call.

@@ -108,7 +108,9 @@ impl LibraryKernel {
         if result::has_param_info()? {
             // The query needs a current context, of any device (the library spans them all).
             current_context()?;
-            check_signature(name, layout, |index| result::kernel_param_info(kernel, index))?;
+            check_signature(name, layout, |index| {
+                result::kernel_param_info(kernel, index)
+            })?;
         }
         Ok(LibraryKernel {
             kernel,

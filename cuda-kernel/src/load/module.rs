@@ -17,7 +17,7 @@ use crate::{Error, ParamLayout, SignatureMismatch};
 /// returns [`Error::SignatureMismatch`] on any difference, including a different parameter
 /// count. It works the same for modules loaded from PTX, cubin or fatbin. Drivers older than
 /// CUDA 12.4 lack the call: there the check is skipped and the declaration is trusted.
-pub(crate) fn load_function(
+pub fn load_function(
     module: &Arc<CudaModule>,
     name: &str,
     layout: &ParamLayout,
