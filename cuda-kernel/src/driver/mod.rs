@@ -1,5 +1,5 @@
 //! Reaching the CUDA driver without panicking: presence, version, contexts and modules; and,
-//! inside the crate, the one room for driver calls ([`result`]), the per-device cache and the
+//! inside the crate, the one room for driver calls (`result`), the per-device cache and the
 //! module-image checks.
 
 use std::sync::{Arc, OnceLock};

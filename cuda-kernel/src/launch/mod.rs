@@ -74,7 +74,7 @@ fn check_shared_memory(
 
 /// Launches `kernel` on `stream` with its packed `params`: what a generated `launch` calls.
 ///
-/// Checked first ([`check`]). A plain launch goes through `cuLaunchKernel` with the buffer as
+/// Checked first (the one launch check). A plain launch goes through `cuLaunchKernel` with the buffer as
 /// `CU_LAUNCH_PARAM_BUFFER_POINTER`; one with clusters, a priority or a programmatic dependency
 /// through `cuLaunchKernelEx` with the same buffer; a cooperative one through
 /// `cuLaunchKernelEx` with `kernelParams` pointing into the buffer at each parameter's offset
