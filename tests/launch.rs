@@ -1,18 +1,11 @@
 //! Launch configuration, extended launches and CUDA graphs on a real GPU. Ignored without one.
 
-use std::sync::Arc;
+mod support;
 
 use cuda_kernel::cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
-use cuda_kernel::cudarc::driver::{CudaContext, CudaModule, CudaStream};
 use cuda_kernel::{Config, Error};
 use kernels::*;
-
-fn setup(ptx: &str) -> (Arc<CudaContext>, Arc<CudaStream>, Arc<CudaModule>) {
-    let ctx = cuda_kernel::driver::context(0).expect("a CUDA GPU");
-    let stream = ctx.new_stream().unwrap();
-    let module = cuda_kernel::driver::load_ptx(&ctx, ptx).expect("PTX loads");
-    (ctx, stream, module)
-}
+use support::setup;
 
 #[test]
 #[ignore = "needs a CUDA GPU"]

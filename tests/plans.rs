@@ -7,9 +7,10 @@ use cuda_kernel::cudarc::driver::{CudaContext, CudaStream};
 use cuda_kernel::{Config, Error, Plan};
 use kernels::*;
 
+mod support;
+
 fn setup() -> (Arc<CudaContext>, Arc<CudaStream>, PlanKernels) {
-    let ctx = cuda_kernel::driver::context(0).expect("a CUDA GPU");
-    let stream = ctx.default_stream();
+    let (ctx, stream) = support::gpu();
     let kernels = PlanKernels::load(&ctx).expect("plans.ptx loads");
     (ctx, stream, kernels)
 }

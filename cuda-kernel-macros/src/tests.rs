@@ -279,3 +279,100 @@ fn statics_expand_to_typed_global_handles_and_module_fields() {
         "{out}"
     );
 }
+
+fn expand_derive(input: TokenStream) -> Expansion {
+    let tokens = crate::derive::kernel_param(input);
+    match syn::parse2::<syn::File>(tokens.clone()) {
+        Ok(file) => Expansion(prettyplease::unparse(&file)),
+        Err(e) => panic!("expansion is not a Rust file: {e}\n{tokens}"),
+    }
+}
+
+#[test]
+fn derive_places_fields_by_the_c_rule_and_writes_each_at_its_offset() {
+    let out = expand_derive(quote! {
+        #[repr(C, align(16))]
+        pub struct Ray {
+            origin: Float3,
+            bounces: u8,
+            weights: [[f32; 3]; 2],
+        }
+    });
+    assert!(
+        out.contains("const __FIELDS: [::cuda_kernel::__private::ParamSlot; 3usize] = ::cuda_kernel::__private::ParamLayout::place(["),
+        "{out}"
+    );
+    assert!(
+        out.contains("::cuda_kernel::__private::ParamSlot::of::<[[f32; 3]; 2]>(\"weights\")"),
+        "{out}"
+    );
+    // The repr(align) reaches size and alignment as a number, not tokens to parse again.
+    assert!(
+        out.contains(
+            "const SIZE: usize = ::cuda_kernel::__private::struct_size(&Ray::__FIELDS, 16usize);"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("&[&[2, 3]]") || out.contains("&[2, 3]"),
+        "{out}"
+    );
+    assert!(
+        out.contains("&mut __out[Ray::__FIELDS[1usize].offset..Ray::__FIELDS[1usize].end()]"),
+        "{out}"
+    );
+    assert!(
+        out.contains("unsafe impl ::cuda_kernel::__private::cudarc::driver::DeviceRepr for Ray {}"),
+        "{out}"
+    );
+    assert!(
+        out.contains("the host layout of this struct differs from its device layout"),
+        "{out}"
+    );
+}
+
+#[test]
+fn derive_refusals_leave_a_stand_in_impl_and_one_error_each() {
+    let out = expand_derive(quote! {
+        #[repr(packed)]
+        struct Bad {
+            a: u32,
+        }
+    });
+    assert!(
+        out.contains("packed structs cannot be kernel parameters"),
+        "{out}"
+    );
+    assert!(
+        out.contains("kernel parameter structs need #[repr(C)]"),
+        "{out}"
+    );
+    assert!(
+        out.contains("unsafe impl ::cuda_kernel::__private::KernelParam for Bad"),
+        "{out}"
+    );
+    assert!(out.contains("unreachable!()"), "{out}");
+    assert!(!out.contains("__FIELDS"), "{out}");
+    let generic = expand_derive(quote! {
+        #[repr(C)]
+        struct G<T> { t: T }
+    });
+    assert!(!generic.contains("impl"), "{generic}");
+}
+
+/// The size of what one plain declaration expands to, printed for docs/BENCHMARKS.md and kept
+/// under a budget: generated code delegates to the runtime.
+#[test]
+fn vector_add_expansion_stays_small() {
+    let out = expand(
+        quote!(),
+        quote! {
+            unsafe extern "C" {
+                pub fn vector_add(a: *const f32, b: *const f32, c: *mut f32, n: u32);
+            }
+        },
+    );
+    let lines = out.0.lines().count();
+    println!("vector_add expands to {lines} lines (prettyplease)");
+    assert!(lines <= 200, "{lines} lines:\n{out}");
+}

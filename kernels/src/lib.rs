@@ -65,7 +65,7 @@ unsafe extern "C" {
     pub safe fn empty4(a: *const f32, b: *const f32, c: *mut f32, n: u32);
 }
 
-#[kernel(ptx = "$OUT_DIR/echo.ptx")]
+#[kernel(ptx = "$OUT_DIR/echo.ptx", module = pub EchoKernels)]
 unsafe extern "C" {
     /// Writes each parameter of the Programming Guide's `ADD_TO_PARAM_BUFFER` example
     /// `(int, float4, char, float, CUdeviceptr, float2)`, extended with `double`, `__half` and
@@ -124,7 +124,7 @@ unsafe extern "C" {
     );
 }
 
-#[kernel(ptx = "$OUT_DIR/cxx_fixtures.ptx")]
+#[kernel(ptx = "$OUT_DIR/cxx_fixtures.ptx", module = pub CxxKernels)]
 unsafe extern "C" {
     /// `x[i] *= a` for `i < n`: the C++ template `scale<float>`, bound by its mangled name.
     #[kernel(name = "_Z5scaleIfEvPT_S0_j")]
@@ -140,7 +140,7 @@ unsafe extern "C" {
     pub fn saxpy(x: *const f32, y: *mut f32, a: f32, n: i32);
 }
 
-#[kernel(ptx = "$OUT_DIR/launch_features.ptx")]
+#[kernel(ptx = "$OUT_DIR/launch_features.ptx", module = pub LaunchFeatureKernels)]
 unsafe extern "C" {
     /// Each block writes its rank in its thread-block cluster and the cluster's size.
     pub fn cluster_rank(rank: *mut u32, size: *mut u32);
@@ -150,7 +150,7 @@ unsafe extern "C" {
     pub fn grid_sync_neighbour(slots: *mut u32, seen: *mut u32);
 }
 
-#[kernel(ptx = "$OUT_DIR/structs.ptx")]
+#[kernel(ptx = "$OUT_DIR/structs.ptx", module = pub StructKernels)]
 unsafe extern "C" {
     /// Writes fields of `p` and the bytes around it into `out` at fixed offsets (see
     /// `kernels/cuda/structs.cu`).
@@ -207,7 +207,7 @@ unsafe extern "C" {
     pub fn fir16(x: *const f32, y: *mut f32, n: u32);
 }
 
-#[kernel(ptx = "$OUT_DIR/low_precision.ptx")]
+#[kernel(ptx = "$OUT_DIR/low_precision.ptx", module = pub LowPrecisionKernels)]
 unsafe extern "C" {
     /// Writes each parameter's storage into `out`: `a@0 b@1 c@2 f@3 g@4 i@5 j@6 d@8 k@10 e@12
     /// h@16`, 20 bytes.
@@ -336,7 +336,7 @@ unsafe extern "C" {
     pub fn tagged_axpy(x: *const f32, y: *mut f32, a: f32, t: f32, n: u32);
 }
 
-#[kernel(ptx = "$OUT_DIR/multi_gpu.ptx")]
+#[kernel(ptx = "$OUT_DIR/multi_gpu.ptx", module = pub MultiGpuKernels)]
 unsafe extern "C" {
     /// `x[i] = value` for `i < n` (grid-stride).
     pub fn fill_f32(x: *mut f32, value: f32, n: size_t);

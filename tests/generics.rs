@@ -1,0 +1,242 @@
+//! Generic declarations on a real GPU: C++ kernels by mangled name, template instances and
+//! dtype families. Ignored without a GPU.
+
+mod support;
+
+use cuda_kernel::Error;
+use cuda_kernel::cudarc::driver::LaunchConfig;
+use cuda_kernel::half::{bf16, f16};
+use kernels::*;
+use support::setup;
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn cxx_kernels_launch_by_mangled_name() {
+    let (_ctx, stream, module) = setup(CXX_FIXTURES_PTX);
+    let scale = ScaleF64::load(&module).unwrap();
+    let mut x = stream.clone_htod(&[1.0f64, 2.0, 3.0]).unwrap();
+    unsafe {
+        scale
+            .launch(&stream, LaunchConfig::for_num_elems(3), &mut x, -2.5, 3)
+            .unwrap()
+    };
+    assert_eq!(stream.clone_dtoh(&x).unwrap(), [-2.5, -5.0, -7.5]);
+    // saxpy's symbol is derived by #[kernel(cpp)] (and checked against the PTX at compile time).
+    assert_eq!(Saxpy::NAME, "_Z5saxpyPKfPffi");
+    let saxpy = Saxpy::load(&module).unwrap();
+    let xs = stream.clone_htod(&[1.0f32, 2.0, 3.0]).unwrap();
+    let mut ys = stream.clone_htod(&[10.0f32, 20.0, 30.0]).unwrap();
+    unsafe {
+        saxpy
+            .launch(
+                &stream,
+                LaunchConfig::for_num_elems(3),
+                &xs,
+                &mut ys,
+                2.0,
+                3,
+            )
+            .unwrap()
+    };
+    assert_eq!(stream.clone_dtoh(&ys).unwrap(), [12.0, 24.0, 36.0]);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn template_reduction_instances_sum_by_type() {
+    let ctx = cuda_kernel::driver::context(0).expect("a CUDA GPU");
+    let stream = ctx.default_stream();
+    let kernels = TemplateKernels::load(&ctx).unwrap();
+    let (n, block) = (100_000u32, 256u32);
+    let blocks = n.div_ceil(block) as usize;
+    let config = cuda_kernel::Config::for_elements(n, block);
+
+    let floats: Vec<f32> = (0..n).map(|i| (i % 7) as f32 * 0.5).collect();
+    let reduce_f32 = Reduce0::<f32>::load(&kernels.module).unwrap();
+    let mut input = stream.clone_htod(&floats).unwrap();
+    let mut partial = stream.alloc_zeros::<f32>(blocks).unwrap();
+    let shared = config.shared_mem(block * 4);
+    unsafe {
+        reduce_f32
+            .launch(&stream, shared, &mut input, &mut partial, n)
+            .unwrap()
+    };
+    let sums = stream.clone_dtoh(&partial).unwrap();
+    for (b, sum) in sums.iter().enumerate() {
+        let chunk = &floats[b * block as usize..((b + 1) * block as usize).min(n as usize)];
+        assert_eq!(*sum, chunk.iter().sum::<f32>(), "block {b}");
+    }
+
+    let ints: Vec<i32> = (0..n as i32).map(|i| i % 1000 - 500).collect();
+    let reduce_i32 = Reduce0::<i32>::load(&kernels.module).unwrap();
+    let mut input = stream.clone_htod(&ints).unwrap();
+    let mut partial = stream.alloc_zeros::<i32>(blocks).unwrap();
+    unsafe {
+        reduce_i32
+            .launch(&stream, shared, &mut input, &mut partial, n)
+            .unwrap()
+    };
+    let total: i64 = stream
+        .clone_dtoh(&partial)
+        .unwrap()
+        .iter()
+        .map(|&s| s as i64)
+        .sum();
+    assert_eq!(total, ints.iter().map(|&i| i as i64).sum::<i64>());
+
+    let doubles: Vec<f64> = (0..n).map(|i| i as f64).collect();
+    let reduce_f64 = Reduce0::<f64>::load(&kernels.module).unwrap();
+    let mut input = stream.clone_htod(&doubles).unwrap();
+    let mut partial = stream.alloc_zeros::<f64>(blocks).unwrap();
+    let shared = config.shared_mem(block * 8);
+    unsafe {
+        reduce_f64
+            .launch(&stream, shared, &mut input, &mut partial, n)
+            .unwrap()
+    };
+    let total: f64 = stream.clone_dtoh(&partial).unwrap().iter().sum();
+    assert_eq!(total, (n as f64 - 1.0) * n as f64 / 2.0);
+    // No instance over u8: the load says which symbol it looked for.
+    let missing = Reduce0::<u8>::load(&kernels.module).unwrap_err();
+    assert!(matches!(missing, Error::KernelNotFound { .. }), "{missing}");
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn tile_matmul_instances_square_a_matrix_passed_twice() {
+    let ctx = cuda_kernel::driver::context(0).expect("a CUDA GPU");
+    let stream = ctx.default_stream();
+    let kernels = TemplateKernels::load(&ctx).unwrap();
+    let w = 128usize;
+    let a_host: Vec<f32> = (0..w * w).map(|i| ((i * 7) % 13) as f32 - 6.0).collect();
+    let mut expected = vec![0f32; w * w];
+    for r in 0..w {
+        for c in 0..w {
+            expected[r * w + c] = (0..w).map(|k| a_host[r * w + k] * a_host[k * w + c]).sum();
+        }
+    }
+    let a = stream.clone_htod(&a_host).unwrap();
+    for block in [16u32, 32] {
+        let mut c = stream.alloc_zeros::<f32>(w * w).unwrap();
+        let grid = (w as u32 / block, w as u32 / block, 1);
+        let config = cuda_kernel::Config::new(grid, (block, block, 1));
+        // A * A: the read-only pointers take the same buffer twice.
+        unsafe {
+            match block {
+                16 => MatrixMulCUDA::<16>::load(&kernels.module)
+                    .unwrap()
+                    .launch(&stream, config, &mut c, &a, &a, w as i32, w as i32),
+                _ => MatrixMulCUDA::<32>::load(&kernels.module)
+                    .unwrap()
+                    .launch(&stream, config, &mut c, &a, &a, w as i32, w as i32),
+            }
+            .unwrap()
+        };
+        let got = stream.clone_dtoh(&c).unwrap();
+        for (i, (g, e)) in got.iter().zip(&expected).enumerate() {
+            assert!(
+                (g - e).abs() <= 1e-3 * e.abs().max(1.0),
+                "BLOCK {block}, element {i}: {g} vs {e}"
+            );
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn dtype_family_members_with_optional_pointers() {
+    use cuda_kernel::Null;
+    let ctx = cuda_kernel::driver::context(0).expect("a CUDA GPU");
+    let stream = ctx.default_stream();
+    let kernels = TemplateKernels::load(&ctx).unwrap();
+    let n = 1000usize;
+    let config = cuda_kernel::Config::for_elements(n as u32, 128);
+
+    // f32, contiguous (info NULL), from inp.
+    let affine = Affine::<f32>::load(&kernels.module).unwrap();
+    let x = stream
+        .clone_htod(&(0..n).map(|i| i as f32).collect::<Vec<_>>())
+        .unwrap();
+    let mut y = stream.alloc_zeros::<f32>(n).unwrap();
+    unsafe {
+        affine
+            .launch(&stream, config, n as u64, 1, &Null, &x, &mut y, 2.0, 0.5)
+            .unwrap()
+    };
+    let got = stream.clone_dtoh(&y).unwrap();
+    assert!(
+        got.iter()
+            .enumerate()
+            .all(|(i, &v)| v == i as f32 * 2.0 + 0.5)
+    );
+
+    // f32 in place: inp NULL, out read and written.
+    unsafe {
+        affine
+            .launch(
+                &stream, config, n as u64, 1, &Null, &Null, &mut y, 0.5, -0.25,
+            )
+            .unwrap()
+    };
+    let got = stream.clone_dtoh(&y).unwrap();
+    assert!(
+        got.iter()
+            .enumerate()
+            .all(|(i, &v)| v == (i as f32 * 2.0 + 0.5) * 0.5 - 0.25)
+    );
+
+    // f16 through a transposing stride: a 10 x 100 input read column-major.
+    let affine_f16 = Affine::<f16>::load(&kernels.module).unwrap();
+    let input: Vec<f16> = (0..n).map(|i| f16::from_f32((i % 50) as f32)).collect();
+    let x = stream.clone_htod(&input).unwrap();
+    let info = stream.clone_htod(&[100u64, 10, 1, 100]).unwrap(); // dims (100, 10), strides (1, 100)
+    let mut y = stream.alloc_zeros::<f16>(n).unwrap();
+    let (mul, add) = (f16::from_f32(2.0), f16::from_f32(1.0));
+    unsafe {
+        affine_f16
+            .launch(&stream, config, n as u64, 2, &info, &x, &mut y, mul, add)
+            .unwrap()
+    };
+    let got = stream.clone_dtoh(&y).unwrap();
+    for (i, value) in got.iter().enumerate() {
+        let (r, c) = (i / 10, i % 10);
+        let want = input[r + c * 100].to_f32() * 2.0 + 1.0;
+        assert_eq!(value.to_f32(), want, "element {i}");
+    }
+
+    // bf16 and u32 members.
+    let affine_bf16 = Affine::<bf16>::load(&kernels.module).unwrap();
+    let x = stream.clone_htod(&vec![bf16::from_f32(3.0); n]).unwrap();
+    let mut y = stream.alloc_zeros::<bf16>(n).unwrap();
+    let (mul, add) = (bf16::from_f32(0.5), bf16::from_f32(0.25));
+    unsafe {
+        affine_bf16
+            .launch(&stream, config, n as u64, 1, &Null, &x, &mut y, mul, add)
+            .unwrap()
+    };
+    assert!(
+        stream
+            .clone_dtoh(&y)
+            .unwrap()
+            .iter()
+            .all(|v| v.to_f32() == 1.75)
+    );
+    let affine_u32 = Affine::<u32>::load(&kernels.module).unwrap();
+    let x = stream
+        .clone_htod(&(0..n as u32).collect::<Vec<_>>())
+        .unwrap();
+    let mut y = stream.alloc_zeros::<u32>(n).unwrap();
+    unsafe {
+        affine_u32
+            .launch(&stream, config, n as u64, 1, &Null, &x, &mut y, 3, 7)
+            .unwrap()
+    };
+    assert!(
+        stream
+            .clone_dtoh(&y)
+            .unwrap()
+            .iter()
+            .enumerate()
+            .all(|(i, &v)| v == i as u32 * 3 + 7)
+    );
+}
