@@ -128,6 +128,7 @@ fn expand_global(krate: &Path, global: &GlobalVar, body: Body) -> TokenStream {
 
             /// Finds the variable in `module` (with a stream of the module's context) and checks
             /// its size against the declared type.
+            #[inline]
             pub fn load(
                 module: &#p::Arc<#p::CudaModule>,
                 stream: &#p::Arc<#p::CudaStream>,
@@ -224,6 +225,7 @@ fn expand_module(
             pub const PTX: &'static str = #ptx;
 
             /// Loads [`Self::PTX`] into `ctx` as a module and every kernel from it.
+            #[inline]
             pub fn load(
                 ctx: &#p::Arc<#p::CudaContext>,
             ) -> #p::core::result::Result<Self, #p::Error> {
@@ -234,6 +236,7 @@ fn expand_module(
             /// Loads every kernel from `module`, a module of the same kernels (compiled for
             /// another architecture, say).
             #[doc = #stream_doc]
+            #[inline]
             pub fn from_module(
                 module: &#p::Arc<#p::CudaModule> #stream_param
             ) -> #p::core::result::Result<Self, #p::Error> {
@@ -288,7 +291,6 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
         Bodies {
             layout: quote!(#p::ParamLayout::EMPTY),
             pack: unreachable.clone(),
-            with_packed: unreachable.clone(),
             launch: unreachable,
         }
     };
@@ -318,7 +320,6 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
     let Bodies {
         layout,
         pack,
-        with_packed,
         launch,
     } = bodies;
     let load = delegate(quote!(#p::Kernel::load(module)));
@@ -361,6 +362,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
         );
         quote! {
             #[doc = #doc]
+            #[inline]
             pub fn symbol() -> ::std::string::String {
                 #body
             }
@@ -402,6 +404,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
             pub const LAYOUT: #p::ParamLayout = #layout;
 
             #[doc = #load_doc]
+            #[inline]
             pub fn load(
                 module: &#p::Arc<#p::CudaModule>,
             ) -> #p::core::result::Result<Self, #p::Error> {
@@ -409,6 +412,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
             }
 
             #[doc = #library_doc]
+            #[inline]
             pub fn load_library(
                 library: &#p::Arc<#p::Library>,
             ) -> #p::core::result::Result<Self, #p::Error> {
@@ -418,6 +422,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
             /// The function of a launcher loaded from a module, for attributes, occupancy and
             /// graph queries; `None` for one loaded from a library (whose functions are per
             /// device).
+            #[inline]
             pub fn function(&self) -> #p::core::option::Option<&#p::CudaFunction> {
                 #function
             }
@@ -429,19 +434,6 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
             #[allow(clippy::too_many_arguments)]
             pub fn pack(#(#pack_args),*) -> #buffer {
                 #pack
-            }
-
-            /// Borrows the device memory among the arguments on `stream` (so the work queued
-            /// by `then` orders itself after earlier writes to it, and later work after it),
-            /// packs the arguments and hands `then` the buffer while the borrows are held.
-            #[inline(always)]
-            #[allow(clippy::too_many_arguments)]
-            fn __with_packed<__R>(
-                stream: &#p::CudaStream,
-                #(#args,)*
-                then: impl #p::core::ops::FnOnce(&mut [u8]) -> __R,
-            ) -> __R {
-                #with_packed
             }
 
             #[doc = #launch_doc]
@@ -472,7 +464,6 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
 struct Bodies {
     layout: TokenStream,
     pack: TokenStream,
-    with_packed: TokenStream,
     launch: TokenStream,
 }
 
@@ -505,7 +496,6 @@ fn real_bodies(p: &TokenStream, kernel: &Kernel) -> Bodies {
             ParamKind::Value => pack_values.push(quote!(#name)),
         }
     }
-    let names: Vec<_> = kernel.params.iter().map(|param| &param.ident).collect();
     Bodies {
         layout: quote!(#p::ParamLayout::from_slots(&Self::__SLOTS)),
         pack: if kernel.is_generic() {
@@ -521,21 +511,15 @@ fn real_bodies(p: &TokenStream, kernel: &Kernel) -> Bodies {
                 __buf
             }
         },
-        // The device-pointer guards are held by name (not `_`) until `then` has queued its
-        // work.
-        with_packed: quote! {
+        // Borrowing the device memory on `stream` orders the launch after earlier writes to
+        // it (and later work after it); the guards are held by name (not `_`) until the launch
+        // is queued.
+        launch: quote! {
             #(#borrows)*
             let mut __buf = Self::pack(#(#pack_values),*);
-            then(__buf.bytes_mut())
-        },
-        launch: quote! {
-            let __config = #p::core::convert::Into::into(config);
-            Self::__with_packed(stream, #(#names,)* |__params| {
-                // SAFETY: the buffer holds every parameter at the offset the declaration gives
-                // it; the declaration's soundness is the caller's (unsafe fn) or its author's
-                // (safe fn).
-                unsafe { #p::launch(self, stream, &__config, __params) }
-            })
+            // SAFETY: the buffer holds every parameter at the offset the declaration gives it;
+            // the declaration's soundness is the caller's (unsafe fn) or its author's (safe fn).
+            unsafe { #p::launch(self, stream, &#p::core::convert::Into::into(config), __buf.bytes_mut()) }
         },
     }
 }
@@ -558,12 +542,15 @@ fn expand_kernel_impl(p: &TokenStream, kernel: &Kernel) -> TokenStream {
         // function it checked against it.
         unsafe impl<#(#bounded),*> #p::Kernel for #ty #ty_generics {
             const LAYOUT: #p::ParamLayout = Self::LAYOUT;
+            #[inline]
             fn symbol() -> #p::Cow<'static, str> {
                 #symbol
             }
+            #[inline]
             fn __from_loaded(__function: #p::Loaded) -> Self {
                 Self { __function, __marker: #p::PhantomData }
             }
+            #[inline]
             fn __loaded(&self) -> &#p::Loaded {
                 &self.__function
             }
@@ -607,6 +594,7 @@ fn expand_plan_kernel(p: &TokenStream, kernel: &Kernel) -> TokenStream {
         unsafe impl<'__p, #(#bounded),*> #p::PlanKernel<'__p> for #ty #ty_generics {
             type Args = (#(#arg_types,)*);
             #[allow(unused_variables)]
+            #[inline]
             fn pack_args(args: &Self::Args, params: &mut [u8]) {
                 params.copy_from_slice(Self::pack(#(#values),*).bytes());
             }

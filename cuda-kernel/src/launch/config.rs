@@ -404,19 +404,21 @@ pub fn occupancy_block_size(
         .map_err(Error::driver("cuOccupancyMaxPotentialBlockSize"))
 }
 
+/// An H200's limits, for tests of the checks without a GPU.
+#[cfg(test)]
+pub(crate) const H200: DeviceLimits = DeviceLimits {
+    max_threads_per_block: 1024,
+    max_block: [1024, 1024, 64],
+    max_grid: [i32::MAX as u32, 65535, 65535],
+    max_shared_memory_optin: 232_448,
+    cluster_launch: true,
+    cooperative_launch: true,
+    max_param_bytes: MAX_PARAM_BYTES,
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const H200: DeviceLimits = DeviceLimits {
-        max_threads_per_block: 1024,
-        max_block: [1024, 1024, 64],
-        max_grid: [i32::MAX as u32, 65535, 65535],
-        max_shared_memory_optin: 232_448,
-        cluster_launch: true,
-        cooperative_launch: true,
-        max_param_bytes: MAX_PARAM_BYTES,
-    };
 
     fn error(c: Config) -> String {
         c.check(&H200).unwrap_err().to_string()

@@ -174,16 +174,7 @@ unsafe fn launch_extended(
 mod tests {
     use super::*;
     use crate::MAX_PARAM_BYTES_LEGACY;
-
-    const H100: DeviceLimits = DeviceLimits {
-        max_threads_per_block: 1024,
-        max_block: [1024, 1024, 64],
-        max_grid: [i32::MAX as u32, 65535, 65535],
-        max_shared_memory_optin: 232_448,
-        cluster_launch: true,
-        cooperative_launch: true,
-        max_param_bytes: crate::MAX_PARAM_BYTES,
-    };
+    use config::H200;
 
     fn refused(config: Config, limits: &DeviceLimits, params: usize, kernel: u32) -> String {
         check(&config, limits, params, || Ok(kernel))
@@ -194,21 +185,21 @@ mod tests {
     #[test]
     fn one_check_refuses_blocks_shared_memory_and_parameter_bytes() {
         let plain = Config::for_elements(1024, 256);
-        assert!(check(&plain, &H100, 28, || unreachable!()).is_ok());
+        assert!(check(&plain, &H200, 28, || unreachable!()).is_ok());
         assert_eq!(
-            refused(Config::new((1, 1, 1), (2048, 1, 1)), &H100, 28, 0),
+            refused(Config::new((1, 1, 1), (2048, 1, 1)), &H200, 28, 0),
             "block dimension x is 2048 but this device allows at most 1024"
         );
         assert!(
-            refused(plain.shared_mem(300_000), &H100, 28, 0)
+            refused(plain.shared_mem(300_000), &H200, 28, 0)
                 .starts_with("dynamic shared memory per block (bytes, opt-in maximum) is 300000")
         );
-        let raised = refused(plain.shared_mem(64 * 1024), &H100, 28, 48 * 1024);
+        let raised = refused(plain.shared_mem(64 * 1024), &H200, 28, 48 * 1024);
         assert!(raised.contains("65536"), "{raised}");
-        assert!(check(&plain.shared_mem(64 * 1024), &H100, 28, || Ok(64 * 1024)).is_ok());
+        assert!(check(&plain.shared_mem(64 * 1024), &H200, 28, || Ok(64 * 1024)).is_ok());
         let legacy = DeviceLimits {
             max_param_bytes: MAX_PARAM_BYTES_LEGACY,
-            ..H100
+            ..H200
         };
         assert!(refused(plain, &legacy, 5000, 0).contains("5000"));
         assert!(check(&plain, &legacy, 4096, || unreachable!()).is_ok());
