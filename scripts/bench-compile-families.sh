@@ -46,9 +46,9 @@ TOML
     make_ptx >"$dir/families.ptx"
     {
         echo "#![allow(dead_code, clippy::all)]"
-        echo "use cuda_kernel::ffi::size_t;"
         echo "pub fn f() {}"
         if [ "$decls" = 1 ]; then
+            echo "use cuda_kernel::ffi::size_t;"
             for block in 0 1 2 3; do
                 echo "$attr"
                 echo "unsafe extern \"C\" {"
