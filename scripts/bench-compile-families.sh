@@ -11,6 +11,8 @@
 # usage: scripts/bench-compile-families.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench-lib.sh
+source "$root/scripts/bench-lib.sh"
 work="$root/target/bench-compile-families"
 dtypes=(f32 f64 cuda_kernel::half::f16 cuda_kernel::half::bf16 u8 u16 u32 i32 i64 u64)
 names=(f32 f64 f16 bf16 u8 u16 u32 i32 i64 u64)
@@ -31,18 +33,7 @@ make_ptx() {
 make_crate() { # name, block attribute, with uses (0/1), with declarations (0/1)
     local dir="$work/$1" attr=$2 uses=$3 decls=$4
     mkdir -p "$dir/src"
-    cat >"$dir/Cargo.toml" <<TOML
-[package]
-name = "$1"
-version = "0.0.0"
-edition = "2024"
-publish = false
-
-[dependencies]
-cuda-kernel = { path = "$root/cuda-kernel" }
-
-[workspace]
-TOML
+    crate_manifest "$1" "$root" >"$dir/Cargo.toml"
     make_ptx >"$dir/families.ptx"
     {
         echo "#![allow(dead_code, clippy::all)]"
@@ -94,18 +85,6 @@ for name in empty decl decl_ptx used; do
     (cd "$work/$name" && cargo build -q) # dependencies, once
 done
 
-median_build() { # crate dir
-    local times=()
-    for _ in 1 2 3 4 5; do
-        touch "$1/src/lib.rs"
-        local start end
-        start=$(date +%s.%N)
-        (cd "$1" && cargo build -q)
-        end=$(date +%s.%N)
-        times+=("$(echo "$end - $start" | bc -l)")
-    done
-    printf '%s\n' "${times[@]}" | sort -n | sed -n 3p
-}
 
 for name in empty decl decl_ptx used; do
     printf '%-9s debug rebuild, median of 5: %.2f s\n' "$name" "$(median_build "$work/$name")"

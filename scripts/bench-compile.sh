@@ -6,24 +6,15 @@
 # usage: scripts/bench-compile.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench-lib.sh
+source "$root/scripts/bench-lib.sh"
 work="$root/target/bench-compile"
 types=(u32 f32 "*const f32" "*mut f32" i64 f64 u8 "cuda_kernel::Float4" "cuda_kernel::Int2" "cuda_kernel::half::f16" bool "*const cuda_kernel::Float4")
 
 make_crate() { # name, attribute
     local dir="$work/$1" attr=$2
     mkdir -p "$dir/src"
-    cat >"$dir/Cargo.toml" <<TOML
-[package]
-name = "$1"
-version = "0.0.0"
-edition = "2024"
-publish = false
-
-[dependencies]
-cuda-kernel = { path = "$root/cuda-kernel" }
-
-[workspace]
-TOML
+    crate_manifest "$1" "$root" >"$dir/Cargo.toml"
     {
         echo "#![allow(dead_code, improper_ctypes, clippy::all)]"
         for block in $(seq 0 19); do
@@ -48,18 +39,6 @@ for name in with_kernel without_kernel; do
     (cd "$work/$name" && cargo build -q 2>/dev/null) # dependencies, once
 done
 
-median_build() { # crate dir
-    local times=()
-    for _ in 1 2 3 4 5; do
-        touch "$1/src/lib.rs"
-        local start end
-        start=$(date +%s.%N)
-        (cd "$1" && cargo build -q)
-        end=$(date +%s.%N)
-        times+=("$(echo "$end - $start" | bc -l)")
-    done
-    printf '%s\n' "${times[@]}" | sort -n | sed -n 3p
-}
 
 with=$(median_build "$work/with_kernel")
 without=$(median_build "$work/without_kernel")
