@@ -21,7 +21,11 @@ pub fn demangle(symbol: &str) -> Option<String> {
     if !symbol.starts_with("_Z") {
         return None;
     }
-    let text = cpp_demangle::Symbol::new(symbol).ok()?.to_string();
+    // `Display` panics on some malformed symbols; `demangle` reports them as an error.
+    let text = cpp_demangle::Symbol::new(symbol)
+        .ok()?
+        .demangle(&cpp_demangle::DemangleOptions::default())
+        .ok()?;
     Some(text.strip_prefix("void ").unwrap_or(&text).to_string())
 }
 
