@@ -91,8 +91,8 @@ impl Part {
         let mut y = stream.alloc_zeros::<f32>(len)?;
         let sum = stream.alloc_zeros::<f64>(1)?;
         unsafe {
-            k.fill.launch(&stream, GRID, &mut x, X, len as u64)?;
-            k.fill.launch(&stream, GRID, &mut y, Y, len as u64)?;
+            k.fill.launch(&stream, GRID, &mut x, X, len)?;
+            k.fill.launch(&stream, GRID, &mut y, Y, len)?;
         }
         stream.synchronize()?;
         Ok(Part {
@@ -106,7 +106,7 @@ impl Part {
 
     /// Resets y and the sum, then queues y = a x + y and sum = x . y.
     fn queue(&mut self, k: &Kernels) -> Result<(), Error> {
-        let n = self.len as u64;
+        let n = self.len;
         unsafe {
             k.fill.launch(&self.stream, GRID, &mut self.y, Y, n)?;
             self.stream.memset_zeros(&mut self.sum)?;

@@ -160,7 +160,7 @@ fn dtype_family_members_with_optional_pointers() {
     let mut y = stream.alloc_zeros::<f32>(n).unwrap();
     unsafe {
         affine
-            .launch(&stream, config, n as u64, 1, &Null, &x, &mut y, 2.0, 0.5)
+            .launch(&stream, config, n, 1, &Null, &x, &mut y, 2.0, 0.5)
             .unwrap()
     };
     let got = stream.clone_dtoh(&y).unwrap();
@@ -173,9 +173,7 @@ fn dtype_family_members_with_optional_pointers() {
     // f32 in place: inp NULL, out read and written.
     unsafe {
         affine
-            .launch(
-                &stream, config, n as u64, 1, &Null, &Null, &mut y, 0.5, -0.25,
-            )
+            .launch(&stream, config, n, 1, &Null, &Null, &mut y, 0.5, -0.25)
             .unwrap()
     };
     let got = stream.clone_dtoh(&y).unwrap();
@@ -189,12 +187,12 @@ fn dtype_family_members_with_optional_pointers() {
     let affine_f16 = Affine::<f16>::load(&kernels.module).unwrap();
     let input: Vec<f16> = (0..n).map(|i| f16::from_f32((i % 50) as f32)).collect();
     let x = stream.clone_htod(&input).unwrap();
-    let info = stream.clone_htod(&[100u64, 10, 1, 100]).unwrap(); // dims (100, 10), strides (1, 100)
+    let info = stream.clone_htod(&[100usize, 10, 1, 100]).unwrap(); // dims (100, 10), strides (1, 100)
     let mut y = stream.alloc_zeros::<f16>(n).unwrap();
     let (mul, add) = (f16::from_f32(2.0), f16::from_f32(1.0));
     unsafe {
         affine_f16
-            .launch(&stream, config, n as u64, 2, &info, &x, &mut y, mul, add)
+            .launch(&stream, config, n, 2, &info, &x, &mut y, mul, add)
             .unwrap()
     };
     let got = stream.clone_dtoh(&y).unwrap();
@@ -211,7 +209,7 @@ fn dtype_family_members_with_optional_pointers() {
     let (mul, add) = (bf16::from_f32(0.5), bf16::from_f32(0.25));
     unsafe {
         affine_bf16
-            .launch(&stream, config, n as u64, 1, &Null, &x, &mut y, mul, add)
+            .launch(&stream, config, n, 1, &Null, &x, &mut y, mul, add)
             .unwrap()
     };
     assert!(
@@ -228,7 +226,7 @@ fn dtype_family_members_with_optional_pointers() {
     let mut y = stream.alloc_zeros::<u32>(n).unwrap();
     unsafe {
         affine_u32
-            .launch(&stream, config, n as u64, 1, &Null, &x, &mut y, 3, 7)
+            .launch(&stream, config, n, 1, &Null, &x, &mut y, 3, 7)
             .unwrap()
     };
     assert!(

@@ -33,14 +33,11 @@ fn one_library_launcher_launches_on_every_gpu() {
         let mut sum = stream.alloc_zeros::<f64>(1).unwrap();
         let config = Config::new((264, 1, 1), (256, 1, 1));
         unsafe {
-            fill.launch(&stream, config, &mut x, 1.0 + ordinal as f32, n as u64)
+            fill.launch(&stream, config, &mut x, 1.0 + ordinal as f32, n)
                 .unwrap();
-            fill.launch(&stream, config, &mut y, 2.0, n as u64).unwrap();
-            saxpy
-                .launch(&stream, config, &x, &mut y, 3.0, n as u64)
-                .unwrap();
-            dot.launch(&stream, config, &x, &y, &mut sum, n as u64)
-                .unwrap();
+            fill.launch(&stream, config, &mut y, 2.0, n).unwrap();
+            saxpy.launch(&stream, config, &x, &mut y, 3.0, n).unwrap();
+            dot.launch(&stream, config, &x, &y, &mut sum, n).unwrap();
         }
         let xv = 1.0 + ordinal as f64;
         let want = n as f64 * xv * (3.0 * xv + 2.0);
@@ -99,9 +96,9 @@ fn threads_launch_one_library_launcher_on_all_gpus_at_once() {
                 let mut x = stream.alloc_zeros::<f32>(n).unwrap();
                 let mut y = stream.alloc_zeros::<f32>(n).unwrap();
                 let config = Config::for_elements(n as u32, 256);
-                unsafe { fill.launch(&stream, config, &mut x, 1.0, n as u64) }.unwrap();
+                unsafe { fill.launch(&stream, config, &mut x, 1.0, n) }.unwrap();
                 for _ in 0..500 {
-                    unsafe { saxpy.launch(&stream, config, &x, &mut y, 0.5, n as u64) }.unwrap();
+                    unsafe { saxpy.launch(&stream, config, &x, &mut y, 0.5, n) }.unwrap();
                 }
                 assert!(
                     stream.clone_dtoh(&y).unwrap().iter().all(|&v| v == 250.0),

@@ -78,7 +78,7 @@ fn walk<'a>(
                 let args = attr::parse_block_args(&mut cx, args);
                 let mut block = block.clone();
                 block.attrs.retain(|a| !is_kernel_attr(a));
-                let block = parse::parse_block(&mut cx, block);
+                let block = parse::parse_block(&mut cx, block, &args.type_names);
                 let ptx_stem = args.ptx.map(|lit| {
                     let value = lit.value();
                     let name = value.rsplit('/').next().unwrap_or(&value).to_string();

@@ -8,7 +8,7 @@ use syn::{ItemForeignMod, Path};
 
 use std::path::PathBuf;
 
-use cuda_kernel_syntax::ast::{Block, GlobalVar, Kernel, KernelGeneric, ParamKind};
+use cuda_kernel_syntax::ast::{Block, GlobalVar, Kernel, KernelGeneric, MemberType, ParamKind};
 use cuda_kernel_syntax::itanium::CppType;
 use cuda_kernel_syntax::report::Errors;
 use cuda_kernel_syntax::{attr, check, mangle, parse, ptx_check};
@@ -27,7 +27,7 @@ pub fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
             return cx.to_compile_errors();
         }
     };
-    let mut block = parse::parse_block(&mut cx, item);
+    let mut block = parse::parse_block(&mut cx, item, &block_args.type_names);
     // Unlike cxx, checking does not depend on a complete parse (no name resolution across
     // items), so the kernels that parsed are checked even after parse errors: one build then
     // reports every mistake.
@@ -151,8 +151,18 @@ fn expand_module(
     body: Body,
 ) -> TokenStream {
     let p = quote!(#krate::__private);
-    // Generic kernels have no one type to hold: load their instances from `module`.
-    let concrete: Vec<&Kernel> = block.kernels.iter().filter(|k| !k.is_generic()).collect();
+    // Generic and run-time named kernels have no one type to hold: their launchers are loaded
+    // on first use into the module type's cache, through a method per declaration.
+    let concrete: Vec<&Kernel> = block
+        .kernels
+        .iter()
+        .filter(|k| !k.symbol_at_load())
+        .collect();
+    let cached = block
+        .kernels
+        .iter()
+        .filter(|k| k.symbol_at_load())
+        .map(|k| cached_method(&p, k, body));
     let fields = concrete.iter().map(|k| {
         let (attrs, kernel_vis, field, ty) = (&k.attrs, &k.vis, &k.ident, k.type_ident());
         let doc = format!(" `{}`, loaded.", k.symbol);
@@ -188,6 +198,7 @@ fn expand_module(
             quote!(#p::core::result::Result::Ok(#name {
                 #(#inits,)*
                 #(#global_inits,)*
+                launchers: #p::KernelCache::new(module),
                 module: #p::Arc::clone(module),
             })),
             None,
@@ -214,8 +225,10 @@ fn expand_module(
         #vis struct #name {
             #(#fields,)*
             #(#global_fields,)*
-            /// The loaded module, for the instances of generic kernels
-            /// (`Reduce0::<f32>::load(&kernels.module)`).
+            /// The generic kernels' instances and family members, and kernels named at run
+            /// time, each loaded and checked on first use (through the methods named after them).
+            pub launchers: #p::KernelCache,
+            /// The loaded module.
             pub module: #p::Arc<#p::CudaModule>,
         }
 
@@ -242,7 +255,82 @@ fn expand_module(
             ) -> #p::core::result::Result<Self, #p::Error> {
                 #from_module
             }
+
+            #(#cached)*
         }
+    }
+}
+
+/// The module type's method for a generic or run-time named kernel: its launcher for the type
+/// arguments (and the name), from the module's cache.
+fn cached_method(p: &TokenStream, kernel: &Kernel, body: Body) -> TokenStream {
+    let (attrs, vis, method, ty) = (
+        &kernel.attrs,
+        &kernel.vis,
+        &kernel.ident,
+        kernel.type_ident(),
+    );
+    let (_, ty_generics, _) = generics(p, kernel);
+    let bounded: Vec<TokenStream> = kernel
+        .generics
+        .iter()
+        .map(|g| match g {
+            KernelGeneric::Type(t) => quote!(#t: #p::KernelParam + 'static),
+            KernelGeneric::Const { ident, ty, .. } => quote!(const #ident: #ty),
+        })
+        .collect();
+    let symbol = &kernel.symbol;
+    let (param, call, doc) = match &kernel.run_time_name {
+        Some(name) => {
+            let arg = format_ident!("{}", sanitized(name));
+            (
+                quote!(, #arg: &str),
+                quote!(self.launchers.get_named::<#ty #ty_generics>(#arg)),
+                format!(
+                    " The launcher of `{symbol}` with `{{{name}}}` given by `{arg}`, loaded and \
+                     checked on its first use and kept in [`launchers`](Self::launchers)."
+                ),
+            )
+        }
+        None => (
+            quote!(),
+            quote!(self.launchers.get::<#ty #ty_generics>()),
+            format!(
+                " The launcher of `{symbol}` for these arguments, loaded and checked on its \
+                 first use and kept in [`launchers`](Self::launchers)."
+            ),
+        ),
+    };
+    let call = match body {
+        Body::Real => call,
+        Body::StandIn => quote!(#p::core::unreachable!()),
+    };
+    quote! {
+        #(#attrs)*
+        #[doc = #doc]
+        #[inline]
+        #[allow(non_snake_case)] // named as the kernel is (`matrixMulCUDA`)
+        #vis fn #method<#(#bounded),*>(&self #param) -> #p::core::result::Result<&#ty #ty_generics, #p::Error> {
+            #call
+        }
+    }
+}
+
+/// A placeholder's name as a Rust identifier (`op`; `r#type` for a keyword).
+fn sanitized(name: &str) -> String {
+    let ident: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    match syn::parse_str::<Ident>(&ident) {
+        Ok(_) if !ident.starts_with(|c: char| c.is_ascii_digit()) => ident,
+        _ => format!("name_{ident}"),
     }
 }
 
@@ -322,8 +410,26 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
         pack,
         launch,
     } = bodies;
-    let load = delegate(quote!(#p::Kernel::load(module)));
-    let load_library = delegate(quote!(#p::Kernel::load_library(library)));
+    let run_time = kernel
+        .run_time_name
+        .as_ref()
+        .map(|name| format_ident!("{}", sanitized(name)));
+    let (load, load_library, name_param) = match &run_time {
+        Some(arg) => (
+            delegate(quote!(#p::Kernel::load_named(module, #arg))),
+            delegate(quote!(#p::Kernel::load_library_named(library, #arg))),
+            quote!(, #arg: &str),
+        ),
+        None => (
+            delegate(quote!(#p::Kernel::load(module))),
+            delegate(quote!(#p::Kernel::load_library(library))),
+            quote!(),
+        ),
+    };
+    let (member_bound, member_trait) = match real {
+        true => member_check(krate, kernel),
+        false => (None, None),
+    };
     let function = delegate(quote!(#p::Kernel::function(self)));
     let stand_in_allows = (!real)
         .then(|| quote!(#[allow(dead_code, unused_variables, clippy::diverging_sub_expression)]));
@@ -340,7 +446,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
         " Looks up `{symbol}` in `module` and checks its parameters against [`Self::LAYOUT`]\n \
          (on drivers of CUDA 12.4 or newer, which report them)."
     );
-    let checks = (real && !kernel.is_generic()).then(|| expand_checks(&p, kernel));
+    let checks = (real && !kernel.symbol_at_load()).then(|| expand_checks(&p, kernel));
     let (impl_generics, ty_generics, struct_generics) = generics(&p, kernel);
     let type_params: Vec<Ident> = kernel
         .generics
@@ -350,9 +456,26 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
             KernelGeneric::Const { .. } => None,
         })
         .collect();
-    let symbol_item = if kernel.is_generic() {
+    let symbol_item = if let Some(arg) = &run_time {
         let body = if real {
-            symbol_body(&p, kernel)
+            symbol_body(&p, kernel, Some(quote!(#arg)))
+        } else {
+            quote!(#p::core::unreachable!())
+        };
+        let doc = format!(
+            " The entry symbol of `{symbol}` with `{{{}}}` given by `{arg}`, in its module.",
+            kernel.run_time_name.as_deref().unwrap_or_default()
+        );
+        quote! {
+            #[doc = #doc]
+            #[inline]
+            pub fn symbol_named(#arg: &str) -> ::std::string::String {
+                #body
+            }
+        }
+    } else if kernel.is_generic() {
+        let body = if real {
+            symbol_body(&p, kernel, None)
         } else {
             quote!(#p::core::unreachable!())
         };
@@ -406,16 +529,16 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
             #[doc = #load_doc]
             #[inline]
             pub fn load(
-                module: &#p::Arc<#p::CudaModule>,
-            ) -> #p::core::result::Result<Self, #p::Error> {
+                module: &#p::Arc<#p::CudaModule> #name_param
+            ) -> #p::core::result::Result<Self, #p::Error> #member_bound {
                 #load
             }
 
             #[doc = #library_doc]
             #[inline]
             pub fn load_library(
-                library: &#p::Arc<#p::Library>,
-            ) -> #p::core::result::Result<Self, #p::Error> {
+                library: &#p::Arc<#p::Library> #name_param
+            ) -> #p::core::result::Result<Self, #p::Error> #member_bound {
                 #load_library
             }
 
@@ -457,6 +580,111 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
         #plan_impl
 
         #checks
+
+        #member_trait
+    }
+}
+
+/// With the PTX's members known: a trait implemented for the type arguments that have a
+/// member, and the `where` clause bounding a launcher's `load` on it, so that loading a member
+/// the PTX lacks, for a type named at the call, is a compile-time error listing the members.
+/// Generic code loads through `Kernel::load` or a `KernelCache` instead, which report it at run
+/// time.
+fn member_check(krate: &Path, kernel: &Kernel) -> (Option<TokenStream>, Option<TokenStream>) {
+    let Some(members) = &kernel.members else {
+        return (None, None);
+    };
+    let type_params: Vec<Ident> = kernel
+        .generics
+        .iter()
+        .filter_map(|g| match g {
+            KernelGeneric::Type(t) => Some(t.clone()),
+            KernelGeneric::Const { .. } => None,
+        })
+        .collect();
+    let has_consts = type_params.len() != kernel.generics.len();
+    if !members.types_known || members.entries.is_empty() || type_params.is_empty() || has_consts {
+        return (None, None);
+    }
+    let attrs = &kernel.attrs;
+    let name = format_ident!("__{}Members", kernel.type_ident());
+    let mut tuples: Vec<Vec<TokenStream>> = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
+    for member in &members.entries {
+        let types: Vec<TokenStream> = member
+            .types
+            .iter()
+            .map(|t| match t {
+                Some(MemberType::Builtin(rust)) => builtin_path(krate, rust),
+                Some(MemberType::Path(text)) => syn::parse_str::<syn::Path>(text)
+                    .map(|path| quote!(#path))
+                    .unwrap_or_else(|_| quote!(())),
+                None => quote!(()),
+            })
+            .collect();
+        let key = quote!(#(#types),*).to_string();
+        if !seen.contains(&key) {
+            seen.push(key);
+            tuples.push(types);
+        }
+    }
+    let impls = tuples.iter().map(|types| {
+        let target = if types.len() == 1 {
+            types[0].clone()
+        } else {
+            quote!((#(#types,)*))
+        };
+        quote!(#(#attrs)* impl #name for #target {})
+    });
+    let listed: Vec<&str> = members.entries.iter().map(|m| m.symbol.as_str()).collect();
+    let shown = if listed.len() > 12 {
+        format!("{} and {} more", listed[..12].join(", "), listed.len() - 12)
+    } else {
+        listed.join(", ")
+    };
+    let escape = |text: &str| text.replace('{', "{{").replace('}', "}}");
+    let message = format!(
+        "{} has no member of `{}` for `{{Self}}`: its members are {}",
+        escape(&members.file),
+        escape(&kernel.symbol),
+        escape(&shown)
+    );
+    let note = "generic code loads a member through `Kernel::load`, a `KernelCache` or the \
+                block's module type, which report a missing member at run time";
+    let target = if type_params.len() == 1 {
+        let t = &type_params[0];
+        quote!(#t)
+    } else {
+        quote!((#(#type_params,)*))
+    };
+    let doc = format!(
+        " The type arguments `{}` has members for in the PTX.",
+        kernel.symbol
+    );
+    (
+        Some(quote!(where #target: #name)),
+        Some(quote! {
+            #(#attrs)*
+            #[doc = #doc]
+            #[doc(hidden)]
+            #[diagnostic::on_unimplemented(message = #message, label = "no such member in the PTX", note = #note)]
+            pub trait #name {}
+            #(#impls)*
+        }),
+    )
+}
+
+/// A built-in type's path in generated code: a primitive as is, others under the runtime
+/// (`::cuda_kernel::half::f16`, `::cuda_kernel::Float4`).
+fn builtin_path(krate: &Path, rust: &str) -> TokenStream {
+    let path: syn::Path = match syn::parse_str(rust) {
+        Ok(path) => path,
+        Err(_) => return quote!(()),
+    };
+    if cuda_kernel_syntax::types::primitive(rust).is_some() {
+        quote!(#path)
+    } else {
+        quote!(#krate::#path)
     }
 }
 
@@ -531,17 +759,45 @@ fn expand_kernel_impl(p: &TokenStream, kernel: &Kernel) -> TokenStream {
     let attrs = &kernel.attrs;
     let (_, ty_generics, _) = generics(p, kernel);
     let bounded = bounded_generics(p, kernel);
-    let symbol = if kernel.is_generic() {
+    let symbol = if kernel.run_time_name.is_some() {
+        let body = symbol_body(p, kernel, None);
+        quote!(#p::Cow::Owned(#body))
+    } else if kernel.is_generic() {
         quote!(#p::Cow::Owned(Self::symbol()))
     } else {
         quote!(#p::Cow::Borrowed(Self::NAME))
     };
+    let run_time = kernel.run_time_name.as_ref().map(|name| {
+        quote! {
+            const RUN_TIME_NAME: #p::core::option::Option<&'static str> =
+                #p::core::option::Option::Some(#name);
+            #[inline]
+            fn symbol_named(name: &str) -> #p::Cow<'static, str> {
+                #p::Cow::Owned(Self::symbol_named(name))
+            }
+        }
+    });
+    let family = kernel.members.as_ref().map(|members| {
+        let pattern = &kernel.symbol;
+        let file = &members.file;
+        let symbols = members.entries.iter().map(|m| &m.symbol);
+        quote! {
+            const __FAMILY: #p::core::option::Option<&'static #p::Family> =
+                #p::core::option::Option::Some(&#p::Family {
+                    pattern: #pattern,
+                    file: #file,
+                    members: &[#(#symbols),*],
+                });
+        }
+    });
     quote! {
         #(#attrs)*
         // SAFETY: LAYOUT is the layout `pack` writes; the runtime only hands `__from_loaded` a
         // function it checked against it.
         unsafe impl<#(#bounded),*> #p::Kernel for #ty #ty_generics {
             const LAYOUT: #p::ParamLayout = Self::LAYOUT;
+            #run_time
+            #family
             #[inline]
             fn symbol() -> #p::Cow<'static, str> {
                 #symbol
@@ -643,8 +899,9 @@ fn bounded_generics(p: &TokenStream, kernel: &Kernel) -> Vec<TokenStream> {
 }
 
 /// How a generic kernel's instance is named at load time: the Itanium symbol of the template
-/// instance, or the family's pattern filled in.
-fn symbol_body(p: &TokenStream, kernel: &Kernel) -> TokenStream {
+/// instance, or the family's pattern filled in; for a kernel named at run time, with `name`
+/// for its run-time part (left open, in braces, without one).
+fn symbol_body(p: &TokenStream, kernel: &Kernel, name: Option<TokenStream>) -> TokenStream {
     let symbol = &kernel.symbol;
     if kernel.cpp.is_some() {
         let args = kernel.generics.iter().map(|g| match g {
@@ -663,16 +920,28 @@ fn symbol_body(p: &TokenStream, kernel: &Kernel) -> TokenStream {
         });
         quote!(#p::itanium::mangle(#symbol, Some(&[#(#args),*]), &[#(#params),*]))
     } else {
-        let subs = kernel.generics.iter().map(|g| match g {
-            KernelGeneric::Type(t) => {
-                let name = t.to_string();
-                quote!((#name, #p::family_name::<#t>()))
-            }
-            KernelGeneric::Const { ident, .. } => {
-                let name = ident.to_string();
-                quote!((#name, ::std::string::ToString::to_string(&#ident)))
-            }
+        let names = kernel.type_names.iter().map(|named| {
+            let (ty, text) = (&named.ty, &named.name);
+            quote_spanned!(ty.span()=> (<#ty as #p::KernelParam>::CUDA_TYPE, #text))
         });
+        let names = quote!(&[#(#names),*]);
+        let mut subs: Vec<TokenStream> = kernel
+            .generics
+            .iter()
+            .map(|g| match g {
+                KernelGeneric::Type(t) => {
+                    let name = t.to_string();
+                    quote!((#name, #p::family_name_with::<#t>(#names)))
+                }
+                KernelGeneric::Const { ident, .. } => {
+                    let name = ident.to_string();
+                    quote!((#name, ::std::string::ToString::to_string(&#ident)))
+                }
+            })
+            .collect();
+        if let (Some(hole), Some(value)) = (&kernel.run_time_name, name) {
+            subs.push(quote!((#hole, ::std::string::ToString::to_string(#value))));
+        }
         quote!(#p::itanium::family_symbol(#symbol, &[#(#subs),*]))
     }
 }

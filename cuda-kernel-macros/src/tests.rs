@@ -142,7 +142,7 @@ fn errors_accumulate_and_stand_ins_keep_call_sites_resolving() {
         quote!(bogus),
         quote! {
             extern "C" {
-                fn a(x: &[f32], n: usize) -> u32;
+                fn a(x: &[f32], n: char) -> u32;
                 static mut B: u32;
             }
         },
@@ -150,7 +150,7 @@ fn errors_accumulate_and_stand_ins_keep_call_sites_resolving() {
     for expected in [
         "unknown #[kernel] argument `bogus`",
         "unsupported parameter type `&[f32]`",
-        "`usize` has no fixed width",
+        "`char` is a 4-byte Unicode scalar",
         "CUDA kernels return void",
         "write `static`: a device global",
     ] {
@@ -253,7 +253,7 @@ fn generic_declarations_expand_to_generic_types_naming_instances_at_load() {
         "{out}"
     );
     assert!(
-        out.contains("family_symbol( \"affine_{T}\", &[(\"T\", ::cuda_kernel::__private::family_name::<T>())], )"),
+        out.contains("family_symbol( \"affine_{T}\", &[(\"T\", ::cuda_kernel::__private::family_name_with::<T>(&[]))], )"),
         "{out}"
     );
     assert!(

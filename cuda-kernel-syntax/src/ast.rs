@@ -1,7 +1,9 @@
 //! Our model of a `#[kernel]` block; each node keeps its syn node for spans.
 
 use proc_macro2::Ident;
-use syn::{Attribute, DeriveInput, Expr, LitStr, Member, Type, Visibility};
+use syn::{Attribute, DeriveInput, Expr, LitStr, Member as FieldMember, Type, Visibility};
+
+use crate::attr::TypeName;
 
 /// A `#[kernel] extern "C" { ... }` block.
 pub struct Block {
@@ -85,6 +87,51 @@ pub struct Kernel {
     pub generics: Vec<KernelGeneric>,
     /// The parameters with a plain name.
     pub params: Vec<Param>,
+    /// `#[kernel(rename = Name)]`: the generated type's name.
+    pub rename: Option<Ident>,
+    /// What `{T}` stands for in the symbol pattern, for the types named: the fn's
+    /// `names(...)`, then the block's.
+    pub type_names: Vec<TypeName>,
+    /// The placeholder of the pattern that no generic parameter fills (`op` of `"u{op}_{T}"`):
+    /// that part of the symbol is chosen at run time, when the launcher is loaded.
+    pub run_time_name: Option<String>,
+    /// The PTX's members of a family or run-time named kernel, found by the `ptx` check; `None`
+    /// without a PTX file or for C++ templates.
+    pub members: Option<Members>,
+}
+
+/// The entries of a PTX that a pattern (`"u{op}_{T}"`) matches, with what each placeholder
+/// stands for.
+#[derive(Clone, Debug, Default)]
+pub struct Members {
+    /// One per entry, in the PTX's order.
+    pub entries: Vec<Member>,
+    /// Whether every member's type arguments are types the front end knows by name (built-in
+    /// types and types given a name with `names(...)`), so that the set of types with members
+    /// can be spelled in generated code.
+    pub types_known: bool,
+    /// The PTX file as the declaration names it, for messages.
+    pub file: String,
+}
+
+/// A family member's type argument.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MemberType {
+    /// A built-in type, by its path under the runtime (`half::f16`, `u32`, `Float4`).
+    Builtin(&'static str),
+    /// A type named in `names(...)`, as written there.
+    Path(String),
+}
+
+/// One member of a family.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member {
+    /// Its entry symbol.
+    pub symbol: String,
+    /// Each type parameter's argument, `None` where the name is not one the front end knows.
+    pub types: Vec<Option<MemberType>>,
+    /// What the run-time part of the pattern is for this member (`exp` of `uexp_f32`).
+    pub run_time_name: Option<String>,
 }
 
 /// A generic parameter of a kernel declaration.
@@ -172,6 +219,12 @@ impl Kernel {
         !self.generics.is_empty()
     }
 
+    /// Whether the entry symbol is found when the launcher is loaded (from the type arguments
+    /// or a name given at run time) rather than fixed by the declaration.
+    pub fn symbol_at_load(&self) -> bool {
+        self.is_generic() || self.run_time_name.is_some()
+    }
+
     /// The names of its type parameters, in order.
     pub fn type_params(&self) -> Vec<String> {
         self.generics
@@ -183,8 +236,12 @@ impl Kernel {
             .collect()
     }
 
-    /// The generated type's name: the fn's name in UpperCamelCase (`vector_add` -> `VectorAdd`).
+    /// The generated type's name: `rename = Name`, or the fn's name in UpperCamelCase
+    /// (`vector_add` -> `VectorAdd`).
     pub fn type_ident(&self) -> Ident {
+        if let Some(name) = &self.rename {
+            return name.clone();
+        }
         Ident::new(
             &upper_camel_case(&self.ident.to_string()),
             self.ident.span(),
@@ -223,7 +280,7 @@ pub struct ParamStruct<'a> {
 /// A field of a [`ParamStruct`].
 pub struct Field<'a> {
     /// How Rust names it.
-    pub member: Member,
+    pub member: FieldMember,
     /// The field's name in C: its Rust name, or `f0`, `f1`... for a tuple struct.
     pub c_name: String,
     /// Its type as written.

@@ -15,6 +15,19 @@ pub struct BlockArgs {
     pub ptx: Option<LitStr>,
     /// `module = pub MlKernels`: a type that embeds the PTX and loads every kernel of the block.
     pub module: Option<(Visibility, Ident)>,
+    /// `names(F8E4M3 = "f8_e4m3")`: what `{T}` stands for in the families of the block, for
+    /// the types named (a fn's own `names` come first).
+    pub type_names: Vec<TypeName>,
+}
+
+/// `F8E4M3 = "f8_e4m3"` in `names(...)`: the text a type gives `{T}` in a family's symbol
+/// pattern instead of its Rust name.
+#[derive(Clone)]
+pub struct TypeName {
+    /// The type, as the declaration writes it.
+    pub ty: Path,
+    /// The text `{T}` becomes.
+    pub name: LitStr,
 }
 
 /// Parses the block's arguments, reporting unknown ones and going on.
@@ -22,6 +35,7 @@ pub fn parse_block_args(cx: &mut Errors, args: proc_macro2::TokenStream) -> Bloc
     let mut krate = None;
     let mut ptx = None;
     let mut module = None;
+    let mut type_names = Vec::new();
     let parser = syn::meta::parser(|meta| {
         if meta.path.is_ident("crate") {
             parse_crate_arg(&meta, &mut krate)
@@ -31,9 +45,11 @@ pub fn parse_block_args(cx: &mut Errors, args: proc_macro2::TokenStream) -> Bloc
             let value = meta.value()?;
             let vis: Visibility = value.parse()?;
             set_once(&meta, &mut module, (vis, value.parse()?))
+        } else if meta.path.is_ident("names") {
+            parse_type_names(&meta, &mut type_names)
         } else {
             Err(meta.error(format!(
-                "unknown #[kernel] argument `{}`: expected `ptx = \"file.ptx\"`, `module = Name` or `crate = path`",
+                "unknown #[kernel] argument `{}`: expected `ptx = \"file.ptx\"`, `module = Name`, `names(Type = \"name\", ...)` or `crate = path`",
                 path_text(&meta.path)
             )))
         }
@@ -51,7 +67,31 @@ pub fn parse_block_args(cx: &mut Errors, args: proc_macro2::TokenStream) -> Bloc
         krate: krate.unwrap_or_else(runtime_path),
         ptx,
         module,
+        type_names,
     }
+}
+
+/// `names(F8E4M3 = "f8_e4m3", half::f16 = "half")`, refusing a type named twice and a name
+/// that cannot be part of a symbol.
+fn parse_type_names(meta: &ParseNestedMeta<'_>, out: &mut Vec<TypeName>) -> syn::Result<()> {
+    meta.parse_nested_meta(|entry| {
+        let name: LitStr = entry.value()?.parse()?;
+        let text = name.value();
+        if text.is_empty() || !text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(syn::Error::new(
+                name.span(),
+                "a type's name in a symbol is letters, digits and `_` (`f8_e4m3`)",
+            ));
+        }
+        if out.iter().any(|t| t.ty == entry.path) {
+            return Err(entry.error(format!("`{}` is named twice", path_text(&entry.path))));
+        }
+        out.push(TypeName {
+            ty: entry.path.clone(),
+            name,
+        });
+        Ok(())
+    })
 }
 
 /// `crate = path`, for crates that re-export the runtime: one parser for `#[kernel(...)]` and
@@ -80,6 +120,10 @@ pub struct FnArgs {
     pub name: Option<LitStr>,
     /// `cpp`: the entry symbol is the C++ mangling of the fn's signature.
     pub cpp: Option<Path>,
+    /// `rename = Name`: the generated type's name, instead of the fn's in UpperCamelCase.
+    pub rename: Option<Ident>,
+    /// `names(F8E4M3 = "f8_e4m3")`: what `{T}` stands for, for the types named.
+    pub type_names: Vec<TypeName>,
 }
 
 /// Parses one `#[kernel(...)]` attribute on a fn into `args`.
@@ -89,9 +133,13 @@ pub fn parse_fn_args(cx: &mut Errors, attr: &Attribute, args: &mut FnArgs) {
             set_once(&meta, &mut args.name, meta.value()?.parse()?)
         } else if meta.path.is_ident("cpp") {
             set_once(&meta, &mut args.cpp, meta.path.clone())
+        } else if meta.path.is_ident("rename") {
+            set_once(&meta, &mut args.rename, meta.value()?.parse()?)
+        } else if meta.path.is_ident("names") {
+            parse_type_names(&meta, &mut args.type_names)
         } else {
             Err(meta.error(format!(
-                "unknown #[kernel] argument `{}` on a kernel fn: expected `name = \"symbol\"` or `cpp`",
+                "unknown #[kernel] argument `{}` on a kernel fn: expected `name = \"symbol\"`, `cpp`, `rename = Name` or `names(Type = \"name\", ...)`",
                 path_text(&meta.path)
             )))
         }
@@ -101,7 +149,8 @@ pub fn parse_fn_args(cx: &mut Errors, attr: &Attribute, args: &mut FnArgs) {
     }
 }
 
-fn path_text(path: &Path) -> String {
+/// `half::f16`, as written.
+pub fn path_text(path: &Path) -> String {
     let mut text = String::new();
     for (i, segment) in path.segments.iter().enumerate() {
         if i > 0 {

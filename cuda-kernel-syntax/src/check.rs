@@ -113,16 +113,8 @@ fn check_signature_shape(cx: &mut Errors, kernel: &Kernel) {
 /// kernels whose `name` pattern places every type and const parameter (`"affine_{T}"`); const
 /// parameters are integers, as C++ non-type template parameters of kernels are.
 fn check_generics(cx: &mut Errors, kernel: &Kernel) {
+    check_run_time_name(cx, kernel);
     if !kernel.is_generic() {
-        if let Some(name) = &kernel.name_arg {
-            if name.value().contains('{') {
-                cx.error(
-                    name,
-                    "a `{...}` pattern names the members of a family: declare the fn generic \
-                     (`fn affine<T>(...)`) with the parameters the pattern places",
-                );
-            }
-        }
         return;
     }
     let generics = &kernel.sig.generics;
@@ -161,11 +153,44 @@ fn check_generics(cx: &mut Errors, kernel: &Kernel) {
     }
 }
 
+/// Rule: at most one placeholder of a symbol pattern is left to run time (the one no generic
+/// parameter fills: `op` of `"u{op}_{T}"`), and it is not next to another placeholder that
+/// could swallow it.
+fn check_run_time_name(cx: &mut Errors, kernel: &Kernel) {
+    let Some(pattern) = &kernel.name_arg else {
+        return;
+    };
+    if kernel.cpp.is_some() {
+        return; // `cpp` with `name` is reported on its own
+    }
+    let text = pattern.value();
+    let run_time: Vec<&str> = crate::pattern::holes(&text)
+        .into_iter()
+        .filter(|hole| kernel.generics.iter().all(|g| g.ident() != hole))
+        .collect();
+    if run_time.len() > 1 {
+        cx.error(
+            pattern,
+            format!(
+                "one part of a symbol can be chosen at run time, but {} are not generic \
+                 parameters of the fn: declare the others as type or const parameters \
+                 (`fn {}<T>(...)`)",
+                run_time
+                    .iter()
+                    .map(|h| format!("`{{{h}}}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                kernel.ident
+            ),
+        );
+    }
+}
+
 /// Rule: an explicit entry symbol is a non-empty identifier-like string without NUL.
 fn check_symbol(cx: &mut Errors, kernel: &Kernel) {
     if let Some(name) = &kernel.name_arg {
         let value = name.value();
-        if kernel.is_generic() {
+        if kernel.symbol_at_load() {
             return; // a family's pattern, checked with the generics
         }
         if value.is_empty() || value.contains('\0') || value.chars().any(char::is_whitespace) {
@@ -443,10 +468,6 @@ fn path_type_error(path: &syn::Path, text: &str) -> Option<String> {
         "Option" => format!(
             "unsupported parameter type `{text}`: C has no Option, pass the value and a flag as two parameters"
         ),
-        "usize" | "isize" => format!(
-            "`{name}` has no fixed width in a kernel signature: write {} for size_t, or a 32-bit type",
-            if name == "usize" { "u64" } else { "i64" }
-        ),
         "char" => {
             "`char` is a 4-byte Unicode scalar in Rust: write i8 or u8 for C's char".to_string()
         }
@@ -518,7 +539,8 @@ mod tests {
         assert!(error(parse_quote!(String)).contains("*const u8"));
         assert!(error(parse_quote!((u32, u32))).contains("tuples have no C layout"));
         assert!(error(parse_quote!([f32; 4])).contains("Float4"));
-        assert!(error(parse_quote!(usize)).contains("u64"));
+        assert!(param_type_error(&parse_quote!(usize)).is_none());
+        assert!(param_type_error(&parse_quote!(*const usize)).is_none());
         assert!(error(parse_quote!(*const [f32])).contains("write *const f32"));
         assert!(
             error(parse_quote!(*const Vec<u8>))

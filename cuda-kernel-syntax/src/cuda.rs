@@ -6,7 +6,7 @@
 //!     unsafe extern "C" { fn vector_add(a: *const f32, b: *const f32, c: *mut f32, n: u32); }
 //! };
 //! let mut cx = cuda_kernel_syntax::report::Errors::default();
-//! let block = cuda_kernel_syntax::parse::parse_block(&mut cx, block);
+//! let block = cuda_kernel_syntax::parse::parse_block(&mut cx, block, &[]);
 //! assert_eq!(
 //!     cuda_kernel_syntax::cuda::prototype(&block.kernels[0]).unwrap(),
 //!     "extern \"C\" __global__ void vector_add(const float* a, const float* b, float* c, unsigned int n);"

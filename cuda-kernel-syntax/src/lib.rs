@@ -24,6 +24,7 @@
 
 pub mod itanium;
 pub mod layout;
+pub mod pattern;
 pub mod ptx;
 pub mod types;
 

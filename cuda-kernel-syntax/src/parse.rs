@@ -10,7 +10,7 @@ use syn::{
 use syn::ext::IdentExt;
 
 use crate::ast::{Block, Field, GlobalVar, Kernel, KernelGeneric, Param, ParamStruct};
-use crate::attr::{self, FnArgs};
+use crate::attr::{self, FnArgs, TypeName};
 use crate::report::Errors;
 use crate::{check, mangle, types};
 
@@ -26,7 +26,8 @@ const CARRIED_ATTRS: &[&str] = &[
 ];
 
 /// Parses the block's items, reporting each one that is not a kernel fn and going on.
-pub fn parse_block(cx: &mut Errors, block: ItemForeignMod) -> Block {
+/// `type_names` are the block's `names(...)`, which each kernel's own come before.
+pub fn parse_block(cx: &mut Errors, block: ItemForeignMod, type_names: &[TypeName]) -> Block {
     for attr in &block.attrs {
         if !attr.path().is_ident("doc") {
             cx.error(
@@ -39,9 +40,9 @@ pub fn parse_block(cx: &mut Errors, block: ItemForeignMod) -> Block {
     let mut globals = Vec::new();
     for item in block.items {
         match item {
-            ForeignItem::Fn(f) => kernels.push(parse_kernel(cx, f, false)),
+            ForeignItem::Fn(f) => kernels.push(parse_kernel(cx, f, false, type_names)),
             ForeignItem::Verbatim(tokens) => match parse_safe_fn(tokens.clone()) {
-                Some(f) => kernels.push(parse_kernel(cx, f, true)),
+                Some(f) => kernels.push(parse_kernel(cx, f, true, type_names)),
                 None => cx.error(tokens, "expected a kernel declaration: `fn name(params);`"),
             },
             ForeignItem::Static(s) => globals.push(parse_global(cx, s)),
@@ -108,6 +109,18 @@ fn parse_global(cx: &mut Errors, s: syn::ForeignItemStatic) -> GlobalVar {
             "`cpp` derives kernel symbols: name a global with `name = \"...\"`",
         );
     }
+    if let Some(rename) = &args.rename {
+        cx.error(
+            rename,
+            "`rename` names a kernel's launcher type; a global's type is named after the static",
+        );
+    }
+    if let Some(entry) = args.type_names.first() {
+        cx.error(
+            &entry.ty,
+            "`names` applies to families of kernels, not to globals",
+        );
+    }
     if let syn::StaticMutability::Mut(m) = &s.mutability {
         cx.error(
             m,
@@ -153,7 +166,7 @@ fn parse_safe_fn(tokens: TokenStream) -> Option<ForeignItemFn> {
     parser.parse2(tokens).ok()
 }
 
-fn parse_kernel(cx: &mut Errors, f: ForeignItemFn, safe: bool) -> Kernel {
+fn parse_kernel(cx: &mut Errors, f: ForeignItemFn, safe: bool, block_names: &[TypeName]) -> Kernel {
     let (docs, attrs, args) = split_attrs(
         cx,
         f.attrs,
@@ -181,7 +194,21 @@ fn parse_kernel(cx: &mut Errors, f: ForeignItemFn, safe: bool) -> Kernel {
         }
     }
     let generics = parse_generics(cx, &f.sig.generics);
-    let (symbol, unmangled_param) = if generics.is_empty() {
+    // A placeholder no generic parameter fills is chosen at run time (`op` of "u{op}_{T}").
+    let run_time_name = match (&args.name, &args.cpp) {
+        (Some(pattern), None) => crate::pattern::holes(&pattern.value())
+            .into_iter()
+            .find(|hole| generics.iter().all(|g| g.ident() != hole))
+            .map(str::to_string),
+        _ => None,
+    };
+    let mut type_names = args.type_names.clone();
+    for name in block_names {
+        if type_names.iter().all(|t| t.ty != name.ty) {
+            type_names.push(name.clone());
+        }
+    }
+    let (symbol, unmangled_param) = if generics.is_empty() && run_time_name.is_none() {
         resolve_symbol(&f.sig.ident, &args, &params)
     } else {
         // The template's name, or the family's pattern; instances are named at load time.
@@ -201,6 +228,10 @@ fn parse_kernel(cx: &mut Errors, f: ForeignItemFn, safe: bool) -> Kernel {
         sig: f.sig,
         generics,
         params,
+        rename: args.rename,
+        type_names,
+        run_time_name,
+        members: None,
     }
 }
 

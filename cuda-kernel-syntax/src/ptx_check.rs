@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 use syn::ext::IdentExt;
 use syn::{LitStr, Type};
 
-use crate::ast::{Block, GlobalVar, Kernel, KernelGeneric, PtxLayout};
+use crate::ast::{Block, GlobalVar, Kernel, KernelGeneric, Member, MemberType, Members, PtxLayout};
 use crate::check::type_text;
 use crate::demangle;
 use crate::itanium::{self, CppType, TemplateArg};
+use crate::pattern;
 use crate::ptx::{self, Entry, PtxParam};
 use crate::report::Errors;
 use crate::types::{self, BuiltinType, Class};
@@ -98,7 +99,29 @@ pub fn check_against_ptx(cx: &mut Errors, block: &mut Block, file: &PtxFile) {
     for global in &mut block.globals {
         global.ptx_layout = check_global(cx, global, file);
     }
+    // Entries another declaration of the block binds are not members of a run-time family.
+    let mut claimed: Vec<String> = Vec::new();
+    for kernel in block.kernels.iter().filter(|k| k.run_time_name.is_none()) {
+        if !kernel.symbol_at_load() {
+            claimed.push(kernel.symbol.clone());
+        } else if kernel.cpp.is_none() {
+            claimed.extend(
+                family_members(kernel, file, &[])
+                    .into_iter()
+                    .map(|m| m.symbol),
+            );
+        }
+    }
     for kernel in &mut block.kernels {
+        if kernel.symbol_at_load() && kernel.cpp.is_none() {
+            let exclude: &[String] = if kernel.run_time_name.is_some() {
+                &claimed
+            } else {
+                &[]
+            };
+            kernel.members = Some(check_family(cx, kernel, file, exclude));
+            continue;
+        }
         if kernel.is_generic() {
             check_instances(cx, kernel, file);
             continue;
@@ -160,7 +183,7 @@ fn check_entry_exists<'a>(
         format!(
             "{} has no entry `{symbol}`, the symbol #[kernel(cpp)] derives from this declaration, \
              but has {}: the parameter types differ from the C++ declaration's (i8 mangles as \
-             signed char, i64 as long long: see cuda_kernel::ffi for char, long and size_t)",
+             signed char, i64 as long long, usize as size_t: see cuda_kernel::ffi for char and long)",
             file.shown,
             names.join(", ")
         )
@@ -373,6 +396,207 @@ fn suggestion(ptx: &PtxParam) -> String {
     types::suggestion(&ptx.ty, ptx.array_len, ptx.size, ptx.align)
 }
 
+/// What a type parameter of a family can stand for: each built-in type under its name (or the
+/// name `names(...)` gives it), and each type `names(...)` names that is not built in.
+struct TypeChoice {
+    /// What `{T}` becomes.
+    name: String,
+    /// The type, for generated code.
+    ty: MemberType,
+    /// Its size and alignment, where the front end knows them.
+    layout: Option<(usize, usize)>,
+}
+
+fn type_choices(kernel: &Kernel) -> Vec<TypeChoice> {
+    let mut out: Vec<TypeChoice> = types::all()
+        .filter(|t| t.alias_of.is_none())
+        .map(|t| TypeChoice {
+            name: t.name().to_string(),
+            ty: MemberType::Builtin(t.rust),
+            layout: Some((t.size, t.align)),
+        })
+        .collect();
+    for named in &kernel.type_names {
+        let last = named.ty.segments.last().map(|s| s.ident.to_string());
+        let builtin = last.as_deref().and_then(types::by_name);
+        match builtin.and_then(|b| out.iter_mut().find(|c| c.ty == MemberType::Builtin(b.rust))) {
+            Some(choice) => choice.name = named.name.value(),
+            None => out.push(TypeChoice {
+                name: named.name.value(),
+                ty: MemberType::Path(crate::attr::path_text(&named.ty)),
+                layout: None,
+            }),
+        }
+    }
+    out
+}
+
+/// The entries of the PTX the kernel's pattern matches (leaving out `exclude`), with each type
+/// parameter's choice and the run-time part.
+fn family_members(kernel: &Kernel, file: &PtxFile, exclude: &[String]) -> Vec<Member> {
+    family_matches(kernel, file, exclude)
+        .into_iter()
+        .map(|(member, _, _)| member)
+        .collect()
+}
+
+/// [`family_members`], with each member's entry and its type arguments' layouts.
+fn family_matches<'f>(
+    kernel: &Kernel,
+    file: &'f PtxFile,
+    exclude: &[String],
+) -> Vec<(Member, &'f Entry, Vec<Option<(usize, usize)>>)> {
+    let Some(pattern) = &kernel.name_arg else {
+        return Vec::new();
+    };
+    let pattern = pattern.value();
+    let choices = type_choices(kernel);
+    let names: Vec<String> = choices.iter().map(|c| c.name.clone()).collect();
+    let type_params = kernel.type_params();
+    let consts: Vec<String> = kernel
+        .generics
+        .iter()
+        .filter(|g| matches!(g, KernelGeneric::Const { .. }))
+        .map(|g| g.ident().to_string())
+        .collect();
+    let closed = |hole: &str| type_params.iter().any(|t| t == hole).then_some(&names[..]);
+    let mut out = Vec::new();
+    for entry in &file.entries {
+        if exclude.contains(&entry.name) {
+            continue;
+        }
+        let Some(filled) = pattern::fill(&pattern, &entry.name, &closed) else {
+            continue;
+        };
+        let value = |hole: &str| filled.iter().find(|(h, _)| *h == hole).map(|(_, v)| v);
+        if consts
+            .iter()
+            .any(|c| value(c).is_none_or(|v| v.parse::<i128>().is_err()))
+        {
+            continue;
+        }
+        let picked: Vec<Option<&TypeChoice>> = type_params
+            .iter()
+            .map(|t| value(t).and_then(|v| choices.iter().find(|c| &c.name == v)))
+            .collect();
+        out.push((
+            Member {
+                symbol: entry.name.clone(),
+                types: picked.iter().map(|c| c.map(|c| c.ty.clone())).collect(),
+                run_time_name: kernel.run_time_name.as_deref().and_then(value).cloned(),
+            },
+            entry,
+            picked.iter().map(|c| c.and_then(|c| c.layout)).collect(),
+        ));
+    }
+    out
+}
+
+/// Rule: a family (`"affine_{T}"`) or a kernel named at run time (`"u{op}_{T}"`) has members
+/// in the PTX, and every member takes the declared parameters with its type arguments
+/// substituted. A mistake shared by several members is one error naming them.
+fn check_family(cx: &mut Errors, kernel: &Kernel, file: &PtxFile, exclude: &[String]) -> Members {
+    let matches = family_matches(kernel, file, exclude);
+    if matches.is_empty() {
+        let names: Vec<_> = file
+            .entries
+            .iter()
+            .map(|e| demangle::shown(&e.name))
+            .collect();
+        let what = if kernel.run_time_name.is_some() {
+            format!("no entry matching `{}`", kernel.symbol)
+        } else {
+            format!("no member of the family `{}`", kernel.symbol)
+        };
+        let span: &dyn quote::ToTokens = match &kernel.name_arg {
+            Some(lit) => lit,
+            None => &kernel.ident,
+        };
+        cx.error(
+            span,
+            format!(
+                "{} has {what}; its entries are: {}{}",
+                file.shown,
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                },
+                if kernel.type_names.is_empty() && kernel.is_generic() {
+                    " (a type's name in a symbol is its Rust name, `f16` for half::f16: give \
+                     others with `names(Type = \"name\")`)"
+                } else {
+                    ""
+                }
+            ),
+        );
+    }
+    let generics = kernel.type_params();
+    let generics: Vec<&str> = generics.iter().map(String::as_str).collect();
+    let mut problems = Problems::default();
+    for (member, entry, layouts) in &matches {
+        instance_problems(
+            kernel,
+            &generics,
+            layouts,
+            entry,
+            &member.symbol,
+            &mut problems,
+        );
+    }
+    problems.report(cx, kernel, &file.shown);
+    let types_known = matches
+        .iter()
+        .all(|(member, _, _)| member.types.iter().all(Option::is_some));
+    Members {
+        entries: matches.into_iter().map(|(member, _, _)| member).collect(),
+        types_known,
+        file: file.shown.clone(),
+    }
+}
+
+/// Mistakes of a generic declaration, each with the instances or members it concerns, so that
+/// a wrong parameter shared by nine members is one error.
+#[derive(Default)]
+struct Problems {
+    /// (parameter, or `None` for the count; the mistake) and the instances showing it.
+    found: Vec<(Option<usize>, String, Vec<String>)>,
+}
+
+impl Problems {
+    fn add(&mut self, param: Option<usize>, what: String, instance: String) {
+        match self
+            .found
+            .iter_mut()
+            .find(|(p, w, _)| *p == param && *w == what)
+        {
+            Some((_, _, instances)) => instances.push(instance),
+            None => self.found.push((param, what, vec![instance])),
+        }
+    }
+
+    fn report(self, cx: &mut Errors, kernel: &Kernel, shown: &str) {
+        for (param, what, instances) in self.found {
+            let listed: Vec<String> = instances.iter().take(6).map(|i| format!("`{i}`")).collect();
+            let more = instances.len().saturating_sub(6);
+            let which = match (instances.len(), more) {
+                (1, _) => listed[0].clone(),
+                (_, 0) => format!("{} ({} members)", listed.join(", "), instances.len()),
+                _ => format!(
+                    "{} and {more} more ({} members)",
+                    listed.join(", "),
+                    instances.len()
+                ),
+            };
+            let message = what.replace("{which}", &which).replace("{file}", shown);
+            match param {
+                Some(i) => cx.error(&kernel.params[i].ty, message),
+                None => cx.error(&kernel.ident, message),
+            }
+        }
+    }
+}
+
 /// Rule: a generic declaration has instances in the PTX, and every instance whose arguments
 /// are built-in types takes the declared parameters with them substituted. Template instances
 /// are found by their symbols for every built-in type argument (const arguments stand for any
@@ -395,6 +619,7 @@ fn check_instances(cx: &mut Errors, kernel: &Kernel, file: &PtxFile) {
             .collect();
     }
     let mut found = 0;
+    let mut problems = Problems::default();
     for combo in &combos {
         let entry = if kernel.cpp.is_some() {
             let Some(params) = kernel
@@ -425,27 +650,17 @@ fn check_instances(cx: &mut Errors, kernel: &Kernel, file: &PtxFile) {
                 .iter()
                 .find(|e| matches_wildcards(&e.name, &symbol))
         } else {
-            if kernel
-                .generics
-                .iter()
-                .any(|g| matches!(g, KernelGeneric::Const { .. }))
-            {
-                return; // a family over values: its members are named at load time
-            }
-            let names: Vec<(&str, String)> = generics
-                .iter()
-                .zip(combo)
-                .map(|(g, t)| (*g, t.name().to_string()))
-                .collect();
-            let symbol = itanium::family_symbol(&kernel.symbol, &names);
-            ptx::find(&file.entries, &symbol)
+            return; // families are checked by check_family
         };
         let Some(entry) = entry else {
             continue;
         };
         found += 1;
-        check_instance(cx, kernel, &generics, combo, entry, &file.shown);
+        let layouts: Vec<_> = combo.iter().map(|t| Some((t.size, t.align))).collect();
+        let instance = demangle::shown(&entry.name);
+        instance_problems(kernel, &generics, &layouts, entry, &instance, &mut problems);
     }
+    problems.report(cx, kernel, &file.shown);
     if found == 0 {
         let prefix = format!("_Z{}{}I", kernel.symbol.len(), kernel.symbol);
         let instances: Vec<&Entry> = file
@@ -546,24 +761,26 @@ fn matches_wildcards(name: &str, symbol: &str) -> bool {
 }
 
 /// Rule: an instance takes as many parameters as declared, each of the size and alignment the
-/// declaration gives it with the type arguments substituted.
-fn check_instance(
-    cx: &mut Errors,
+/// declaration gives it with the type arguments substituted (`layouts`, one per type parameter,
+/// `None` where unknown). `{which}` in a problem's text stands for the instances it concerns.
+fn instance_problems(
     kernel: &Kernel,
     generics: &[&str],
-    combo: &[&BuiltinType],
+    layouts: &[Option<(usize, usize)>],
     entry: &Entry,
-    shown: &str,
+    instance: &str,
+    problems: &mut Problems,
 ) {
-    let instance = demangle::shown(&entry.name);
     if entry.params.len() != kernel.params.len() {
-        cx.error(
-            &kernel.ident,
+        problems.add(
+            None,
             format!(
-                "`{instance}` takes {} parameters in {shown} but {} are declared",
+                "{{which}} take{} {} parameters in {{file}} but {} are declared",
+                if entry.params.len() == 1 { "s" } else { "" },
                 entry.params.len(),
                 kernel.params.len()
             ),
+            instance.to_string(),
         );
         return;
     }
@@ -573,7 +790,7 @@ fn check_instance(
             Type::Path(p) => p.path.get_ident().and_then(|name| {
                 let name = name.to_string();
                 match generics.iter().position(|g| *g == name) {
-                    Some(k) => Some((combo[k].size, combo[k].align)),
+                    Some(k) => layouts.get(k).copied().flatten(),
                     None => types::primitive(&name).map(|t| (t.size, t.align)),
                 }
             }),
@@ -581,10 +798,10 @@ fn check_instance(
         };
         if let Some((size, align)) = layout {
             if (size, align) != (ptx.size, ptx.align) {
-                cx.error(
-                    &param.ty,
+                problems.add(
+                    Some(i),
                     format!(
-                        "`{}: {}` is {size} byte{} in `{instance}`, whose parameter {i} the PTX \
+                        "`{}: {}` is {size} byte{} in {{which}}, whose parameter {i} the PTX \
                          declares as {} ({} byte{})",
                         param.ident,
                         type_text(&param.ty),
@@ -593,6 +810,7 @@ fn check_instance(
                         ptx.size,
                         if ptx.size == 1 { "" } else { "s" },
                     ),
+                    instance.to_string(),
                 );
             }
         }

@@ -94,8 +94,10 @@ macro_rules! aggregates {
 }
 
 /// Scalars a kernel takes by value. `i8` is `signed char` and `i64`/`u64` are `long long`: a
-/// kernel written with `char`, `long` or `size_t` has the same layout but another C++ symbol.
-pub const SCALARS: [BuiltinType; 11] = scalars! {
+/// kernel written with `char` or `long` has the same layout but another C++ symbol. `usize` and
+/// `isize` are `size_t` and `ptrdiff_t`, 8 bytes on every CUDA host (all are 64-bit; the runtime
+/// refuses to compile for another).
+pub const SCALARS: [BuiltinType; 13] = scalars! {
     "u8" => "unsigned char", "h", 1, Integer, true;
     "i8" => "signed char", "a", 1, Integer, true;
     "bool" => "bool", "b", 1, Integer, true;
@@ -105,6 +107,8 @@ pub const SCALARS: [BuiltinType; 11] = scalars! {
     "i32" => "int", "i", 4, Integer, true;
     "u64" => "unsigned long long", "y", 8, Integer, true;
     "i64" => "long long", "x", 8, Integer, true;
+    "usize" => "size_t", "m", 8, Integer, false;
+    "isize" => "ptrdiff_t", "l", 8, Integer, false;
     "f32" => "float", "f", 4, Float, true;
     "f64" => "double", "d", 8, Float, true;
 };
@@ -192,8 +196,8 @@ macro_rules! c_aliases {
 
 /// The C types of `cuda_kernel::ffi`, laid out as on 64-bit Linux (Windows: `long` is 4 bytes).
 pub const C_ALIASES: [BuiltinType; 15] = c_aliases! {
-    "ffi::size_t" => "size_t", "m", 8, Integer, "u64";
-    "ffi::ptrdiff_t" => "ptrdiff_t", "l", 8, Integer, "i64";
+    "ffi::size_t" => "size_t", "m", 8, Integer, "usize";
+    "ffi::ptrdiff_t" => "ptrdiff_t", "l", 8, Integer, "isize";
     "ffi::c_char" => "char", "c", 1, Integer, "i8";
     "ffi::c_schar" => "signed char", "a", 1, Integer, "i8";
     "ffi::c_uchar" => "unsigned char", "h", 1, Integer, "u8";
@@ -300,7 +304,7 @@ mod tests {
             );
             assert!(t.align.is_power_of_two() && t.size % t.align == 0, "{t:?}");
         }
-        assert_eq!(all.len(), 106);
+        assert_eq!(all.len(), 108);
     }
 
     #[test]

@@ -4,14 +4,15 @@ pub use crate::declare::buffer::{ParamBytes, put};
 pub use crate::declare::cuda_declaration::{
     ConstText, DECLARATION_CAPACITY, FieldDims, struct_declaration,
 };
+pub use crate::declare::kernel::Family;
 pub use crate::declare::layout::{struct_align, struct_size};
-pub use crate::declare::symbol::{family_name, template_arg};
+pub use crate::declare::symbol::{family_name, family_name_with, template_arg};
 pub use crate::graph::plan::{PlanKernel, PlanMut, PlanRef};
 pub use crate::launch::{launch, launch_packed};
 pub use crate::load::module::{load_function, load_ptx};
 pub use crate::{
-    CType, Config, DeviceArg, DeviceArgMut, DeviceGlobal, Error, Kernel, KernelParam, Library,
-    Loaded, ParamBuffer, ParamLayout, ParamSlot,
+    CType, Config, DeviceArg, DeviceArgMut, DeviceGlobal, Error, Kernel, KernelCache, KernelParam,
+    Library, Loaded, ParamBuffer, ParamLayout, ParamSlot,
 };
 pub use ::core;
 pub use ::core::marker::PhantomData;

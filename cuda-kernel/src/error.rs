@@ -29,6 +29,25 @@ pub enum Error {
         kernel: String,
     },
 
+    /// The module lacks a member of a family (or a run-time name of a kernel named at run time)
+    /// that the launcher asked for.
+    #[error(
+        "kernel `{kernel}` not found in the module: `{pattern}` in {file} has no such member; {scope} are {} (add the kernel to the .cu file, or give its type the name the file uses with #[kernel(names(Type = \"name\"))])",
+        .members.join(", ")
+    )]
+    MemberNotFound {
+        /// The entry symbol that was looked up.
+        kernel: String,
+        /// The family's symbol pattern (`affine_{T}`).
+        pattern: &'static str,
+        /// The PTX file the declaration was checked against.
+        file: &'static str,
+        /// The members it has: those for the same type arguments where there are some.
+        members: Vec<String>,
+        /// What `members` lists.
+        scope: &'static str,
+    },
+
     /// The module has no `__constant__` or `__device__` variable of this name.
     #[error(
         "device global `{name}` not found in the module: check the .const and .global variables of its PTX (a variable in a C++ namespace appears under its mangled name)"

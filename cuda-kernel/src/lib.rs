@@ -76,6 +76,7 @@ pub use launch::config::{
     Config, DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits, occupancy_block_size,
     raise_shared_memory_limit,
 };
+pub use load::cache::KernelCache;
 pub use load::global::DeviceGlobal;
 pub use load::library::{Library, LibraryKernel, Loaded};
 pub use load::{nvrtc, ptx};

@@ -43,6 +43,13 @@ unsafe extern "C" {
     #[kernel(cpp)]
     pub fn saxpy(x: *const f32, y: *mut f32, a: f32, n: i32);
 
+    /// candle's strided layout: `size_t` is `usize`, for values and device memory alike.
+    pub fn ucopy_f32(numel: usize, num_dims: usize, info: *const usize, inp: *const f32, out: *mut f32);
+
+    /// `size_t` and `ptrdiff_t` mangle as C++ spells them (`m`, `l`).
+    #[kernel(cpp)]
+    pub fn sized(n: usize, d: isize, m: cuda_kernel::ffi::size_t);
+
     #[cfg(any())]
     pub fn compiled_out(n: NotEvenAType);
 }
@@ -55,7 +62,12 @@ fn calls(
     mut view_mut: CudaViewMut<'_, f32>,
     scale: &ScaleF32,
     fill: &Fill,
+    ucopy: &UcopyF32,
+    info: &CudaSlice<usize>,
+    out: &mut CudaSlice<f32>,
 ) -> Result<(), cuda_kernel::Error> {
+    let numel: usize = 4;
+    unsafe { ucopy.launch(s, LaunchConfig::for_num_elems(4), numel, 1, info, x, out)? };
     fill.launch(s, LaunchConfig::for_num_elems(4), x, 1.0, 4)?;
     fill.launch(s, LaunchConfig::for_num_elems(4), &mut view_mut, 1.0, 4)?;
     unsafe { scale.launch(s, LaunchConfig::for_num_elems(4), &mut view_mut, 2.0, 4)? };
@@ -71,4 +83,6 @@ fn main() {
     assert_eq!(reexported::C::NAME, "c");
     assert_eq!(ScaleF32::NAME, "_Z5scaleIfEvPT_S0_j");
     assert_eq!(Saxpy::NAME, "_Z5saxpyPKfPffi");
+    assert_eq!(Sized::NAME, "_Z5sizedmlm");
+    assert_eq!(UcopyF32::LAYOUT.size, 40);
 }

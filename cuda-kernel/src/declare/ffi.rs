@@ -30,8 +30,10 @@ pub use core::ffi::{
     c_ulong, c_ulonglong, c_ushort,
 };
 
-/// C's `size_t`: 8 bytes on 64-bit targets, `unsigned long` (`m`) in C++ symbols on Linux.
-pub type size_t = u64;
+/// C's `size_t`: Rust's `usize` (8 bytes on every CUDA host), `unsigned long` (`m`) in C++
+/// symbols on Linux. Declaring `usize` is the same.
+pub type size_t = usize;
 
-/// C's `ptrdiff_t`: 8 bytes on 64-bit targets, `long` (`l`) in C++ symbols on Linux.
-pub type ptrdiff_t = i64;
+/// C's `ptrdiff_t`: Rust's `isize`, `long` (`l`) in C++ symbols on Linux. Declaring `isize` is
+/// the same.
+pub type ptrdiff_t = isize;

@@ -48,8 +48,25 @@ pub unsafe trait Kernel: Sized {
     /// Where each parameter sits in the launch's parameter buffer.
     const LAYOUT: ParamLayout;
 
-    /// The entry symbol in its module (for a generic declaration, of this instance).
+    /// For a kernel whose symbol has a part chosen at run time (`#[kernel(name = "u{op}_{T}")]`),
+    /// that placeholder's name (`"op"`); `None` for a kernel whose declaration fixes its symbol.
+    const RUN_TIME_NAME: Option<&'static str> = None;
+
+    /// The members of its family that the PTX the declaration was checked against holds, for
+    /// the error of a member a module lacks.
+    #[doc(hidden)]
+    const __FAMILY: Option<&'static Family> = None;
+
+    /// The entry symbol in its module (for a generic declaration, of this instance). For a
+    /// kernel named at run time, the pattern with that part left in braces (`u{op}_f32`).
     fn symbol() -> Cow<'static, str>;
+
+    /// The entry symbol with `name` for the part chosen at run time (`uexp_f32` for `"exp"`);
+    /// [`symbol`](Self::symbol) for a kernel without one.
+    fn symbol_named(name: &str) -> Cow<'static, str> {
+        let _ = name;
+        Self::symbol()
+    }
 
     /// Wraps a function found and checked against [`LAYOUT`](Self::LAYOUT).
     #[doc(hidden)]
@@ -62,21 +79,112 @@ pub unsafe trait Kernel: Sized {
     /// Looks the kernel up in `module` and checks its parameters against
     /// [`LAYOUT`](Self::LAYOUT) (on drivers of CUDA 12.4 or newer, which report them):
     /// [`Error::KernelNotFound`], [`Error::SignatureMismatch`].
+    ///
+    /// A member of a family the module lacks is [`Error::MemberNotFound`], listing the members
+    /// there are; a kernel named at run time is [`Error::Unsupported`] here (use
+    /// [`load_named`](Self::load_named)).
     fn load(module: &Arc<CudaModule>) -> Result<Self, Error> {
-        crate::load::module::load_function(module, &Self::symbol(), &Self::LAYOUT)
-            .map(|function| Self::__from_loaded(Loaded::Module(function)))
+        load_symbol(module, &fixed_symbol::<Self>()?)
+    }
+
+    /// [`load`](Self::load) for a kernel named at run time: `name` fills the part of the
+    /// symbol its declaration leaves open (`"exp"` for `u{op}_{T}`).
+    fn load_named(module: &Arc<CudaModule>, name: &str) -> Result<Self, Error> {
+        load_symbol(module, &run_time_symbol::<Self>(name)?)
     }
 
     /// Looks the kernel up in `library`, loaded once for every GPU of the process, and checks
     /// its parameters once; the launcher then launches on a stream of any device.
     fn load_library(library: &Arc<Library>) -> Result<Self, Error> {
-        crate::LibraryKernel::load(library, &Self::symbol(), &Self::LAYOUT)
-            .map(|kernel| Self::__from_loaded(Loaded::Library(Arc::new(kernel))))
+        load_library_symbol(library, &fixed_symbol::<Self>()?)
+    }
+
+    /// [`load_library`](Self::load_library) for a kernel named at run time.
+    fn load_library_named(library: &Arc<Library>, name: &str) -> Result<Self, Error> {
+        load_library_symbol(library, &run_time_symbol::<Self>(name)?)
     }
 
     /// The function of a launcher loaded from a module, for attributes, occupancy and graph
     /// queries; `None` for one loaded from a library (whose functions are per device).
     fn function(&self) -> Option<&CudaFunction> {
         self.__loaded().module_function()
+    }
+}
+
+/// The members of a family (or of a kernel named at run time) in the PTX its declaration was
+/// checked against, as `#[kernel(ptx = ...)]` found them.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Family {
+    /// The symbol pattern, `affine_{T}`.
+    pub pattern: &'static str,
+    /// The PTX file, as the declaration names it.
+    pub file: &'static str,
+    /// Every member's symbol.
+    pub members: &'static [&'static str],
+}
+
+/// The symbol of a kernel whose declaration fixes it (or whose type arguments do).
+fn fixed_symbol<K: Kernel>() -> Result<Cow<'static, str>, Error> {
+    match K::RUN_TIME_NAME {
+        None => Ok(K::symbol()),
+        Some(_) => Err(Error::Unsupported(
+            "this kernel's symbol has a part chosen at run time: load it with load_named \
+             (or the module type's method taking the name)",
+        )),
+    }
+}
+
+/// The symbol of a kernel named at run time, with `name` filled in.
+fn run_time_symbol<K: Kernel>(name: &str) -> Result<Cow<'static, str>, Error> {
+    match K::RUN_TIME_NAME {
+        Some(_) => Ok(K::symbol_named(name)),
+        None => Err(Error::Unsupported(
+            "this kernel's declaration fixes its symbol: load it with load, without a name",
+        )),
+    }
+}
+
+fn load_symbol<K: Kernel>(module: &Arc<CudaModule>, symbol: &str) -> Result<K, Error> {
+    crate::load::module::load_function(module, symbol, &K::LAYOUT)
+        .map(|function| K::__from_loaded(Loaded::Module(function)))
+        .map_err(|e| member_error::<K>(e))
+}
+
+fn load_library_symbol<K: Kernel>(library: &Arc<Library>, symbol: &str) -> Result<K, Error> {
+    crate::LibraryKernel::load(library, symbol, &K::LAYOUT)
+        .map(|kernel| K::__from_loaded(Loaded::Library(Arc::new(kernel))))
+        .map_err(|e| member_error::<K>(e))
+}
+
+/// A kernel not found, as a family member: with the members there are for the same type
+/// arguments (or, where none, all of them).
+fn member_error<K: Kernel>(error: Error) -> Error {
+    let (Error::KernelNotFound { kernel }, Some(family)) = (&error, K::__FAMILY) else {
+        return error;
+    };
+    // For a kernel named at run time, the members for this instance's type arguments: those
+    // its symbol, with the run-time part open (`u{op}_f32`), matches.
+    let instance = K::symbol();
+    let same_types: Vec<&str> = match K::RUN_TIME_NAME {
+        Some(_) => family
+            .members
+            .iter()
+            .copied()
+            .filter(|m| cuda_kernel_syntax::pattern::fill(&instance, m, &|_| None).is_some())
+            .collect(),
+        None => Vec::new(),
+    };
+    let (listed, scope) = if same_types.is_empty() {
+        (family.members.to_vec(), "its members")
+    } else {
+        (same_types, "its members of these types")
+    };
+    Error::MemberNotFound {
+        kernel: kernel.clone(),
+        pattern: family.pattern,
+        file: family.file,
+        members: listed.iter().map(|m| m.to_string()).collect(),
+        scope,
     }
 }

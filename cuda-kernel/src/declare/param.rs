@@ -6,8 +6,9 @@ use half::{bf16, f16};
 ///
 /// Implemented for `bool`, the fixed-width integers, `f32`, `f64`, [`half::f16`],
 /// [`half::bf16`], the vector types of this crate ([`Float4`](crate::Float4), ...), and raw
-/// pointers to any of these (a device address, 8 bytes). `usize`, `isize`, `char` and `u128`
-/// have no fixed CUDA counterpart and are not parameters.
+/// pointers to any of these (a device address, 8 bytes). `usize` and `isize` are `size_t` and
+/// `ptrdiff_t` (every CUDA host is 64-bit; the crate does not compile for a 32-bit target).
+/// `char` and `u128` have no CUDA counterpart and are not parameters.
 ///
 /// ```
 /// use cuda_kernel::{Float4, KernelParam};
@@ -24,7 +25,7 @@ use half::{bf16, f16};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a CUDA kernel parameter type",
     label = "not a kernel parameter type",
-    note = "parameters are bool, i8..i64, u8..u64, f32, f64, half::f16, half::bf16, the vector types of cuda_kernel (Float4, Int2, ...), and *const T / *mut T for device memory"
+    note = "parameters are bool, i8..i64, u8..u64, usize, isize, f32, f64, half::f16, half::bf16, the vector types of cuda_kernel (Float4, Int2, ...), and *const T / *mut T for device memory"
 )]
 pub unsafe trait KernelParam: Copy {
     /// Size of the type on the device, in bytes.
@@ -110,6 +111,8 @@ pod_param! {
     u32 => 4, 4, "unsigned int";
     i64 => 8, 8, "long long";
     u64 => 8, 8, "unsigned long long";
+    usize => 8, 8, "size_t";
+    isize => 8, 8, "ptrdiff_t";
     f32 => 4, 4, "float";
     f64 => 8, 8, "double";
     f16 => 2, 2, "__half";

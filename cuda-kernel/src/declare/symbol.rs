@@ -18,3 +18,12 @@ pub fn family_name<T: KernelParam>() -> String {
     }
     name
 }
+
+/// [`family_name`], unless `names` (from `#[kernel(names(F8E4M3 = "f8_e4m3"))]`) gives `T`'s
+/// CUDA type another name.
+pub fn family_name_with<T: KernelParam>(names: &[(crate::CType, &str)]) -> String {
+    match names.iter().find(|(ty, _)| *ty == T::CUDA_TYPE) {
+        Some((_, name)) => (*name).to_string(),
+        None => family_name::<T>(),
+    }
+}

@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use cudarc::driver::{CudaContext, sys};
+use cudarc::driver::CudaContext;
 
 use crate::Error;
 
@@ -25,9 +25,34 @@ pub(crate) mod result;
 /// ```
 pub fn is_present() -> bool {
     static PRESENT: OnceLock<bool> = OnceLock::new();
-    // SAFETY: loading the driver library runs its initialisers, which is what every CUDA program
-    // does on its first driver call.
-    *PRESENT.get_or_init(|| unsafe { sys::is_culib_present() })
+    *PRESENT.get_or_init(|| library_present(&["cuda", "nvcuda"]))
+}
+
+/// Whether one of the shared libraries cudarc would load for `names` can be loaded: the
+/// names cudarc's loader tries first (`libcuda.so`, `libcuda.so.1`, `libnvrtc.so.13`,
+/// `nvrtc64_130_0.dll`, ...), so that a library found here is one cudarc finds too.
+///
+/// Asked through libloading rather than cudarc's `is_culib_present`, which exists only under
+/// cudarc's `dynamic-loading` linkage: under `dynamic-linking` or `static-linking` the process
+/// has the library loaded already and the probe finds it.
+pub(crate) fn library_present(names: &[&str]) -> bool {
+    use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
+    let mut candidates = Vec::new();
+    for name in names {
+        candidates.push(format!("{DLL_PREFIX}{name}{DLL_SUFFIX}"));
+        for major in ["1", "13", "12", "11"] {
+            candidates.push(format!("{DLL_PREFIX}{name}{DLL_SUFFIX}.{major}"));
+        }
+        for version in ["130_0", "120_0", "110_0"] {
+            candidates.push(format!("{DLL_PREFIX}{name}64_{version}{DLL_SUFFIX}"));
+        }
+    }
+    candidates.iter().any(|candidate| {
+        // SAFETY: loading the library runs its initialisers, which is what every CUDA program
+        // does on its first call into it; the handle is closed again (the loader keeps the
+        // library while cudarc or the process itself holds it).
+        unsafe { libloading::Library::new(candidate) }.is_ok()
+    })
 }
 
 /// Returns [`Error::NoDriver`] unless the driver library can be loaded.

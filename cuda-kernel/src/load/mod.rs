@@ -2,6 +2,7 @@
 //! from them with each declaration checked against the driver's view, device globals, run-time
 //! compilation and reading PTX.
 
+pub(crate) mod cache;
 pub(crate) mod global;
 pub(crate) mod library;
 pub(crate) mod module;

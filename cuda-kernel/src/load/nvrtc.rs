@@ -41,8 +41,7 @@ use crate::Error;
 /// ```
 pub fn is_present() -> bool {
     static PRESENT: OnceLock<bool> = OnceLock::new();
-    // SAFETY: loading the library runs its initialisers, as any NVRTC program's first call does.
-    *PRESENT.get_or_init(|| unsafe { cudarc::nvrtc::sys::is_culib_present() })
+    *PRESENT.get_or_init(|| crate::driver::library_present(&["nvrtc"]))
 }
 
 /// Compiles the CUDA C `source` to PTX with NVRTC, passing `options` through as NVRTC takes

@@ -2,7 +2,7 @@
 #[repr(C)]
 pub struct Params {
     pub scale: f32,
-    pub count: usize,
+    pub count: char,
 }
 
 fn main() {}

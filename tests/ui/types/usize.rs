@@ -1,8 +1,0 @@
-use cuda_kernel::kernel;
-
-#[kernel]
-unsafe extern "C" {
-    pub fn k(x: *mut f32, n: usize);
-}
-
-fn main() {}
