@@ -19,6 +19,12 @@ cargo test --release --no-run --message-format=json --test gpu --test loading --
     while read -r exe; do
         cp "$exe" ".device/tests/$(basename "$exe" | sed 's/-[0-9a-f]*$//')"
     done
+# The strided-tensor backend's GPU tests and its dispatch benchmark (examples/tensor).
+cargo test --release --no-run --message-format=json -p tensor-backend --test gpu 2>/dev/null |
+    sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' |
+    while read -r exe; do cp "$exe" .device/tests/tensor-gpu; done
+cargo build --release --quiet -p tensor-backend --example dispatch
+cp target/release/examples/dispatch .device/examples/
 cargo build --release --quiet --manifest-path tests/downstream/quickstart/Cargo.toml --target-dir target/downstream
 cp target/downstream/release/quickstart .device/examples/
 cp scripts/device-run.sh scripts/device-probe.sh .device/scripts/

@@ -643,12 +643,29 @@ fn member_check(krate: &Path, kernel: &Kernel) -> (Option<TokenStream>, Option<T
         listed.join(", ")
     };
     let escape = |text: &str| text.replace('{', "{{").replace('}', "}}");
-    let message = format!(
-        "{} has no member of `{}` for `{{Self}}`: its members are {}",
-        escape(&members.file),
-        escape(&kernel.symbol),
-        escape(&shown)
-    );
+    // With one type parameter named by its Rust name, the missing symbol itself: `{Self}` in
+    // place of `{T}` (`affine_i16`).
+    let missing = match (&type_params[..], &kernel.run_time_name) {
+        ([t], None) if kernel.type_names.is_empty() => {
+            let placeholder = format!("{{{t}}}");
+            let parts: Vec<String> = kernel.symbol.split(&placeholder).map(escape).collect();
+            Some(parts.join("{Self}"))
+        }
+        _ => None,
+    };
+    let family = format!("member of `{}` for `{{Self}}`", escape(&kernel.symbol));
+    let message = match missing {
+        Some(symbol) => format!(
+            "{} has no `{symbol}` (no {family}): its members are {}",
+            escape(&members.file),
+            escape(&shown)
+        ),
+        None => format!(
+            "{} has no {family}: its members are {}",
+            escape(&members.file),
+            escape(&shown)
+        ),
+    };
     let note = "generic code loads a member through `Kernel::load`, a `KernelCache` or the \
                 block's module type, which report a missing member at run time";
     let target = if type_params.len() == 1 {

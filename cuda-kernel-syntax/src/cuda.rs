@@ -83,7 +83,8 @@ pub fn family_prototypes(kernel: &Kernel) -> Vec<String> {
     let (Some(pattern), None) = (&kernel.name_arg, &kernel.cpp) else {
         return Vec::new();
     };
-    if !kernel.is_generic() || kernel.generics.len() != 1 {
+    // A kernel named at run time has members the sources alone do not name.
+    if !kernel.is_generic() || kernel.generics.len() != 1 || kernel.run_time_name.is_some() {
         return Vec::new();
     }
     let param = kernel.generics[0].ident().to_string();
@@ -101,8 +102,13 @@ pub fn family_prototypes(kernel: &Kernel) -> Vec<String> {
                     Some(format!("{} {}", c_type(&ty)?, p.ident))
                 })
                 .collect::<Option<Vec<_>>>()?;
-            let name =
-                crate::itanium::family_symbol(&pattern.value(), &[(&param, t.name().to_string())]);
+            // The name `names(...)` gives the type, or its own.
+            let type_name = kernel
+                .type_names
+                .iter()
+                .find(|n| n.ty.segments.last().is_some_and(|s| s.ident == t.name()))
+                .map_or_else(|| t.name().to_string(), |n| n.name.value());
+            let name = crate::itanium::family_symbol(&pattern.value(), &[(&param, type_name)]);
             Some(format!(
                 "extern \"C\" __global__ void {name}({});",
                 params.join(", ")

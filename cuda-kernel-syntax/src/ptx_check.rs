@@ -112,14 +112,33 @@ pub fn check_against_ptx(cx: &mut Errors, block: &mut Block, file: &PtxFile) {
             );
         }
     }
+    // An entry two run-time patterns match belongs to the one with more fixed text:
+    // `badd_f32` to `b{op}_{T}`, not to `{op}_{T}`.
+    let run_time: Vec<(usize, Vec<String>)> = block
+        .kernels
+        .iter()
+        .filter(|k| k.run_time_name.is_some() && k.cpp.is_none())
+        .map(|k| {
+            let members = family_members(k, file, &claimed);
+            (
+                literal_len(&k.symbol),
+                members.into_iter().map(|m| m.symbol).collect(),
+            )
+        })
+        .collect();
     for kernel in &mut block.kernels {
         if kernel.symbol_at_load() && kernel.cpp.is_none() {
-            let exclude: &[String] = if kernel.run_time_name.is_some() {
-                &claimed
-            } else {
-                &[]
-            };
-            kernel.members = Some(check_family(cx, kernel, file, exclude));
+            let mut exclude = Vec::new();
+            if kernel.run_time_name.is_some() {
+                exclude.extend(claimed.iter().cloned());
+                let own = literal_len(&kernel.symbol);
+                for (len, symbols) in &run_time {
+                    if *len > own {
+                        exclude.extend(symbols.iter().cloned());
+                    }
+                }
+            }
+            kernel.members = Some(check_family(cx, kernel, file, &exclude));
             continue;
         }
         if kernel.is_generic() {
@@ -394,6 +413,17 @@ fn check_param(
 /// The Rust types that fit a PTX parameter.
 fn suggestion(ptx: &PtxParam) -> String {
     types::suggestion(&ptx.ty, ptx.array_len, ptx.size, ptx.align)
+}
+
+/// The fixed text of a symbol pattern, in bytes: how specific it is.
+fn literal_len(pattern: &str) -> usize {
+    pattern::pieces(pattern)
+        .iter()
+        .map(|piece| match piece {
+            pattern::Piece::Text(text) => text.len(),
+            pattern::Piece::Hole(_) => 0,
+        })
+        .sum()
 }
 
 /// What a type parameter of a family can stand for: each built-in type under its name (or the

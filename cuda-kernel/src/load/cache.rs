@@ -157,7 +157,9 @@ enum Probe<'a> {
 }
 
 impl Segment {
+    /// `len` is a power of two, so that a hash finds its slot by a mask.
     fn new(len: usize) -> Segment {
+        debug_assert!(len.is_power_of_two());
         Segment {
             slots: (0..len).map(|_| OnceLock::new()).collect(),
             next: OnceLock::new(),
@@ -167,10 +169,10 @@ impl Segment {
     /// Linear probing from the hash's slot: the matching slot, or whether an empty one ends
     /// the run (nothing further can match) or the segment is full.
     fn find(&self, kernel: TypeId, name: &str, hash: u64) -> Probe<'_> {
-        let len = self.slots.len();
-        let start = (hash as usize) % len;
-        for i in 0..len {
-            match self.slots[(start + i) % len].get() {
+        let mask = self.slots.len() - 1;
+        let start = hash as usize;
+        for i in 0..=mask {
+            match self.slots[(start + i) & mask].get() {
                 Some(slot) if slot.kernel == kernel && *slot.name == *name => {
                     return Probe::Found(slot);
                 }
@@ -184,10 +186,10 @@ impl Segment {
     /// Puts `pending` in the first empty slot of its run, or returns the slot another thread
     /// filled with the same kernel first; gives `pending` back when the segment is full.
     fn insert(&self, mut pending: Slot, hash: u64) -> Result<&Slot, Slot> {
-        let len = self.slots.len();
-        let start = (hash as usize) % len;
-        for i in 0..len {
-            let cell = &self.slots[(start + i) % len];
+        let mask = self.slots.len() - 1;
+        let start = hash as usize;
+        for i in 0..=mask {
+            let cell = &self.slots[(start + i) & mask];
             if let Some(slot) = cell.get() {
                 if slot.kernel == pending.kernel && slot.name == pending.name {
                     return Ok(slot);
@@ -209,10 +211,14 @@ impl Segment {
     }
 }
 
+/// The slot's launcher as `K`, which the caller found the slot by.
 fn downcast<K: 'static>(slot: &Slot) -> &K {
-    slot.launcher
-        .downcast_ref::<K>()
-        .expect("a slot's launcher is of the type its TypeId names")
+    debug_assert!(slot.kernel == TypeId::of::<K>());
+    let launcher: *const (dyn Any + Send + Sync) = &*slot.launcher;
+    // SAFETY: every slot is found by comparing its `kernel` with `TypeId::of::<K>()`, and a
+    // slot's `kernel` is the TypeId of the launcher it holds (set together in `entry`), so the
+    // box holds a `K` (what `downcast_ref` would check again through the vtable).
+    unsafe { &*launcher.cast::<K>() }
 }
 
 /// FxHash of the kernel's type and the run-time name: a few multiplications, no allocation.

@@ -1,0 +1,110 @@
+//! The backend's kernels, declared once each as their CUDA sources write them: one declaration
+//! stands for every op and dtype of a file (`u{op}_{T}`: `uexp_f32`, `usqrt_bf16`, ...), checked
+//! at compile time against every entry of the PTX it matches.
+
+use cuda_kernel::kernel;
+
+#[kernel(ptx = "$OUT_DIR/unary.ptx", module = pub UnaryKernels)]
+unsafe extern "C" {
+    /// `out[i] = op(inp[i])`, `inp` strided by `info` (dims, then strides; NULL when
+    /// contiguous). Ops: copy, neg, exp, log, sqrt, abs, sqr, relu, recip for the floats; copy
+    /// and sqr (and neg for i64) for the integers.
+    #[kernel(name = "u{op}_{T}")]
+    pub fn unary<T>(numel: usize, num_dims: usize, info: *const usize, inp: *const T, out: *mut T);
+
+    /// `out[i] = inp[i] ^ param`, for the floats.
+    #[kernel(name = "upowf_{T}")]
+    pub fn powf<T>(
+        numel: usize,
+        num_dims: usize,
+        info: *const usize,
+        param: T,
+        inp: *const T,
+        out: *mut T,
+    );
+}
+
+#[kernel(ptx = "$OUT_DIR/binary.ptx", module = pub BinaryKernels)]
+unsafe extern "C" {
+    /// `out[i] = lhs[i] op rhs[i]`, `dims_and_strides`: dims, lhs strides, rhs strides (NULL when
+    /// both are contiguous). Ops: add, sub, mul, div, maximum, minimum.
+    #[kernel(name = "b{op}_{T}")]
+    pub fn binary<T>(
+        numel: usize,
+        num_dims: usize,
+        dims_and_strides: *const usize,
+        lhs: *const T,
+        rhs: *const T,
+        out: *mut T,
+    );
+
+    /// `out[i] = lhs[i] op rhs[i]` as 0 or 1. Ops: eq, ne, lt, le, gt, ge.
+    #[kernel(name = "{op}_{T}")]
+    pub fn cmp<T>(
+        numel: usize,
+        num_dims: usize,
+        dims_and_strides: *const usize,
+        lhs: *const T,
+        rhs: *const T,
+        out: *mut u8,
+    );
+}
+
+#[kernel(ptx = "$OUT_DIR/cast.ptx", module = pub CastKernels)]
+unsafe extern "C" {
+    /// `out[i] = inp[i] as U`.
+    #[kernel(name = "cast_{T}_{U}")]
+    pub fn cast<T, U>(
+        numel: usize,
+        num_dims: usize,
+        info: *const usize,
+        inp: *const T,
+        out: *mut U,
+    );
+}
+
+#[kernel(ptx = "$OUT_DIR/reduce.ptx", module = pub ReduceKernels)]
+unsafe extern "C" {
+    /// `dst[b] = op(src[b * el_to_sum_per_block ..][.. el_to_sum_per_block])`, one block of 256
+    /// threads per output. Ops: sum, max, min, for the floats.
+    #[kernel(name = "fast_{op}_{T}")]
+    pub fn reduce<T>(
+        src_numel: usize,
+        el_to_sum_per_block: usize,
+        num_dims: usize,
+        info: *const usize,
+        src: *const T,
+        dst: *mut T,
+    );
+}
+
+#[kernel(ptx = "$OUT_DIR/where_index.ptx", module = pub SelectKernels)]
+unsafe extern "C" {
+    /// `out[i] = ids[i] ? t[i] : f[i]`; `info`: dims, then the strides of ids, t and f.
+    #[kernel(name = "where_{I}_{T}")]
+    pub fn where_cond<I, T>(
+        numel: usize,
+        num_dims: usize,
+        info: *const usize,
+        ids: *const I,
+        t: *const T,
+        f: *const T,
+        out: *mut T,
+    );
+
+    /// `out` = the rows of `inp` along one dimension that `ids` names, with the sizes left of,
+    /// along and right of that dimension.
+    #[kernel(name = "is_{I}_{T}")]
+    pub fn index_select<I, T>(
+        numel: usize,
+        num_dims: usize,
+        info: *const usize,
+        ids: *const I,
+        inp: *const T,
+        out: *mut T,
+        left_size: usize,
+        src_dim_size: usize,
+        ids_dim_size: usize,
+        right_size: usize,
+    );
+}
