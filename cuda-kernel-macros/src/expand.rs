@@ -32,6 +32,9 @@ pub fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
     // items), so the kernels that parsed are checked even after parse errors: one build then
     // reports every mistake.
     check::check_block(&mut cx, &block);
+    if let Some((_, module)) = &block_args.module {
+        check::check_module_name(&mut cx, &block, module);
+    }
     let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
     let ptx_file = block_args
         .ptx
@@ -73,9 +76,15 @@ fn expand_items(
         .iter()
         .map(|k| expand_launcher(krate, k, body));
     let globals = block.globals.iter().map(|g| expand_global(krate, g, body));
+    // A module named as a launcher is reported; generating both would only add a clash.
+    let clashes = |name: &Ident| {
+        block.kernels.iter().any(|k| k.type_ident() == *name)
+            || block.globals.iter().any(|g| g.type_ident() == *name)
+    };
     let module = args
         .module
         .as_ref()
+        .filter(|(_, name)| !clashes(name))
         .map(|m| expand_module(krate, m, block, ptx_path, body));
     quote! { #(#kernels)* #(#globals)* #module }
 }

@@ -27,6 +27,30 @@ pub fn check_block(cx: &mut Errors, block: &Block) {
     }
 }
 
+/// Rule: the type `module = Name` generates is not also the name of a launcher or global type
+/// of the block (`module = Unary` beside `fn unary`).
+pub fn check_module_name(cx: &mut Errors, block: &Block, module: &proc_macro2::Ident) {
+    let kernel = block
+        .kernels
+        .iter()
+        .find(|k| k.type_ident() == *module)
+        .map(|k| format!("the launcher of `{}`", k.ident));
+    let global = block
+        .globals
+        .iter()
+        .find(|g| g.type_ident() == *module)
+        .map(|g| format!("the type of the global `{}`", g.ident));
+    if let Some(what) = kernel.or(global) {
+        cx.error(
+            module,
+            format!(
+                "`module = {module}` names the block's type as {what} is named: give the module \
+                 another name (`{module}Kernels`), or the launcher one with `rename = ...`"
+            ),
+        );
+    }
+}
+
 /// Rule: kernels use the C ABI, so the block is `extern "C"` (or plain `extern`, which is "C").
 fn check_abi(cx: &mut Errors, abi: &syn::Abi) {
     if let Some(name) = &abi.name {

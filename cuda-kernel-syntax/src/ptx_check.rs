@@ -470,12 +470,11 @@ fn family_members(kernel: &Kernel, file: &PtxFile, exclude: &[String]) -> Vec<Me
         .collect()
 }
 
+/// A member, its entry, and its type arguments' sizes and alignments where known.
+type Match<'f> = (Member, &'f Entry, Vec<Option<(usize, usize)>>);
+
 /// [`family_members`], with each member's entry and its type arguments' layouts.
-fn family_matches<'f>(
-    kernel: &Kernel,
-    file: &'f PtxFile,
-    exclude: &[String],
-) -> Vec<(Member, &'f Entry, Vec<Option<(usize, usize)>>)> {
+fn family_matches<'f>(kernel: &Kernel, file: &'f PtxFile, exclude: &[String]) -> Vec<Match<'f>> {
     let Some(pattern) = &kernel.name_arg else {
         return Vec::new();
     };
@@ -802,10 +801,19 @@ fn instance_problems(
     problems: &mut Problems,
 ) {
     if entry.params.len() != kernel.params.len() {
+        // Entries a run-time pattern matches may be other kernels: say how to set them apart.
+        let hint = match &kernel.run_time_name {
+            Some(name) => format!(
+                ": if they are other kernels, declare them with a pattern of their own that fixes \
+                 `{{{name}}}` (entries another declaration of the block binds are not members of \
+                 this one)"
+            ),
+            None => String::new(),
+        };
         problems.add(
             None,
             format!(
-                "{{which}} take{} {} parameters in {{file}} but {} are declared",
+                "{{which}} take{} {} parameters in {{file}} but {} are declared{hint}",
                 if entry.params.len() == 1 { "s" } else { "" },
                 entry.params.len(),
                 kernel.params.len()

@@ -116,3 +116,48 @@ impl<T> DeviceArgMut<T> for Null {
         (0, None)
     }
 }
+
+/// `None` is NULL, `Some(memory)` the memory: an optional operand chosen at run time, such as
+/// strides that are only passed for a non-contiguous tensor (candle's `SlicePtrOrNull`).
+///
+/// ```
+/// use cuda_kernel::cudarc::driver::{CudaSlice, CudaStream};
+/// use cuda_kernel::{Config, kernel};
+///
+/// #[kernel]
+/// unsafe extern "C" {
+///     /// `info`: dims and strides, or NULL for contiguous input.
+///     fn ucopy_f32(numel: usize, num_dims: usize, info: *const usize, x: *const f32, y: *mut f32);
+/// }
+///
+/// # fn f(k: &UcopyF32, s: &CudaStream, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>,
+/// #     strided: bool) -> Result<(), cuda_kernel::Error> {
+/// let info: Option<CudaSlice<usize>> =
+///     if strided { Some(s.clone_htod(&[2, 2, 1, 2])?) } else { None };
+/// unsafe { k.launch(s, Config::for_elements(4, 4), 4, 2, &info, x, y) }
+/// # }
+/// ```
+impl<T, A: DeviceArg<T>> DeviceArg<T> for Option<A> {
+    #[inline(always)]
+    fn device_arg<'a>(&'a self, stream: &'a CudaStream) -> (CUdeviceptr, Option<SyncOnDrop<'a>>) {
+        match self {
+            Some(memory) => memory.device_arg(stream),
+            None => (0, None),
+        }
+    }
+}
+
+/// `None` is NULL, `Some(memory)` the memory, for a `*mut T` parameter the kernel allows to be
+/// NULL.
+impl<T, A: DeviceArgMut<T>> DeviceArgMut<T> for Option<A> {
+    #[inline(always)]
+    fn device_arg_mut<'a>(
+        &'a mut self,
+        stream: &'a CudaStream,
+    ) -> (CUdeviceptr, Option<SyncOnDrop<'a>>) {
+        match self {
+            Some(memory) => memory.device_arg_mut(stream),
+            None => (0, None),
+        }
+    }
+}

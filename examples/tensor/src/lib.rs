@@ -23,7 +23,7 @@ use std::sync::{Arc, OnceLock};
 use cuda_kernel::cudarc::driver::{
     CudaContext, CudaSlice, CudaStream, DeviceRepr, DriverError, ValidAsZeroBits,
 };
-use cuda_kernel::{Config, KernelParam, Null};
+use cuda_kernel::{Config, KernelParam};
 use half::{bf16, f16};
 
 use kernels::{BinaryKernels, CastKernels, ReduceKernels, SelectKernels, UnaryKernels};
@@ -423,8 +423,8 @@ impl Device {
         Ok(t.layout.indices().into_iter().map(|i| all[i]).collect())
     }
 
-    /// The kernels' `info`: NULL for contiguous operands at offset 0 (the kernels take the
-    /// fast path), else dims followed by each operand's strides in device memory.
+    /// The kernels' `info`: `None` (a NULL pointer: the kernels take the fast path) for
+    /// contiguous operands, else dims followed by each operand's strides in device memory.
     fn info(&self, layouts: &[&Layout]) -> Result<Option<CudaSlice<usize>>> {
         if layouts.iter().all(|l| l.is_contiguous()) {
             return Ok(None);
@@ -468,26 +468,15 @@ impl Device {
         // SAFETY: the kernel reads the n elements `info` (or contiguity) addresses in `src` and
         // writes n elements of `out`.
         unsafe {
-            match &info {
-                Some(info) => kernel.launch(
-                    &self.stream,
-                    config,
-                    n,
-                    layout.shape.len(),
-                    info,
-                    &src,
-                    &mut out,
-                )?,
-                None => kernel.launch(
-                    &self.stream,
-                    config,
-                    n,
-                    layout.shape.len(),
-                    &Null,
-                    &src,
-                    &mut out,
-                )?,
-            }
+            kernel.launch(
+                &self.stream,
+                config,
+                n,
+                layout.shape.len(),
+                &info,
+                &src,
+                &mut out,
+            )?;
         }
         Ok(self.output(&layout.shape, out))
     }
@@ -505,28 +494,16 @@ impl Device {
             let e = T::from_f64(e);
             // SAFETY: as for `unary`.
             unsafe {
-                match &info {
-                    Some(info) => kernel.launch(
-                        &self.stream,
-                        config,
-                        n,
-                        layout.shape.len(),
-                        info,
-                        e,
-                        &src,
-                        &mut out,
-                    )?,
-                    None => kernel.launch(
-                        &self.stream,
-                        config,
-                        n,
-                        layout.shape.len(),
-                        &Null,
-                        e,
-                        &src,
-                        &mut out,
-                    )?,
-                }
+                kernel.launch(
+                    &self.stream,
+                    config,
+                    n,
+                    layout.shape.len(),
+                    &info,
+                    e,
+                    &src,
+                    &mut out,
+                )?;
             }
             Ok(self.output(&layout.shape, out))
         })
@@ -545,14 +522,7 @@ impl Device {
             // SAFETY: the kernel reads n elements of each operand as `info` addresses them and
             // writes n elements of `out`.
             unsafe {
-                match &info {
-                    Some(info) => {
-                        kernel.launch(&self.stream, config, n, dims, info, &l, &r, &mut out)?
-                    }
-                    None => {
-                        kernel.launch(&self.stream, config, n, dims, &Null, &l, &r, &mut out)?
-                    }
-                }
+                kernel.launch(&self.stream, config, n, dims, &info, &l, &r, &mut out)?;
             }
             Ok(self.output(&lhs.layout.shape, out))
         })
@@ -571,14 +541,7 @@ impl Device {
             let dims = lhs.layout.shape.len();
             // SAFETY: as for `binary`.
             unsafe {
-                match &info {
-                    Some(info) => {
-                        kernel.launch(&self.stream, config, n, dims, info, &l, &r, &mut out)?
-                    }
-                    None => {
-                        kernel.launch(&self.stream, config, n, dims, &Null, &l, &r, &mut out)?
-                    }
-                }
+                kernel.launch(&self.stream, config, n, dims, &info, &l, &r, &mut out)?;
             }
             Ok(self.output(&lhs.layout.shape, out))
         })
@@ -651,26 +614,15 @@ impl Device {
         let config = Config::for_elements(n as u32, 256);
         // SAFETY: as for `unary`.
         unsafe {
-            match &info {
-                Some(info) => kernel.launch(
-                    &self.stream,
-                    config,
-                    n,
-                    layout.shape.len(),
-                    info,
-                    &src,
-                    &mut out,
-                )?,
-                None => kernel.launch(
-                    &self.stream,
-                    config,
-                    n,
-                    layout.shape.len(),
-                    &Null,
-                    &src,
-                    &mut out,
-                )?,
-            }
+            kernel.launch(
+                &self.stream,
+                config,
+                n,
+                layout.shape.len(),
+                &info,
+                &src,
+                &mut out,
+            )?;
         }
         Ok(self.output(&layout.shape, out))
     }
@@ -690,14 +642,7 @@ impl Device {
             // SAFETY: each of `outputs` blocks of 256 threads (the kernel's shared array) reads
             // `last` elements of `src` and writes one of `out`.
             unsafe {
-                match &info {
-                    Some(info) => {
-                        kernel.launch(&self.stream, config, n, last, dims, info, &src, &mut out)?
-                    }
-                    None => {
-                        kernel.launch(&self.stream, config, n, last, dims, &Null, &src, &mut out)?
-                    }
-                }
+                kernel.launch(&self.stream, config, n, last, dims, &info, &src, &mut out)?;
             }
             Ok(self.output(&layout.shape[..dims.saturating_sub(1)], out))
         })
@@ -747,14 +692,7 @@ impl Device {
         // SAFETY: the kernel reads n elements of each operand as `info` addresses them and
         // writes n of `out`.
         unsafe {
-            match &info {
-                Some(info) => {
-                    kernel.launch(&self.stream, config, n, dims, info, &i, &tv, &fv, &mut out)?
-                }
-                None => {
-                    kernel.launch(&self.stream, config, n, dims, &Null, &i, &tv, &fv, &mut out)?
-                }
-            }
+            kernel.launch(&self.stream, config, n, dims, &info, &i, &tv, &fv, &mut out)?;
         }
         Ok(self.output(t.shape(), out))
     }
@@ -805,36 +743,20 @@ impl Device {
         // SAFETY: every id must be below shape[dim] (the caller's promise, as in candle); the
         // kernel then reads inside `x` and writes n elements of `out`.
         unsafe {
-            match &info {
-                Some(info) => kernel.launch(
-                    &self.stream,
-                    config,
-                    n,
-                    1,
-                    info,
-                    &i,
-                    &xv,
-                    &mut out,
-                    left,
-                    shape[dim],
-                    ids_len,
-                    right,
-                )?,
-                None => kernel.launch(
-                    &self.stream,
-                    config,
-                    n,
-                    1,
-                    &Null,
-                    &i,
-                    &xv,
-                    &mut out,
-                    left,
-                    shape[dim],
-                    ids_len,
-                    right,
-                )?,
-            }
+            kernel.launch(
+                &self.stream,
+                config,
+                n,
+                1,
+                &info,
+                &i,
+                &xv,
+                &mut out,
+                left,
+                shape[dim],
+                ids_len,
+                right,
+            )?;
         }
         Ok(self.output(&out_shape, out))
     }

@@ -174,7 +174,9 @@ fn binary_ops_and_comparisons_with_strided_and_broadcast_operands() {
         .map(|i| ((i * 5) % 19) as f64 + 1.0)
         .collect();
     let row: Vec<f64> = (0..cols).map(|i| (i % 13) as f64 + 1.0).collect();
-    let ops: [(&str, fn(f64, f64) -> f64); 6] = [
+    type Op = (&'static str, fn(f64, f64) -> f64);
+    type Cmp = (&'static str, fn(f64, f64) -> bool);
+    let ops: [Op; 6] = [
         ("add", |x, y| x + y),
         ("sub", |x, y| x - y),
         ("mul", |x, y| x * y),
@@ -182,7 +184,7 @@ fn binary_ops_and_comparisons_with_strided_and_broadcast_operands() {
         ("maximum", f64::max),
         ("minimum", f64::min),
     ];
-    let cmps: [(&str, fn(f64, f64) -> bool); 6] = [
+    let cmps: [Cmp; 6] = [
         ("eq", |x, y| x == y),
         ("ne", |x, y| x != y),
         ("lt", |x, y| x < y),
@@ -398,17 +400,17 @@ fn launchers_are_loaded_once_and_shared_across_threads() {
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
-    for op in 0..4 {
+    for (op, name) in ops.iter().enumerate() {
         let same: Vec<usize> = loaded
             .iter()
             .filter(|(o, _)| *o == op)
             .map(|(_, a)| *a)
             .collect();
         assert_eq!(same.len(), 2);
-        assert_eq!(same[0], same[1], "{}", ops[op]);
+        assert_eq!(same[0], same[1], "{name}");
         assert_eq!(
             same[0],
-            kernels.unary::<bf16>(ops[op]).unwrap() as *const _ as usize
+            kernels.unary::<bf16>(name).unwrap() as *const _ as usize
         );
     }
 }
