@@ -8,7 +8,8 @@ use cudarc::driver::{
 };
 
 /// Device memory a `*const T` parameter reads: a `CudaSlice<T>`, `CudaView<T>` or
-/// `CudaViewMut<T>` (and cudarc's unified-memory slices and views), or [`Null`]. Implement it
+/// `CudaViewMut<T>` (and cudarc's unified-memory slices and views), [`Null`], or an `Option`
+/// of one (`None` is NULL). Implement it
 /// for a device-memory type of your own through its cudarc `DevicePtr<T>`.
 ///
 /// Taking the address orders `stream` after earlier writes to the memory, as cudarc's own
@@ -121,6 +122,7 @@ impl<T> DeviceArgMut<T> for Null {
 /// strides that are only passed for a non-contiguous tensor (candle's `SlicePtrOrNull`).
 ///
 /// ```
+/// use std::sync::Arc;
 /// use cuda_kernel::cudarc::driver::{CudaSlice, CudaStream};
 /// use cuda_kernel::{Config, kernel};
 ///
@@ -130,7 +132,7 @@ impl<T> DeviceArgMut<T> for Null {
 ///     fn ucopy_f32(numel: usize, num_dims: usize, info: *const usize, x: *const f32, y: *mut f32);
 /// }
 ///
-/// # fn f(k: &UcopyF32, s: &CudaStream, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>,
+/// # fn f(k: &UcopyF32, s: &Arc<CudaStream>, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>,
 /// #     strided: bool) -> Result<(), cuda_kernel::Error> {
 /// let info: Option<CudaSlice<usize>> =
 ///     if strided { Some(s.clone_htod(&[2, 2, 1, 2])?) } else { None };

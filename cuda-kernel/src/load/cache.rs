@@ -111,6 +111,8 @@ impl KernelCache {
         })
     }
 
+    /// The fast path, small enough to inline into the caller: a hash and a probe.
+    #[inline]
     fn entry<K: Send + Sync + 'static>(
         &self,
         name: &str,
@@ -118,20 +120,37 @@ impl KernelCache {
     ) -> Result<&K, Error> {
         let kernel = TypeId::of::<K>();
         let hash = hash(kernel, name);
-        // Lock-free path: probe every segment for a slot holding (K, name).
+        match self.lookup(kernel, name, hash) {
+            Some(slot) => Ok(downcast(slot)),
+            None => self.load_and_keep(kernel, name, hash, load),
+        }
+    }
+
+    /// Probes every segment for a slot holding (`kernel`, `name`): atomic loads, no lock.
+    #[inline]
+    fn lookup(&self, kernel: TypeId, name: &str, hash: u64) -> Option<&Slot> {
         let mut segment = &self.first;
         loop {
             match segment.find(kernel, name, hash) {
-                Probe::Found(slot) => return Ok(downcast(slot)),
-                Probe::Vacant | Probe::Full => {}
-            }
-            match segment.next.get() {
-                Some(next) => segment = next,
-                None => break,
+                Probe::Found(slot) => return Some(slot),
+                // An empty slot ends the run: the entry would be in it, not in a later segment.
+                Probe::Vacant => return None,
+                Probe::Full => segment = segment.next.get()?,
             }
         }
-        // First use: load outside any slot, then claim one. A thread that loses a race for a
-        // slot to the same kernel takes the winner's launcher and drops its own.
+    }
+
+    /// First use: load outside any slot, then claim one. A thread that loses a race for a slot
+    /// to the same kernel takes the winner's launcher and drops its own.
+    #[cold]
+    #[inline(never)]
+    fn load_and_keep<K: Send + Sync + 'static>(
+        &self,
+        kernel: TypeId,
+        name: &str,
+        hash: u64,
+        load: impl FnOnce() -> Result<K, Error>,
+    ) -> Result<&K, Error> {
         let mut pending = Slot {
             kernel,
             name: name.into(),
@@ -168,6 +187,7 @@ impl Segment {
 
     /// Linear probing from the hash's slot: the matching slot, or whether an empty one ends
     /// the run (nothing further can match) or the segment is full.
+    #[inline]
     fn find(&self, kernel: TypeId, name: &str, hash: u64) -> Probe<'_> {
         let mask = self.slots.len() - 1;
         let start = hash as usize;
@@ -212,6 +232,7 @@ impl Segment {
 }
 
 /// The slot's launcher as `K`, which the caller found the slot by.
+#[inline]
 fn downcast<K: 'static>(slot: &Slot) -> &K {
     debug_assert!(slot.kernel == TypeId::of::<K>());
     let launcher: *const (dyn Any + Send + Sync) = &*slot.launcher;
@@ -222,6 +243,7 @@ fn downcast<K: 'static>(slot: &Slot) -> &K {
 }
 
 /// FxHash of the kernel's type and the run-time name: a few multiplications, no allocation.
+#[inline]
 fn hash(kernel: TypeId, name: &str) -> u64 {
     let mut hasher = FxHasher(0);
     kernel.hash(&mut hasher);

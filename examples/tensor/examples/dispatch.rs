@@ -2,8 +2,11 @@
 //! launcher taken from the module's cache) against cudarc's `launch_builder` with the same
 //! arguments and a function loaded beforehand, and against raw `cuLaunchKernel`; plus
 //! `launch_builder` with the function looked up by name on every launch (candle's way today).
-//! One run, one stream, each with cudarc's event tracking on and off; the median of 7 rounds
-//! of 100,000 launches of `uexp_f32` over 256 contiguous floats (info NULL).
+//! One run, one stream, each with cudarc's event tracking on and off: 31 rounds of 20,000
+//! launches of `uexp_f32` over 256 contiguous floats (info NULL) per variant, the variants in a
+//! rotating order within each round. Ratios are the median over rounds of each round's ratio
+//! (variants measured next to each other), so a machine that drifts during the run moves both
+//! sides of a ratio alike.
 //!
 //! ```text
 //! cargo run --release -p tensor-backend --example dispatch
@@ -20,8 +23,8 @@ use cuda_kernel::{Config, Null};
 use tensor_backend::WithDType;
 use tensor_backend::kernels::UnaryKernels;
 
-const LAUNCHES: usize = 100_000;
-const ROUNDS: usize = 7;
+const LAUNCHES: usize = 20_000;
+const ROUNDS: usize = 31;
 const N: usize = 256;
 
 type Error = Box<dyn std::error::Error>;
@@ -113,11 +116,13 @@ fn run() -> Result<(), Error> {
         Ok(())
     };
 
+    let held = kernels.unary::<f32>("exp")?.clone();
     let variants = [
         "raw cuLaunchKernel, kernelParams",
         "cudarc launch_builder, function loaded once",
         "cudarc launch_builder, function by name each launch",
         "backend dispatch (cache + typed launch)",
+        "typed launcher held by the caller (no cache)",
     ];
     let mut results = vec![vec![Vec::new(); variants.len()]; 2];
     for round in 0..ROUNDS {
@@ -160,6 +165,12 @@ fn run() -> Result<(), Error> {
                         unsafe { builder.launch(cudarc_config) }?;
                         Ok(())
                     })?,
+                    4 => time(&mut || {
+                        let config = Config::for_elements(N as u32, 256);
+                        // SAFETY: as for the raw launch.
+                        unsafe { held.launch(&stream, config, N, 1, &Null, &src, &mut out)? };
+                        Ok(())
+                    })?,
                     _ => time(&mut || {
                         match dtype {
                             tensor_backend::DType::F32 => {
@@ -184,21 +195,20 @@ fn run() -> Result<(), Error> {
         version / 1000,
         version % 1000 / 10
     );
-    let median = |v: &[f64]| {
-        let mut v = v.to_vec();
+    let median = |mut v: Vec<f64>| {
         v.sort_by(f64::total_cmp);
-        v[v.len() / 2] / LAUNCHES as f64 * 1e6
+        v[v.len() / 2]
     };
     for (t, label) in ["on", "off"].into_iter().enumerate() {
-        let raw = median(&results[t][0]);
-        let builder = median(&results[t][1]);
+        let r = &results[t];
         println!("event tracking {label}:");
         for (v, name) in variants.iter().enumerate() {
-            let us = median(&results[t][v]);
+            let us = median(r[v].clone()) / LAUNCHES as f64 * 1e6;
+            let ratio = |base: usize| median((0..ROUNDS).map(|i| r[v][i] / r[base][i]).collect());
             println!(
                 "  {name:<52} {us:6.3} us/launch  {:5.3}x raw  {:5.3}x launch_builder",
-                us / raw,
-                us / builder
+                ratio(0),
+                ratio(1)
             );
         }
     }
