@@ -194,6 +194,31 @@ macro_rules! dispatch {
     };
 }
 
+/// Runs `$body` with `$s` bound to the storage's slice and `$I` to its type, for the id
+/// dtypes (u8, u32, i64); another dtype is `Error::UnsupportedDType` of `$op`.
+macro_rules! dispatch_ids {
+    ($storage:expr, $op:literal, |$s:ident: $I:ident| $body:expr) => {
+        match $storage {
+            Storage::U8($s) => {
+                type $I = u8;
+                $body
+            }
+            Storage::U32($s) => {
+                type $I = u32;
+                $body
+            }
+            Storage::I64($s) => {
+                type $I = i64;
+                $body
+            }
+            other => Err(Error::UnsupportedDType {
+                op: $op,
+                dtype: other.dtype(),
+            }),
+        }
+    };
+}
+
 impl Storage {
     /// Its dtype.
     pub fn dtype(&self) -> DType {
@@ -658,15 +683,11 @@ impl Device {
                 rhs: t.shape().to_vec(),
             });
         }
-        dispatch!(&*t.storage, |tv: T| match &*ids.storage {
-            Storage::U8(i) => self.where_typed::<u8, T>(i, tv, ids, t, f),
-            Storage::U32(i) => self.where_typed::<u32, T>(i, tv, ids, t, f),
-            Storage::I64(i) => self.where_typed::<i64, T>(i, tv, ids, t, f),
-            other => Err(Error::UnsupportedDType {
-                op: "where_cond ids",
-                dtype: other.dtype(),
-            }),
-        })
+        dispatch!(&*t.storage, |tv: T| dispatch_ids!(
+            &*ids.storage,
+            "where_cond ids",
+            |i: I| self.where_typed::<I, T>(i, tv, ids, t, f)
+        ))
     }
 
     fn where_typed<I: WithDType, T: WithDType>(
@@ -706,15 +727,11 @@ impl Device {
                 rhs: x.shape().to_vec(),
             });
         }
-        dispatch!(&*x.storage, |xs: T| match &*ids.storage {
-            Storage::U8(i) => self.index_typed::<u8, T>(i, xs, ids, x, dim),
-            Storage::U32(i) => self.index_typed::<u32, T>(i, xs, ids, x, dim),
-            Storage::I64(i) => self.index_typed::<i64, T>(i, xs, ids, x, dim),
-            other => Err(Error::UnsupportedDType {
-                op: "index_select ids",
-                dtype: other.dtype(),
-            }),
-        })
+        dispatch!(&*x.storage, |xs: T| dispatch_ids!(
+            &*ids.storage,
+            "index_select ids",
+            |i: I| self.index_typed::<I, T>(i, xs, ids, x, dim)
+        ))
     }
 
     fn index_typed<I: WithDType, T: WithDType>(
