@@ -226,6 +226,59 @@ fn run() -> Result<(), Error> {
         rounds[ROUNDS / 2]
     );
     below_the_floor(&ctx, &stream, &empty)?;
+    another_context_current(&ctx, &stream, &empty)?;
+    Ok(())
+}
+
+/// A typed launch while the application has its own context current (pushed and popped around
+/// the launch) against the same launch with the stream's context current, side by side.
+fn another_context_current(
+    ctx: &std::sync::Arc<cuda_kernel::cudarc::driver::CudaContext>,
+    stream: &std::sync::Arc<cuda_kernel::cudarc::driver::CudaStream>,
+    empty: &Empty4,
+) -> Result<(), Error> {
+    use cuda_kernel::cudarc::driver::result::ctx as current;
+    const N: usize = 20_000;
+    unsafe { ctx.disable_event_tracking() };
+    let own = cuda_kernel::cudarc::driver::CudaContext::new_non_primary(0, 0)?;
+    let a = stream.alloc_zeros::<f32>(1)?;
+    let b = stream.alloc_zeros::<f32>(1)?;
+    let mut c = stream.alloc_zeros::<f32>(1)?;
+    let config = Config::new((1, 1, 1), (32, 1, 1));
+    let mut run = |context: sys::CUcontext| -> Result<f64, Error> {
+        unsafe { current::set_current(context) }?;
+        let start = Instant::now();
+        for _ in 0..N {
+            empty.launch(stream, config, &a, &b, &mut c, 1)?;
+        }
+        let seconds = start.elapsed().as_secs_f64();
+        unsafe { current::set_current(ctx.cu_ctx()) }?;
+        stream.synchronize()?;
+        Ok(seconds)
+    };
+    let (mut same, mut other, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..ROUNDS {
+        let (s, o) = if round % 2 == 0 {
+            let s = run(ctx.cu_ctx())?;
+            (s, run(own.cu_ctx())?)
+        } else {
+            let o = run(own.cu_ctx())?;
+            (run(ctx.cu_ctx())?, o)
+        };
+        same.push(s / N as f64 * 1e6);
+        other.push(o / N as f64 * 1e6);
+        ratios.push(o / s);
+    }
+    for v in [&mut same, &mut other, &mut ratios] {
+        v.sort_by(f64::total_cmp);
+    }
+    println!(
+        "another context current (pushed and popped per launch, tracking off, {N} launches, median of {ROUNDS}): {:.3} us vs {:.3} us with the stream's current ({:.3}x)",
+        other[ROUNDS / 2],
+        same[ROUNDS / 2],
+        ratios[ROUNDS / 2]
+    );
+    unsafe { ctx.enable_event_tracking() };
     Ok(())
 }
 

@@ -14,7 +14,7 @@ for example in examples/*.rs; do
     cp "target/release/examples/$name" .device/examples/
 done
 # Test binaries of the root package's tests/ that hold GPU tests.
-cargo test --release --no-run --message-format=json --test gpu --test loading --test generics --test paths --test conformance --test launch --test nvrtc --test plans --test multi_gpu 2>/dev/null |
+cargo test --release --no-run --message-format=json --test gpu --test loading --test generics --test paths --test conformance --test launch --test nvrtc --test plans --test multi_gpu --test context 2>/dev/null |
     sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' |
     while read -r exe; do
         cp "$exe" ".device/tests/$(basename "$exe" | sed 's/-[0-9a-f]*$//')"

@@ -30,6 +30,8 @@ if [ "$what" != tests ]; then
         .device/examples/bandwidth
         echo "== launch_overhead"
         .device/examples/launch_overhead
+        echo "== runtime_memory (a typed launch on cudaMalloc memory)"
+        .device/examples/runtime_memory
         echo "== dispatch (the tensor backend against launch_builder and raw)"
         .device/examples/dispatch
         echo "== multi_gpu (one process, every GPU)"

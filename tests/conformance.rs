@@ -522,9 +522,10 @@ fn layouts_match_the_driver_and_every_byte_arrives() {
             let last = slots.last().unwrap();
             buf[last.offset..last.end()].copy_from_slice(&out_ptr.to_le_bytes());
             let config = Config::new((1, 1, 1), (1, 1, 1));
+            let entered = cuda_kernel::__private::enter(&stream).unwrap();
             unsafe {
                 cuda_kernel::__private::launch_packed(
-                    &function, &stream, &config, &layout, &mut buf,
+                    &function, &entered, &stream, &config, &layout, &mut buf,
                 )
             }
             .unwrap_or_else(|e| panic!("signature {k}: {e}"));

@@ -85,7 +85,14 @@ fn expand_items(
         .module
         .as_ref()
         .filter(|(_, name)| !clashes(name))
-        .map(|m| expand_module(krate, m, block, ptx_path, body));
+        .map(|m| {
+            let shown = args
+                .ptx
+                .as_ref()
+                .map(syn::LitStr::value)
+                .unwrap_or_default();
+            expand_module(krate, m, block, (ptx_path, &shown), body)
+        });
     quote! { #(#kernels)* #(#globals)* #module }
 }
 
@@ -156,10 +163,11 @@ fn expand_module(
     krate: &Path,
     (vis, name): &(syn::Visibility, Ident),
     block: &Block,
-    ptx_path: Option<&str>,
+    (ptx_path, ptx_shown): (Option<&str>, &str),
     body: Body,
 ) -> TokenStream {
     let p = quote!(#krate::__private);
+    let shown = ptx_shown;
     // Generic and run-time named kernels have no one type to hold: their launchers are loaded
     // on first use into the module type's cache, through a method per declaration.
     let concrete: Vec<&Kernel> = block
@@ -251,7 +259,7 @@ fn expand_module(
             pub fn load(
                 ctx: &#p::Arc<#p::CudaContext>,
             ) -> #p::core::result::Result<Self, #p::Error> {
-                let module = #p::load_ptx(ctx, #name::PTX)?;
+                let module = #p::load_ptx_file(ctx, #name::PTX, #shown)?;
                 #name::from_module(&module #stream_arg)
             }
 
@@ -727,6 +735,7 @@ fn real_bodies(p: &TokenStream, kernel: &Kernel) -> Bodies {
         let (index, name) = (proc_macro2::Literal::usize_unsuffixed(i), &param.ident);
         quote!(__buf.put(&Self::LAYOUT.params[#index], &#name);)
     });
+    let mut checks = Vec::new();
     let mut borrows = Vec::new();
     let mut pack_values = Vec::new();
     for (i, param) in kernel.params.iter().enumerate() {
@@ -735,6 +744,7 @@ fn real_bodies(p: &TokenStream, kernel: &Kernel) -> Bodies {
         match param.kind() {
             ParamKind::ConstPtr(elem) => {
                 let elem = device_element(elem);
+                checks.push(quote!(#p::DeviceArg::<#elem>::check(#name, stream)?;));
                 borrows.push(quote!(
                     let (#ptr, #sync) = #p::DeviceArg::<#elem>::device_arg(#name, stream);
                 ));
@@ -742,6 +752,7 @@ fn real_bodies(p: &TokenStream, kernel: &Kernel) -> Bodies {
             }
             ParamKind::MutPtr(elem) => {
                 let elem = device_element(elem);
+                checks.push(quote!(#p::DeviceArgMut::<#elem>::check_mut(#name, stream)?;));
                 borrows.push(quote!(
                     let (#ptr, #sync) = #p::DeviceArgMut::<#elem>::device_arg_mut(#name, stream);
                 ));
@@ -769,11 +780,15 @@ fn real_bodies(p: &TokenStream, kernel: &Kernel) -> Bodies {
         // it (and later work after it); the guards are held by name (not `_`) until the launch
         // is queued.
         launch: quote! {
+            // The stream's context, current until the end (the caller's is given back after the
+            // borrows' guards have recorded the launch).
+            #(#checks)*
+            let __entered = #p::enter(stream)?;
             #(#borrows)*
             let mut __buf = Self::pack(#(#pack_values),*);
             // SAFETY: the buffer holds every parameter at the offset the declaration gives it;
             // the declaration's soundness is the caller's (unsafe fn) or its author's (safe fn).
-            unsafe { #p::launch(self, stream, &#p::core::convert::Into::into(config), __buf.bytes_mut()) }
+            unsafe { #p::launch(self, &__entered, stream, &#p::core::convert::Into::into(config), __buf.bytes_mut()) }
         },
     }
 }

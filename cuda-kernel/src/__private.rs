@@ -7,9 +7,10 @@ pub use crate::declare::cuda_declaration::{
 pub use crate::declare::kernel::Family;
 pub use crate::declare::layout::{struct_align, struct_size};
 pub use crate::declare::symbol::{family_name, family_name_with, template_arg};
+pub use crate::driver::result::Entered;
 pub use crate::graph::plan::{PlanKernel, PlanMut, PlanRef};
-pub use crate::launch::{launch, launch_packed};
-pub use crate::load::module::{load_function, load_ptx};
+pub use crate::launch::{enter, launch, launch_packed};
+pub use crate::load::module::{load_function, load_ptx, load_ptx_file};
 pub use crate::{
     CType, Config, DeviceArg, DeviceArgMut, DeviceGlobal, Error, Kernel, KernelCache, KernelParam,
     Library, Loaded, ParamBuffer, ParamLayout, ParamSlot,

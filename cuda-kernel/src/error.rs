@@ -48,6 +48,18 @@ pub enum Error {
         scope: &'static str,
     },
 
+    /// Device memory of another context given to a launch ([`DeviceMemory`](crate::DeviceMemory)
+    /// records the context its memory belongs to).
+    #[error(
+        "device memory at {ptr:#x} belongs to another context than the launch's stream (a stream of device {device}'s context): launch it on a stream of the context it was allocated in"
+    )]
+    WrongContext {
+        /// The memory's address.
+        ptr: u64,
+        /// The device of the stream's context.
+        device: usize,
+    },
+
     /// The module has no `__constant__` or `__device__` variable of this name.
     #[error(
         "device global `{name}` not found in the module: check the .const and .global variables of its PTX (a variable in a C++ namespace appears under its mangled name)"
@@ -150,6 +162,20 @@ pub enum Error {
         log: String,
     },
 
+    /// The driver's JIT refused a module's PTX (or an image it could not use): with what the JIT
+    /// said, line and reason (`CU_JIT_ERROR_LOG_BUFFER`).
+    #[error("{call} failed{}: {}{}", .file.map(|f| format!(" for {f}")).unwrap_or_default(), driver_error_text(.source), jit_text(.log))]
+    Jit {
+        /// The load that failed (`cuModuleLoadData`, `cuLibraryLoadData`).
+        call: &'static str,
+        /// The PTX file the module came from, where known (a block's `ptx = "..."`).
+        file: Option<&'static str>,
+        /// The driver's error code.
+        source: DriverError,
+        /// The JIT's error log (or its info log where the error log is empty), trimmed.
+        log: String,
+    },
+
     /// A CUDA driver call failed.
     #[error("{call} failed: {}", driver_error_text(.source))]
     Driver {
@@ -199,6 +225,14 @@ impl From<DriverError> for Error {
             call: "a CUDA driver call",
             source,
         }
+    }
+}
+
+fn jit_text(log: &str) -> String {
+    if log.is_empty() {
+        String::from(" (the JIT wrote no log)")
+    } else {
+        format!("; the JIT says:\n{log}")
     }
 }
 

@@ -22,6 +22,15 @@ use cudarc::driver::{
 pub trait DeviceArg<T> {
     /// The device address, and the guard that keeps cudarc's event tracking right.
     fn device_arg<'a>(&'a self, stream: &'a CudaStream) -> (CUdeviceptr, Option<SyncOnDrop<'a>>);
+
+    /// Refuses a launch on `stream` that this memory cannot take part in (memory of another
+    /// context: [`Error::WrongContext`](crate::Error::WrongContext)); called for every pointer
+    /// argument before anything is borrowed or launched. Nothing to check by default.
+    #[inline(always)]
+    fn check(&self, stream: &CudaStream) -> Result<(), crate::Error> {
+        let _ = stream;
+        Ok(())
+    }
 }
 
 /// Device memory a `*mut T` parameter writes: a `CudaSlice<T>` or `CudaViewMut<T>` (and
@@ -37,6 +46,13 @@ pub trait DeviceArgMut<T> {
         &'a mut self,
         stream: &'a CudaStream,
     ) -> (CUdeviceptr, Option<SyncOnDrop<'a>>);
+
+    /// As [`DeviceArg::check`], for memory the kernel writes.
+    #[inline(always)]
+    fn check_mut(&self, stream: &CudaStream) -> Result<(), crate::Error> {
+        let _ = stream;
+        Ok(())
+    }
 }
 
 // One impl per cudarc type rather than a blanket impl over `DevicePtr<T>`, which would leave no
@@ -147,6 +163,14 @@ impl<T, A: DeviceArg<T>> DeviceArg<T> for Option<A> {
             None => (0, None),
         }
     }
+
+    #[inline(always)]
+    fn check(&self, stream: &CudaStream) -> Result<(), crate::Error> {
+        match self {
+            Some(memory) => memory.check(stream),
+            None => Ok(()),
+        }
+    }
 }
 
 /// `None` is NULL, `Some(memory)` the memory, for a `*mut T` parameter the kernel allows to be
@@ -161,5 +185,149 @@ impl<T, A: DeviceArgMut<T>> DeviceArgMut<T> for Option<A> {
             Some(memory) => memory.device_arg_mut(stream),
             None => (0, None),
         }
+    }
+
+    #[inline(always)]
+    fn check_mut(&self, stream: &CudaStream) -> Result<(), crate::Error> {
+        match self {
+            Some(memory) => memory.check_mut(stream),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Device memory cuda-kernel and cudarc did not allocate, as a typed launch argument: a buffer
+/// from `cudaMalloc`, a cuBLAS workspace, a memory pool, a PyTorch or JAX tensor handed over
+/// through DLPack. A `CUdeviceptr` and a runtime API pointer are the same thing (Programming
+/// Guide §3.3.4); this adds the element type, the length and the context the memory belongs to,
+/// so that a launch on a stream of another context is refused ([`Error::WrongContext`]) before
+/// the driver sees it.
+///
+/// It is `Copy` and takes part in no event tracking: ordering the work of other libraries on
+/// the memory is the caller's, as with any foreign pointer.
+///
+/// ```no_run
+/// use cuda_kernel::{Config, DeviceMemory, kernel};
+///
+/// #[kernel]
+/// unsafe extern "C" {
+///     fn scale(x: *mut f32, a: f32, n: u32);
+/// }
+///
+/// # fn f(k: &Scale, from_cuda_malloc: u64) -> Result<(), cuda_kernel::Error> {
+/// let ctx = cuda_kernel::driver::context(0)?; // the primary context, which the runtime shares
+/// let stream = ctx.default_stream();
+/// // SAFETY: `from_cuda_malloc` holds 1024 floats of device 0, alive until the launch is done.
+/// let mut x = unsafe { DeviceMemory::<f32>::from_raw(from_cuda_malloc, 1024, &ctx) };
+/// unsafe { k.launch(&stream, Config::for_elements(1024, 256), &mut x, 2.0, 1024)? };
+/// # Ok(()) }
+/// ```
+///
+/// [`Error::WrongContext`]: crate::Error::WrongContext
+#[derive(Debug)]
+pub struct DeviceMemory<T> {
+    ptr: CUdeviceptr,
+    len: usize,
+    ctx: cudarc::driver::sys::CUcontext,
+    _element: core::marker::PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for DeviceMemory<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for DeviceMemory<T> {}
+
+// SAFETY: an address, a length and a context handle: no thread-affine state.
+unsafe impl<T> Send for DeviceMemory<T> {}
+// SAFETY: as above; the view is never written through `&self`.
+unsafe impl<T> Sync for DeviceMemory<T> {}
+
+impl<T> DeviceMemory<T> {
+    /// A view of `len` elements of `T` at device address `ptr`, memory of `ctx` (for memory
+    /// from the CUDA runtime, the device's primary context: [`driver::context`]).
+    ///
+    /// # Safety
+    /// `ptr` is the address of `len` elements of `T` in `ctx` (or memory every context of the
+    /// device can reach), aligned for `T`, and stays allocated, and not written by others
+    /// unordered with the launches, until every launch given this view has completed.
+    ///
+    /// [`driver::context`]: crate::driver::context
+    pub unsafe fn from_raw(
+        ptr: CUdeviceptr,
+        len: usize,
+        ctx: &cudarc::driver::CudaContext,
+    ) -> Self {
+        DeviceMemory {
+            ptr,
+            len,
+            ctx: ctx.cu_ctx(),
+            _element: core::marker::PhantomData,
+        }
+    }
+
+    /// The device address.
+    pub fn device_ptr(&self) -> CUdeviceptr {
+        self.ptr
+    }
+
+    /// How many elements it holds.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The elements from `start` on (empty past the end).
+    pub fn offset(&self, start: usize) -> Self {
+        let start = start.min(self.len);
+        DeviceMemory {
+            ptr: self.ptr + (start * core::mem::size_of::<T>()) as u64,
+            len: self.len - start,
+            ..*self
+        }
+    }
+
+    fn check_context(&self, stream: &CudaStream) -> Result<(), crate::Error> {
+        if stream.context().cu_ctx() == self.ctx {
+            Ok(())
+        } else {
+            Err(crate::Error::WrongContext {
+                ptr: self.ptr,
+                device: stream.context().ordinal(),
+            })
+        }
+    }
+}
+
+impl<T> DeviceArg<T> for DeviceMemory<T> {
+    #[inline(always)]
+    fn device_arg<'a>(&'a self, _: &'a CudaStream) -> (CUdeviceptr, Option<SyncOnDrop<'a>>) {
+        (self.ptr, None)
+    }
+
+    #[inline]
+    fn check(&self, stream: &CudaStream) -> Result<(), crate::Error> {
+        self.check_context(stream)
+    }
+}
+
+impl<T> DeviceArgMut<T> for DeviceMemory<T> {
+    #[inline(always)]
+    fn device_arg_mut<'a>(
+        &'a mut self,
+        _: &'a CudaStream,
+    ) -> (CUdeviceptr, Option<SyncOnDrop<'a>>) {
+        (self.ptr, None)
+    }
+
+    #[inline]
+    fn check_mut(&self, stream: &CudaStream) -> Result<(), crate::Error> {
+        self.check_context(stream)
     }
 }

@@ -109,7 +109,14 @@ pub fn device_count() -> Result<usize, Error> {
 /// ```
 pub fn context(ordinal: usize) -> Result<Arc<CudaContext>, Error> {
     require()?;
-    CudaContext::new(ordinal).map_err(Error::driver("cuCtxCreate"))
+    result::init()?;
+    // cudarc makes the new context current; a caller's own context is given back.
+    let before = result::current_context()?;
+    let ctx = CudaContext::new(ordinal).map_err(Error::driver("cuDevicePrimaryCtxRetain"))?;
+    if !before.is_null() && before != ctx.cu_ctx() {
+        result::set_current_context(before)?;
+    }
+    Ok(ctx)
 }
 
 #[doc(inline)]

@@ -21,12 +21,72 @@ fn check(call: &'static str, result: sys::CUresult) -> Result<(), Error> {
     }
 }
 
-/// Makes `ctx` current on the calling thread (`cuCtxSetCurrent`). The one place a context is
-/// bound: every launch, load, plan and global access goes through it.
+/// The calling thread's current context (`cuCtxGetCurrent`), null where none is.
 #[inline]
-pub(crate) fn bind(ctx: &CudaContext) -> Result<(), Error> {
-    ctx.bind_to_thread()
-        .map_err(Error::driver("cuCtxSetCurrent"))
+pub(crate) fn current_context() -> Result<sys::CUcontext, Error> {
+    let mut current = std::ptr::null_mut();
+    // SAFETY: a valid out-pointer; the library is present (checked by the caller).
+    check("cuCtxGetCurrent", unsafe {
+        sys::cuCtxGetCurrent(&mut current)
+    })?;
+    Ok(current)
+}
+
+/// `cuCtxSetCurrent`: makes `ctx` (or, null, no context) current on the calling thread.
+pub(crate) fn set_current_context(ctx: sys::CUcontext) -> Result<(), Error> {
+    // SAFETY: a context handle the caller holds alive, or null.
+    check("cuCtxSetCurrent", unsafe { sys::cuCtxSetCurrent(ctx) })
+}
+
+/// A context made current for a call and given back after it, as the Programming Guide's
+/// "Library Context Management" (§3.3.1, Figure 20) asks of a library: every launch, load,
+/// plan and global access holds one while it (and cudarc under it) calls the driver.
+///
+/// Entering costs one `cuCtxGetCurrent` when `ctx` is current already (the common case). When
+/// the caller has another context current, `ctx` is pushed (`cuCtxPushCurrent`) and popped
+/// when the guard drops, so the caller's comes back. A thread with no current context is given
+/// `ctx` and keeps it, as cudarc's own calls do (nothing of the caller's is displaced), so that
+/// its later launches are the common case.
+#[must_use = "the context is current only while the guard lives"]
+#[derive(Debug)]
+pub struct Entered {
+    pushed: bool,
+}
+
+/// Makes `ctx` current until the returned guard drops (see [`Entered`]).
+#[inline]
+pub(crate) fn enter(ctx: &CudaContext) -> Result<Entered, Error> {
+    let current = current_context()?;
+    let ours = ctx.cu_ctx();
+    if current == ours {
+        return Ok(Entered { pushed: false });
+    }
+    enter_other(current, ours)
+}
+
+#[cold]
+fn enter_other(current: sys::CUcontext, ours: sys::CUcontext) -> Result<Entered, Error> {
+    if current.is_null() {
+        set_current_context(ours)?;
+        return Ok(Entered { pushed: false });
+    }
+    // SAFETY: a context the caller's CudaContext keeps alive.
+    check("cuCtxPushCurrent", unsafe {
+        sys::cuCtxPushCurrent_v2(ours)
+    })?;
+    Ok(Entered { pushed: true })
+}
+
+impl Drop for Entered {
+    #[inline]
+    fn drop(&mut self) {
+        if self.pushed {
+            let mut popped = std::ptr::null_mut();
+            // SAFETY: pops the context `enter` pushed on this thread; a failure leaves the
+            // stack as it was, and there is no one to report it to here.
+            let _ = unsafe { sys::cuCtxPopCurrent_v2(&mut popped) };
+        }
+    }
 }
 
 /// `cuDriverGetVersion`.
@@ -164,6 +224,68 @@ pub(crate) fn library_load(code: *const c_void) -> Result<sys::CUlibrary, Error>
         )
     })?;
     Ok(library)
+}
+
+/// What the JIT says of a module image it refused (Programming Guide §3.3.2): the image loaded
+/// once more through `cuModuleLoadDataEx` with the error and info log buffers, its error log
+/// (or, empty, its info log), trimmed to the lines that say something. A module that loads this
+/// time is unloaded at once. Needs a current context, as any module load.
+pub(crate) fn jit_log(image: *const c_void) -> String {
+    use sys::CUjit_option::*;
+    const LOG: usize = 16 * 1024;
+    let mut error_log = vec![0u8; LOG];
+    let mut info_log = vec![0u8; LOG];
+    let mut options = [
+        CU_JIT_ERROR_LOG_BUFFER,
+        CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+        CU_JIT_INFO_LOG_BUFFER,
+        CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+    ];
+    let mut values: [*mut c_void; 4] = [
+        error_log.as_mut_ptr().cast(),
+        LOG as *mut c_void,
+        info_log.as_mut_ptr().cast(),
+        LOG as *mut c_void,
+    ];
+    let mut module = std::ptr::null_mut();
+    // SAFETY: the caller's image is NUL-terminated or self-sized; each buffer option is given
+    // its buffer and that buffer's size, both alive for the call.
+    let result = unsafe {
+        sys::cuModuleLoadDataEx(
+            &mut module,
+            image,
+            options.len() as u32,
+            options.as_mut_ptr(),
+            values.as_mut_ptr(),
+        )
+    };
+    if result == sys::CUresult::CUDA_SUCCESS {
+        // SAFETY: the module was loaded just now and nothing else has it.
+        unsafe { sys::cuModuleUnload(module) };
+    }
+    let text = |log: &[u8]| {
+        let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+        String::from_utf8_lossy(&log[..end]).trim().to_string()
+    };
+    let log = match text(&error_log) {
+        log if log.is_empty() => text(&info_log),
+        log => log,
+    };
+    trim_log(&log)
+}
+
+/// The first 30 lines of a JIT log, each at most 300 characters.
+fn trim_log(log: &str) -> String {
+    let mut out: Vec<String> = log
+        .lines()
+        .take(30)
+        .map(|line| line.chars().take(300).collect())
+        .collect();
+    let more = log.lines().count().saturating_sub(30);
+    if more > 0 {
+        out.push(format!("... ({more} more lines)"));
+    }
+    out.join("\n")
 }
 
 /// `cuLibraryUnload`.

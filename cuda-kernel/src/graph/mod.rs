@@ -130,7 +130,9 @@ pub unsafe fn set_kernel_node<K: Kernel>(
             "the parameter buffer is not packed for this kernel: make it with the launcher's pack",
         ));
     }
-    let function = crate::launch::prepare(kernel.__loaded(), stream, &config, params.len())?;
+    let entered = crate::launch::enter(stream)?;
+    let function =
+        crate::launch::prepare(&entered, kernel.__loaded(), stream, &config, params.len())?;
     if config.is_extended() {
         return Err(Error::Unsupported(
             "graph kernel nodes keep the attributes they were captured with: set only grid, block and shared memory",

@@ -188,7 +188,7 @@ impl<'a> Plan<'a> {
     pub fn new(stream: &Arc<CudaStream>) -> Result<Plan<'a>, Error> {
         crate::driver::require()?;
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-        result::bind(stream.context())?;
+        let _entered = result::enter(stream.context())?;
         let graph = result::graph_create()?;
         Ok(Plan {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
@@ -202,6 +202,9 @@ impl<'a> Plan<'a> {
 
     /// Device memory the plan's launches read, borrowed for as long as the plan lives.
     pub fn input<T: 'a, D: DeviceArg<T> + ?Sized + 'a>(&mut self, memory: &'a D) -> PlanRef<'a, T> {
+        // cudarc's event tracking calls the driver in the stream's context; the caller's comes
+        // back after (a failure to enter it leaves cudarc to bind it, as without the guard).
+        let _entered = result::enter(self.stream.context()).ok();
         let (ptr, guard) = memory.device_arg(&self.stream);
         drop(guard);
         self.buffers.push(Box::new(Reads(memory, PhantomData)));
@@ -216,6 +219,8 @@ impl<'a> Plan<'a> {
         &mut self,
         memory: &'a mut D,
     ) -> PlanMut<'a, T> {
+        // As in `input`.
+        let _entered = result::enter(self.stream.context()).ok();
         let (ptr, guard) = memory.device_arg_mut(&self.stream);
         drop(guard);
         self.buffers.push(Box::new(Writes(memory, PhantomData)));
@@ -337,7 +342,7 @@ impl<'a> Plan<'a> {
     /// Runs every recorded launch on `stream`, in order, after the work queued there and the
     /// last writes to the plan's buffers.
     pub fn replay(&mut self, stream: &CudaStream) -> Result<(), Error> {
-        result::bind(stream.context())?;
+        let _entered = result::enter(stream.context())?;
         let exec = match self.exec {
             Some(exec) => exec,
             None => *self.exec.insert(result::graph_instantiate(self.graph)?),
@@ -356,7 +361,9 @@ impl<'a> Plan<'a> {
         config: &Config,
         params: &mut ParamBytes,
     ) -> Result<NodeParams, Error> {
-        let function = crate::launch::prepare(kernel, &self.stream, config, params.bytes().len())?;
+        let entered = crate::launch::enter(&self.stream)?;
+        let function =
+            crate::launch::prepare(&entered, kernel, &self.stream, config, params.bytes().len())?;
         Ok(NodeParams::new(
             function,
             config,
@@ -375,7 +382,7 @@ impl<'a> Plan<'a> {
 
 impl Drop for Plan<'_> {
     fn drop(&mut self) {
-        let _ = result::bind(self.stream.context());
+        let _entered = result::enter(self.stream.context());
         self.invalidate();
         // SAFETY: the graph is this plan's own; replays already queued keep their executable.
         unsafe { result::graph_destroy(self.graph) };

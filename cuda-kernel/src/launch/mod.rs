@@ -1,28 +1,37 @@
 //! The one path of a launch: every way to launch a declared kernel (a launcher's `launch`, a
 //! library launcher on any device, a cooperative or clustered launch, a plan's recorded launch
-//! and its update, a graph node update) binds the stream's context, finds the function for the
-//! stream's device and checks the launch here, with [`prepare`], before its driver call.
+//! and its update, a graph node update) enters the stream's context ([`enter`], the caller's
+//! given back after), finds the function for the stream's device and checks the launch here,
+//! with [`prepare`], before its driver call.
 
 use cudarc::driver::{CudaStream, sys};
 
 use crate::declare::buffer::{ParamPointers, buffer_extra, extra_or_null};
-use crate::driver::result;
+use crate::driver::result::{self, Entered};
 use crate::{Error, Kernel, Loaded};
 
 pub(crate) mod config;
 
 use config::{Config, DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits, shared_memory_limit};
 
-/// Readies a launch of `loaded` on `stream`: binds the stream's context, returns the function
-/// for the stream's device, and refuses what the device would ([`check`]).
+/// Makes `stream`'s context current for a launch, giving the caller's back when the guard
+/// drops: what a generated `launch` does first, before borrowing its arguments (cudarc's event
+/// tracking calls the driver in that context too).
+#[inline]
+pub fn enter(stream: &CudaStream) -> Result<Entered, Error> {
+    result::enter(stream.context())
+}
+
+/// Readies a launch of `loaded` on `stream`, whose context `_entered` made current: returns the
+/// function for the stream's device, and refuses what the device would ([`check`]).
 #[inline]
 pub(crate) fn prepare(
+    _entered: &Entered,
     loaded: &Loaded,
     stream: &CudaStream,
     config: &Config,
     params_len: usize,
 ) -> Result<sys::CUfunction, Error> {
-    result::bind(stream.context())?;
     let limits = DeviceLimits::of(stream)?;
     let function = loaded.cu_function(stream)?;
     check(config, &limits, params_len, || {
@@ -86,12 +95,22 @@ fn check_shared_memory(
 #[inline]
 pub unsafe fn launch<K: Kernel>(
     kernel: &K,
+    entered: &Entered,
     stream: &CudaStream,
     config: &Config,
     params: &mut [u8],
 ) -> Result<(), Error> {
     // SAFETY: the caller's.
-    unsafe { launch_packed(kernel.__loaded(), stream, config, &K::LAYOUT, params) }
+    unsafe {
+        launch_packed(
+            kernel.__loaded(),
+            entered,
+            stream,
+            config,
+            &K::LAYOUT,
+            params,
+        )
+    }
 }
 
 /// [`launch`] for a signature known as a value (not monomorphized per kernel, so that
@@ -101,12 +120,13 @@ pub unsafe fn launch<K: Kernel>(
 /// As for [`launch`], with `params` packed as `layout`, the layout of `loaded`.
 pub unsafe fn launch_packed(
     loaded: &Loaded,
+    entered: &Entered,
     stream: &CudaStream,
     config: &Config,
     layout: &crate::ParamLayout,
     params: &mut [u8],
 ) -> Result<(), Error> {
-    let function = prepare(loaded, stream, config, params.len())?;
+    let function = prepare(entered, loaded, stream, config, params.len())?;
     let mut size = params.len();
     let mut extra = buffer_extra(params, &mut size);
     let extra_ptr = extra_or_null(&mut extra, params);

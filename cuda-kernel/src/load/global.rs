@@ -55,6 +55,7 @@ impl<T: KernelParam> DeviceGlobal<T> {
         name: &'static str,
     ) -> Result<Self, Error> {
         crate::driver::require()?;
+        let _entered = result::enter(stream.context())?;
         let (ptr, size) = module_global(module, stream, name)?;
         if size != T::SIZE {
             return Err(Error::GlobalMismatch {
@@ -87,7 +88,7 @@ impl<T: KernelParam> DeviceGlobal<T> {
         // On the stack up to 256 bytes, as a generic kernel's parameters are.
         let mut bytes = ParamBytes::new(T::SIZE);
         value.write(bytes.bytes_mut());
-        result::bind(stream.context())?;
+        let _entered = result::enter(stream.context())?;
         // SAFETY: the variable is T::SIZE bytes (checked at load) and alive with its module.
         unsafe { result::memcpy_htod_async(self.ptr, bytes.bytes(), stream.cu_stream()) }
     }
@@ -97,7 +98,7 @@ impl<T: KernelParam + bytemuck::Pod> DeviceGlobal<T> {
     /// Reads the variable after the work queued on `stream` so far (waiting for it).
     pub fn read(&self, stream: &CudaStream) -> Result<T, Error> {
         let mut value = T::zeroed();
-        result::bind(stream.context())?;
+        let _entered = result::enter(stream.context())?;
         // SAFETY: `value` is T::SIZE writable bytes (Pod: any bytes are a value), the variable
         // is as large; the stream is synchronized before `value` is read.
         unsafe {

@@ -61,7 +61,21 @@ impl Library {
     fn load(image: Image<'_>) -> Result<Arc<Library>, Error> {
         crate::driver::require()?;
         result::init()?;
-        let raw = result::library_load(image.as_ptr())?;
+        let raw = result::library_load(image.as_ptr()).map_err(|e| match e {
+            Error::Driver { call, source } if crate::load::module::is_jit_error(source.0) => {
+                // The log comes from loading the image as a module, in some live context.
+                let log = current_context()
+                    .map(|()| result::jit_log(image.as_ptr()))
+                    .unwrap_or_default();
+                Error::Jit {
+                    call,
+                    file: None,
+                    source,
+                    log,
+                }
+            }
+            other => other,
+        })?;
         Ok(Arc::new(Library { raw }))
     }
 }
@@ -125,7 +139,7 @@ impl LibraryKernel {
         let ctx = stream.context();
         self.functions
             .get_or_try_init(ctx.ordinal(), || {
-                result::bind(ctx)?;
+                let _entered = result::enter(ctx)?;
                 result::kernel_get_function(self.kernel).map(Function)
             })
             .map(|f| f.0)
@@ -147,7 +161,9 @@ fn current_context() -> Result<(), Error> {
             QUERY_CONTEXT.get_or_init(|| ctx)
         }
     };
-    result::bind(ctx)
+    // No context was current: this one is given to the thread and stays (see `Entered`).
+    std::mem::forget(result::enter(ctx)?);
+    Ok(())
 }
 
 /// How a launcher reached its kernel: a module of one context, or a library of the process.

@@ -115,7 +115,65 @@ pub fn load_image(ctx: &Arc<CudaContext>, image: &[u8]) -> Result<Arc<CudaModule
     load(ctx, Image::bytes(image)?)
 }
 
+/// [`load_ptx`] naming the file the PTX came from in a JIT error: what a block's module type
+/// calls.
+#[doc(hidden)]
+pub fn load_ptx_file(
+    ctx: &Arc<CudaContext>,
+    ptx: &str,
+    file: &'static str,
+) -> Result<Arc<CudaModule>, Error> {
+    require()?;
+    let image = Image::ptx(ptx)?;
+    load(ctx, image).map_err(|e| match e {
+        Error::Jit {
+            call, source, log, ..
+        } => Error::Jit {
+            call,
+            file: Some(file),
+            source,
+            log,
+        },
+        other => other,
+    })
+}
+
 fn load(ctx: &Arc<CudaContext>, image: Image<'_>) -> Result<Arc<CudaModule>, Error> {
-    ctx.load_module(image.into_cudarc())
-        .map_err(Error::driver("cuModuleLoadData"))
+    // cudarc makes `ctx` current to load; the caller's context is given back after.
+    let _entered = result::enter(ctx)?;
+    // cudarc takes the image by value; a copy stays here for the JIT's log on failure.
+    let copy = match &image {
+        Image::Ptx(text) => Image::Ptx(text.clone()),
+        Image::Binary(bytes) => Image::Binary(bytes),
+    };
+    ctx.load_module(image.into_cudarc()).map_err(|source| {
+        if is_jit_error(source.0) {
+            Error::Jit {
+                call: "cuModuleLoadData",
+                file: None,
+                source,
+                log: result::jit_log(copy.as_ptr()),
+            }
+        } else {
+            Error::Driver {
+                call: "cuModuleLoadData",
+                source,
+            }
+        }
+    })
+}
+
+/// Codes with which the JIT refuses an image, whose log says why.
+pub(crate) fn is_jit_error(code: sys::CUresult) -> bool {
+    use sys::CUresult::*;
+    matches!(
+        code,
+        CUDA_ERROR_INVALID_PTX
+            | CUDA_ERROR_UNSUPPORTED_PTX_VERSION
+            | CUDA_ERROR_INVALID_IMAGE
+            | CUDA_ERROR_NO_BINARY_FOR_GPU
+            | CUDA_ERROR_JIT_COMPILER_NOT_FOUND
+            | CUDA_ERROR_JIT_COMPILATION_DISABLED
+            | CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY
+    )
 }
