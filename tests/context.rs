@@ -117,6 +117,26 @@ fn a_refused_ptx_carries_the_jits_reason() {
     };
     assert!(log.contains("line 9") || log.contains("%r"), "{text}");
     assert!(text.contains("the JIT says"), "{text}");
+    eprintln!("module: {text}");
+    // A library compiles lazily: its load succeeds and the JIT's refusal comes at the kernel's
+    // lookup, with the same log.
+    #[cuda_kernel::kernel]
+    unsafe extern "C" {
+        fn broken(n: u32);
+    }
+    let err = match Library::load_ptx(ptx) {
+        Err(err) => err,
+        Ok(library) => match Broken::load_library(&library) {
+            Err(err) => err,
+            Ok(broken) => {
+                unsafe { broken.launch(&_stream, Config::for_elements(1, 1), 1) }.unwrap_err()
+            }
+        },
+    };
+    let text = err.to_string();
+    assert!(matches!(err, Error::Jit { .. }), "{text}");
+    assert!(text.contains("the JIT says"), "{text}");
+    eprintln!("library: {text}");
 }
 
 /// libcudart from the toolkit (LD_LIBRARY_PATH on the GPU machine), for the runtime API.

@@ -40,6 +40,9 @@ use crate::{Error, ParamLayout};
 #[derive(Debug)]
 pub struct Library {
     raw: sys::CUlibrary,
+    /// The PTX text, NUL-terminated, kept to ask the JIT for its log if it refuses the PTX
+    /// later: the driver loads libraries lazily, compiling on first use of a kernel.
+    ptx: Option<std::ffi::CString>,
 }
 
 // SAFETY: a library handle is process-wide and the driver's calls on it are thread-safe.
@@ -76,7 +79,34 @@ impl Library {
             }
             other => other,
         })?;
-        Ok(Arc::new(Library { raw }))
+        let ptx = match image {
+            Image::Ptx(text) => Some(text),
+            Image::Binary(_) => None,
+        };
+        Ok(Arc::new(Library { raw, ptx }))
+    }
+}
+
+impl Library {
+    /// A JIT failure surfacing at a lookup (the driver compiles lazily) as [`Error::Jit`], with
+    /// what the JIT says of the kept PTX; other errors as they are.
+    fn jit_error(&self, error: Error) -> Error {
+        match (error, &self.ptx) {
+            (Error::Driver { call, source }, Some(ptx))
+                if crate::load::module::is_jit_error(source.0) =>
+            {
+                let log = current_context()
+                    .map(|()| result::jit_log(ptx.as_ptr().cast()))
+                    .unwrap_or_default();
+                Error::Jit {
+                    call,
+                    file: None,
+                    source,
+                    log,
+                }
+            }
+            (error, _) => error,
+        }
     }
 }
 
@@ -118,12 +148,14 @@ impl LibraryKernel {
             kernel: name.to_string(),
         };
         let c_name = CString::new(name).map_err(|_| not_found())?;
-        let kernel = result::library_get_kernel(library.raw, &c_name)?.ok_or_else(not_found)?;
+        let kernel = result::library_get_kernel(library.raw, &c_name)
+            .map_err(|e| library.jit_error(e))?
+            .ok_or_else(not_found)?;
         if result::has_param_info()? {
             // The query needs a current context, of any device (the library spans them all).
             current_context()?;
             check_signature(name, layout, |index| {
-                result::kernel_param_info(kernel, index)
+                result::kernel_param_info(kernel, index).map_err(|e| library.jit_error(e))
             })?;
         }
         Ok(LibraryKernel {
@@ -140,7 +172,9 @@ impl LibraryKernel {
         self.functions
             .get_or_try_init(ctx.ordinal(), || {
                 let _entered = result::enter(ctx)?;
-                result::kernel_get_function(self.kernel).map(Function)
+                result::kernel_get_function(self.kernel)
+                    .map(Function)
+                    .map_err(|e| self._library.jit_error(e))
             })
             .map(|f| f.0)
     }
