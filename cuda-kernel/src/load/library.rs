@@ -64,21 +64,8 @@ impl Library {
     fn load(image: Image<'_>) -> Result<Arc<Library>, Error> {
         crate::driver::require()?;
         result::init()?;
-        let raw = result::library_load(image.as_ptr()).map_err(|e| match e {
-            Error::Driver { call, source } if crate::load::module::is_jit_error(source.0) => {
-                // The log comes from loading the image as a module, in some live context.
-                let log = current_context()
-                    .map(|()| result::jit_log(image.as_ptr()))
-                    .unwrap_or_default();
-                Error::Jit {
-                    call,
-                    file: None,
-                    source,
-                    log,
-                }
-            }
-            other => other,
-        })?;
+        let raw =
+            result::library_load(image.as_ptr()).map_err(|e| with_jit_log(e, image.as_ptr()))?;
         let ptx = match image {
             Image::Ptx(text) => Some(text),
             Image::Binary(_) => None,
@@ -91,22 +78,29 @@ impl Library {
     /// A JIT failure surfacing at a lookup (the driver compiles lazily) as [`Error::Jit`], with
     /// what the JIT says of the kept PTX; other errors as they are.
     fn jit_error(&self, error: Error) -> Error {
-        match (error, &self.ptx) {
-            (Error::Driver { call, source }, Some(ptx))
-                if crate::load::module::is_jit_error(source.0) =>
-            {
-                let log = current_context()
-                    .map(|()| result::jit_log(ptx.as_ptr().cast()))
-                    .unwrap_or_default();
-                Error::Jit {
-                    call,
-                    file: None,
-                    source,
-                    log,
-                }
-            }
-            (error, _) => error,
+        match &self.ptx {
+            Some(ptx) => with_jit_log(error, ptx.as_ptr().cast()),
+            None => error,
         }
+    }
+}
+
+/// A driver error with which the JIT refused `image` as [`Error::Jit`], with what the JIT says
+/// of it (loading it as a module, in some live context); other errors as they are.
+fn with_jit_log(error: Error, image: *const std::ffi::c_void) -> Error {
+    match error {
+        Error::Driver { call, source } if crate::load::module::is_jit_error(source.0) => {
+            let log = current_context()
+                .map(|()| result::jit_log(image))
+                .unwrap_or_default();
+            Error::Jit {
+                call,
+                file: None,
+                source,
+                log,
+            }
+        }
+        other => other,
     }
 }
 
