@@ -123,7 +123,44 @@ fn run() -> Result<(), Error> {
         "cudarc launch_builder, function by name each launch",
         "backend dispatch (cache + typed launch)",
         "typed launcher held by the caller (no cache)",
+        "raw cuLaunchKernel, packed buffer (extra)",
+        "launch_packed, context entered once (diagnostic)",
+        "launch_packed, context entered per launch (diagnostic)",
     ];
+    // The diagnostic variants: what the driver's buffer path costs against kernelParams, and
+    // what the typed path costs without entering the context and borrowing per launch.
+    let entered_once = cuda_kernel::__private::enter(&stream)?;
+    let layout = <tensor_backend::kernels::Unary<f32> as cuda_kernel::Kernel>::LAYOUT;
+    let loaded = cuda_kernel::Loaded::Module(function.clone());
+    let mut raw_packed = || -> Result<(), Error> {
+        let mut buf = tensor_backend::kernels::Unary::<f32>::pack(N, 1, 0, ps, po);
+        let mut size = buf.bytes().len();
+        let mut extra = [
+            sys::CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT as usize as *mut c_void,
+            buf.bytes_mut().as_mut_ptr().cast(),
+            sys::CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT as usize as *mut c_void,
+            (&raw mut size).cast(),
+            sys::CU_LAUNCH_PARAM_END_AS_INT as usize as *mut c_void,
+        ];
+        // SAFETY: uexp_f32's parameters packed as its layout.
+        unsafe {
+            sys::cuLaunchKernel(
+                cu_function,
+                1,
+                1,
+                1,
+                256,
+                1,
+                1,
+                0,
+                cu_stream,
+                std::ptr::null_mut(),
+                extra.as_mut_ptr(),
+            )
+        }
+        .result()?;
+        Ok(())
+    };
     let mut results = vec![vec![Vec::new(); variants.len()]; 2];
     for round in 0..ROUNDS {
         for (t, tracking) in [true, false].into_iter().enumerate() {
@@ -163,6 +200,40 @@ fn run() -> Result<(), Error> {
                             .arg(&mut out);
                         // SAFETY: as for the raw launch.
                         unsafe { builder.launch(cudarc_config) }?;
+                        Ok(())
+                    })?,
+                    5 => time(&mut raw_packed)?,
+                    6 => time(&mut || {
+                        let config = Config::for_elements(N as u32, 256);
+                        let mut buf = tensor_backend::kernels::Unary::<f32>::pack(N, 1, 0, ps, po);
+                        // SAFETY: packed as the kernel's layout, from live buffers.
+                        unsafe {
+                            cuda_kernel::__private::launch_packed(
+                                &loaded,
+                                &entered_once,
+                                &stream,
+                                &config,
+                                &layout,
+                                buf.bytes_mut(),
+                            )?
+                        };
+                        Ok(())
+                    })?,
+                    7 => time(&mut || {
+                        let config = Config::for_elements(N as u32, 256);
+                        let entered = cuda_kernel::__private::enter(&stream)?;
+                        let mut buf = tensor_backend::kernels::Unary::<f32>::pack(N, 1, 0, ps, po);
+                        // SAFETY: as above.
+                        unsafe {
+                            cuda_kernel::__private::launch_packed(
+                                &loaded,
+                                &entered,
+                                &stream,
+                                &config,
+                                &layout,
+                                buf.bytes_mut(),
+                            )?
+                        };
                         Ok(())
                     })?,
                     4 => time(&mut || {
