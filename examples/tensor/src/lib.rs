@@ -68,6 +68,19 @@ pub enum Error {
     },
 }
 
+/// [`Error::ShapeMismatch`] of `op` between two shapes.
+fn shape_mismatch(
+    op: &'static str,
+    lhs: impl Into<Vec<usize>>,
+    rhs: impl Into<Vec<usize>>,
+) -> Error {
+    Error::ShapeMismatch {
+        op,
+        lhs: lhs.into(),
+        rhs: rhs.into(),
+    }
+}
+
 /// The backend's result type.
 pub type Result<T> = std::result::Result<T, Error>;
 
@@ -315,11 +328,7 @@ impl Tensor {
     pub fn transpose(&self, a: usize, b: usize) -> Result<Tensor> {
         let mut layout = self.layout.clone();
         if a >= layout.shape.len() || b >= layout.shape.len() {
-            return Err(Error::ShapeMismatch {
-                op: "transpose",
-                lhs: layout.shape,
-                rhs: vec![a, b],
-            });
+            return Err(shape_mismatch("transpose", layout.shape, vec![a, b]));
         }
         layout.shape.swap(a, b);
         layout.strides.swap(a, b);
@@ -340,11 +349,11 @@ impl Tensor {
                 .all(|(a, b)| a == b || *a == 1)
         });
         let Some(extra) = extra.filter(|_| fits) else {
-            return Err(Error::ShapeMismatch {
-                op: "broadcast_as",
-                lhs: self.layout.shape.clone(),
-                rhs: shape.to_vec(),
-            });
+            return Err(shape_mismatch(
+                "broadcast_as",
+                self.layout.shape.clone(),
+                shape.to_vec(),
+            ));
         };
         let mut strides = vec![0; extra];
         for (i, (&dim, &stride)) in self
@@ -423,11 +432,7 @@ impl Device {
     pub fn tensor<T: WithDType>(&self, data: &[T], shape: &[usize]) -> Result<Tensor> {
         let layout = Layout::contiguous(shape);
         if layout.elem_count() != data.len() {
-            return Err(Error::ShapeMismatch {
-                op: "tensor",
-                lhs: vec![data.len()],
-                rhs: shape.to_vec(),
-            });
+            return Err(shape_mismatch("tensor", vec![data.len()], shape.to_vec()));
         }
         Ok(Tensor {
             storage: Arc::new(T::storage(self.stream.clone_htod(data)?)),
@@ -603,11 +608,7 @@ impl Device {
             });
         }
         if lhs.shape() != rhs.shape() {
-            return Err(Error::ShapeMismatch {
-                op,
-                lhs: lhs.shape().to_vec(),
-                rhs: rhs.shape().to_vec(),
-            });
+            return Err(shape_mismatch(op, lhs.shape(), rhs.shape()));
         }
         Ok(())
     }
@@ -677,11 +678,11 @@ impl Device {
     pub fn where_cond(&self, ids: &Tensor, t: &Tensor, f: &Tensor) -> Result<Tensor> {
         self.same("where_cond", t, f)?;
         if ids.shape() != t.shape() {
-            return Err(Error::ShapeMismatch {
-                op: "where_cond",
-                lhs: ids.shape().to_vec(),
-                rhs: t.shape().to_vec(),
-            });
+            return Err(shape_mismatch(
+                "where_cond",
+                ids.shape().to_vec(),
+                t.shape().to_vec(),
+            ));
         }
         dispatch!(&*t.storage, |tv: T| dispatch_ids!(
             &*ids.storage,
@@ -721,11 +722,11 @@ impl Device {
     /// The slices of contiguous `x` along `dim` that the 1-D `ids` name, in their order.
     pub fn index_select(&self, ids: &Tensor, x: &Tensor, dim: usize) -> Result<Tensor> {
         if !x.layout.is_contiguous() || ids.shape().len() != 1 || dim >= x.shape().len() {
-            return Err(Error::ShapeMismatch {
-                op: "index_select",
-                lhs: ids.shape().to_vec(),
-                rhs: x.shape().to_vec(),
-            });
+            return Err(shape_mismatch(
+                "index_select",
+                ids.shape().to_vec(),
+                x.shape().to_vec(),
+            ));
         }
         dispatch!(&*x.storage, |xs: T| dispatch_ids!(
             &*ids.storage,
