@@ -49,6 +49,9 @@
 mod nvcc;
 mod scan;
 
+#[cfg(test)]
+mod robustness;
+
 use std::fmt;
 use std::path::{Path, PathBuf};
 

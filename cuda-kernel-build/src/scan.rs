@@ -36,6 +36,17 @@ pub struct Declarations {
 /// Reads every Rust file (and its inline modules); a file that does not parse is an error, a
 /// declaration the macro will refuse is left to the macro.
 pub fn read(files: &[PathBuf]) -> Result<Declarations, String> {
+    let mut sources = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        sources.push((file.clone(), text));
+    }
+    scan_sources(&sources)
+}
+
+/// [`read`] of sources already read: each file's path and text.
+pub fn scan_sources(sources: &[(PathBuf, String)]) -> Result<Declarations, String> {
     let mut found = Declarations {
         declare_structs: true,
         ..Declarations::default()
@@ -43,11 +54,9 @@ pub fn read(files: &[PathBuf]) -> Result<Declarations, String> {
     let mut derived = Vec::new();
     let mut consts = HashMap::new();
     let mut parsed = Vec::new();
-    for file in files {
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    for (file, text) in sources {
         let ast =
-            syn::parse_file(&text).map_err(|e| format!("cannot parse {}: {e}", file.display()))?;
+            syn::parse_file(text).map_err(|e| format!("cannot parse {}: {e}", file.display()))?;
         parsed.push((file.clone(), ast.items));
     }
     for (file, items) in &parsed {

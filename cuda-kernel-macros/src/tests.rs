@@ -376,3 +376,65 @@ fn vector_add_expansion_stays_small() {
     println!("vector_add expands to {lines} lines (prettyplease)");
     assert!(lines <= 200, "{lines} lines:\n{out}");
 }
+
+/// Nothing a user writes in or on a `#[kernel]` block may panic the macro: mutations of the
+/// repository's declarations, with block arguments naming real PTX files, through the whole
+/// expansion (`CUDA_KERNEL_MUTATIONS`, 20,000 by default).
+#[test]
+fn mutated_blocks_never_panic_the_macro() {
+    use cuda_kernel_syntax::mutate;
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap();
+    // The kernels crate's blocks and the generic and run-time named ones of the tests, over the
+    // repository's small PTX files.
+    let mut sources = vec![
+        repo.join("kernels/src/lib.rs"),
+        repo.join("tests/pass/generics.rs"),
+    ];
+    let mut generic: Vec<_> = std::fs::read_dir(repo.join("tests/ui/generic"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .collect();
+    generic.sort();
+    sources.extend(generic);
+    let mut corpus = Vec::new();
+    for file in sources {
+        // Each block with its own arguments; `$OUT_DIR` (the build step's) is the committed PTX.
+        let text = std::fs::read_to_string(file).unwrap();
+        let text = text
+            .replace("$OUT_DIR/", "../kernels/ptx/")
+            .replace("$CUDA_KERNEL_REPO/", "../");
+        for block in mutate::extern_blocks(&text) {
+            let head = text.split(&block[7..]).next().unwrap_or_default();
+            let args = head
+                .rsplit_once("#[kernel(")
+                .and_then(|(_, rest)| rest.rsplit_once(")]"))
+                .map_or(
+                    "",
+                    |(args, between)| if between.trim() == "unsafe" { args } else { "" },
+                );
+            corpus.push(format!("{args}|||{block}"));
+        }
+    }
+    // Most of the corpus expands for real, not just to an error.
+    let expanded = corpus
+        .iter()
+        .filter(|input| {
+            let (args, block) = input.split_once("|||").unwrap();
+            let out = expand::kernel(args.parse().unwrap(), block.parse().unwrap());
+            !out.to_string().contains("compile_error")
+        })
+        .count();
+    assert!(expanded >= 5, "{expanded} of {} expand", corpus.len());
+    assert!(corpus.len() >= 10, "{}", corpus.len());
+    mutate::run("#[kernel]", 21, &corpus, |input| {
+        let (args, block) = input.split_once("|||").unwrap_or(("", input));
+        let (Ok(args), Ok(block)) = (args.parse::<TokenStream>(), block.parse::<TokenStream>())
+        else {
+            return; // not tokens: rustc's lexer reports that before any macro runs
+        };
+        let _ = expand::kernel(args, block);
+    });
+}

@@ -25,6 +25,10 @@
 pub mod itanium;
 pub mod layout;
 pub mod pattern;
+
+#[cfg(feature = "mutate")]
+#[doc(hidden)]
+pub mod mutate;
 pub mod ptx;
 pub mod types;
 

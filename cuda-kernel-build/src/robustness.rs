@@ -1,0 +1,63 @@
+//! Nothing in a crate's sources may panic the build step: mutations of the repository's Rust
+//! sources through the scanner and the header writer, and of nvcc's error output through the
+//! explanation of a failed prototype check (`CUDA_KERNEL_MUTATIONS`, 20,000 by default, each).
+
+use std::path::{Path, PathBuf};
+
+use cuda_kernel_syntax::mutate;
+
+use crate::{nvcc, scan};
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
+}
+
+/// Each `#[kernel]` block of the repository's sources as a file of its own (small, so that the
+/// mutations land in declarations), and the kernels crate's parameter structs.
+fn sources() -> Vec<String> {
+    let mut out = vec![std::fs::read_to_string(repo().join("kernels/src/params.rs")).unwrap()];
+    for file in [
+        "kernels/src/lib.rs",
+        "examples/tensor/src/kernels.rs",
+        "tests/pass/generics.rs",
+    ] {
+        let text = std::fs::read_to_string(repo().join(file)).unwrap();
+        for block in mutate::extern_blocks(&text) {
+            out.push(format!(
+                "use cuda_kernel::kernel;\n#[kernel(ptx = \"$OUT_DIR/templates.ptx\")]\n{block}\n"
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn mutated_sources_never_panic_the_scanner_or_the_header_writer() {
+    let stems = ["vector_add", "templates", "structs", "unary", "params"];
+    let mut which = 0;
+    mutate::run("build step scanner", 31, &sources(), |text| {
+        which += 1;
+        let file = PathBuf::from("src/lib.rs");
+        if let Ok(declarations) = scan::scan_sources(&[(file, text.to_string())]) {
+            let _ = scan::header(stems[which % stems.len()], &declarations);
+        }
+    });
+}
+
+#[test]
+fn mutated_nvcc_output_never_panics_the_explanation() {
+    let declarations = scan::scan_sources(&[(
+        PathBuf::from("src/lib.rs"),
+        std::fs::read_to_string(repo().join("kernels/src/lib.rs")).unwrap(),
+    )])
+    .unwrap();
+    let stderr = [
+        "cuda/scale.cu(3): error: more than one instance of overloaded function \"scale\" has \"C\" linkage\n    extern \"C\" __global__ void scale(int *x)\n                                 ^\n",
+        "/tmp/out/cuda-kernel/vector_add.h(7): here\ncuda/vector_add.cu(12): error: more than one instance of overloaded function \"vector_add\" has \"C\" linkage\n1 error detected in the compilation of \"cuda/vector_add.cu\".\n",
+        "cuda/affine.cu(20): error: identifier \"T\" is undefined\n",
+    ]
+    .map(String::from);
+    mutate::run("nvcc explanation", 32, &stderr, |text| {
+        let _ = nvcc::explain(Path::new("cuda/vector_add.cu"), text, &declarations);
+    });
+}

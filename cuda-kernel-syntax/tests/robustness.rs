@@ -1,0 +1,129 @@
+//! Nothing a user writes may panic the front end: mutated real inputs (the repository's PTX,
+//! its declarations, the mangled names in its PTX, symbol patterns) through each entry point
+//! of the shared front end, `CUDA_KERNEL_MUTATIONS` (20,000 by default) per entry point.
+
+use std::path::Path;
+
+use cuda_kernel_syntax::mutate;
+use cuda_kernel_syntax::ptx_check::PtxFile;
+use cuda_kernel_syntax::report::Errors;
+use cuda_kernel_syntax::{check, demangle, parse, pattern, ptx, ptx_check};
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
+}
+
+/// The repository's PTX files: the kernels crate's (small, every feature of the reader).
+fn ptx_corpus() -> Vec<String> {
+    let mut files: Vec<_> = std::fs::read_dir(repo().join("kernels/ptx"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ptx"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect()
+}
+
+/// Every `extern "C"` block of the repository's declaration tests and of the kernels crate.
+fn declaration_corpus() -> Vec<String> {
+    let mut sources = vec![repo().join("kernels/src/lib.rs")];
+    for dir in [
+        "tests/pass",
+        "tests/ui/ptx",
+        "tests/ui/generic",
+        "tests/ui/types",
+        "tests/ui/parse",
+    ] {
+        let mut files: Vec<_> = std::fs::read_dir(repo().join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+            .collect();
+        files.sort();
+        sources.extend(files);
+    }
+    let blocks: Vec<String> = sources
+        .iter()
+        .flat_map(|source| mutate::extern_blocks(&std::fs::read_to_string(source).unwrap()))
+        .collect();
+    assert!(blocks.len() > 20, "{} blocks", blocks.len());
+    blocks
+}
+
+#[test]
+fn the_ptx_reader_never_panics() {
+    mutate::run("ptx reader", 11, &ptx_corpus(), |text| {
+        let _ = ptx::entries(text);
+        let _ = ptx::globals(text);
+    });
+}
+
+#[test]
+fn the_demangler_never_panics() {
+    let mut names: Vec<String> = ptx_corpus()
+        .iter()
+        .flat_map(|text| ptx::entries(text).unwrap())
+        .map(|e| e.name)
+        .filter(|n| n.starts_with("_Z"))
+        .collect();
+    names.sort();
+    names.dedup();
+    assert!(names.len() >= 5, "{names:?}");
+    mutate::run("demangler", 12, &names, |name| {
+        let _ = demangle::demangle(name);
+        let _ = demangle::shown(name);
+        let _ = demangle::param_types(name);
+    });
+}
+
+#[test]
+fn symbol_patterns_never_panic() {
+    let corpus: Vec<String> = [
+        "u{op}_{T}|uexp_f32",
+        "affine_{T}|affine_f8_e4m3",
+        "cast_{T}_{U}|cast_bf16_f32",
+        "{op}_{I}_{T}|sa_u32_f16",
+        "fast_arg{op}_{T}|fast_argmax_u8",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let types: Vec<String> = ["f32", "f16", "bf16", "u8", "u32", "f8_e4m3"]
+        .map(String::from)
+        .to_vec();
+    mutate::run("patterns", 13, &corpus, |input| {
+        let (pattern, symbol) = input.split_once('|').unwrap_or((input, input));
+        let choices = |hole: &str| matches!(hole, "T" | "U" | "I").then_some(&types[..]);
+        let _ = pattern::fill(pattern, symbol, &choices);
+        let _ = pattern::holes(pattern);
+        let _ = pattern::substitute(pattern, &[("T", "f32"), ("op", symbol)]);
+    });
+}
+
+#[test]
+fn declarations_are_parsed_and_checked_against_ptx_without_panicking() {
+    let files: Vec<PtxFile> = ptx_corpus()
+        .iter()
+        .map(|text| PtxFile {
+            path: "corpus.ptx".into(),
+            shown: "corpus.ptx".into(),
+            entries: ptx::entries(text).unwrap(),
+            globals: ptx::globals(text).unwrap(),
+        })
+        .collect();
+    let mut which = 0;
+    mutate::run("declarations", 14, &declaration_corpus(), |text| {
+        which += 1;
+        let Ok(item) = syn::parse_str::<syn::ItemForeignMod>(text) else {
+            return; // not a block any more: rustc reports that, not the macro
+        };
+        let mut cx = Errors::default();
+        let mut block = parse::parse_block(&mut cx, item, &[]);
+        check::check_block(&mut cx, &block);
+        ptx_check::check_against_ptx(&mut cx, &mut block, &files[which % files.len()]);
+        let _ = cx.to_compile_errors();
+    });
+}
