@@ -201,6 +201,35 @@ fn param_info<H>(
     }
 }
 
+type GetParamCount = unsafe extern "C" fn(sys::CUfunction, *mut usize) -> sys::CUresult;
+
+/// `cuFuncGetParamCount`, where the driver has it (CUDA 13.2 and newer).
+fn param_count_entry() -> Option<GetParamCount> {
+    static ENTRY: OnceLock<Option<GetParamCount>> = OnceLock::new();
+    // SAFETY: the signature of cuFuncGetParamCount as of CUDA 13.2.
+    unsafe { entry_point(&ENTRY, c"cuFuncGetParamCount", 13_020) }
+}
+
+/// Whether the driver can say how many parameters a function takes ([`func_param_count`]).
+pub(crate) fn has_param_count() -> bool {
+    param_count_entry().is_some()
+}
+
+/// `cuFuncGetParamCount` (CUDA 13.2+ drivers): how many parameters the function takes, so that
+/// the signature check asks for no parameter past the last (which the driver answers with an
+/// error that compute-sanitizer reports); `Ok(None)` where the driver lacks the call.
+pub(crate) fn func_param_count(function: sys::CUfunction) -> Result<Option<usize>, Error> {
+    let Some(entry) = param_count_entry() else {
+        return Ok(None);
+    };
+    let mut count = 0usize;
+    // SAFETY: the caller's function is alive; a valid out-pointer.
+    check("cuFuncGetParamCount", unsafe {
+        entry(function, &mut count)
+    })?;
+    Ok(Some(count))
+}
+
 /// Whether the driver has the parameter queries at all.
 pub(crate) fn has_param_info() -> Result<bool, Error> {
     Ok(crate::driver::version()? >= PARAM_INFO_DRIVER)

@@ -148,7 +148,16 @@ impl LibraryKernel {
         if result::has_param_info()? {
             // The query needs a current context, of any device (the library spans them all).
             current_context()?;
-            check_signature(name, layout, |index| {
+            // The count from the kernel's function in the current context (a library's kernel
+            // has no count query of its own).
+            let count = if result::has_param_count() {
+                let function =
+                    result::kernel_get_function(kernel).map_err(|e| library.jit_error(e))?;
+                result::func_param_count(function)?
+            } else {
+                None
+            };
+            check_signature(name, layout, count, |index| {
                 result::kernel_param_info(kernel, index).map_err(|e| library.jit_error(e))
             })?;
         }
