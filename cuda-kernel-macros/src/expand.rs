@@ -288,14 +288,8 @@ fn cached_method(p: &TokenStream, kernel: &Kernel, body: Body) -> TokenStream {
         kernel.type_ident(),
     );
     let (_, ty_generics, _) = generics(p, kernel);
-    let bounded: Vec<TokenStream> = kernel
-        .generics
-        .iter()
-        .map(|g| match g {
-            KernelGeneric::Type(t) => quote!(#t: #p::KernelParam + 'static),
-            KernelGeneric::Const { ident, ty, .. } => quote!(const #ident: #ty),
-        })
-        .collect();
+    // The cache keys launchers by their types' `TypeId`: type arguments are `'static`.
+    let bounded = bounded_generics_with(p, kernel, quote!(+ 'static));
     let symbol = &kernel.symbol;
     let (param, call, doc) = match &kernel.run_time_name {
         Some(name) => {
@@ -929,11 +923,16 @@ fn generics(p: &TokenStream, kernel: &Kernel) -> (TokenStream, TokenStream, Toke
 
 /// The generic parameters as an impl declares them: `T: KernelParam`, `const N: i32`.
 fn bounded_generics(p: &TokenStream, kernel: &Kernel) -> Vec<TokenStream> {
+    bounded_generics_with(p, kernel, quote!())
+}
+
+/// [`bounded_generics`] with `more` added to each type parameter's bound.
+fn bounded_generics_with(p: &TokenStream, kernel: &Kernel, more: TokenStream) -> Vec<TokenStream> {
     kernel
         .generics
         .iter()
         .map(|g| match g {
-            KernelGeneric::Type(t) => quote!(#t: #p::KernelParam),
+            KernelGeneric::Type(t) => quote!(#t: #p::KernelParam #more),
             KernelGeneric::Const { ident, ty, .. } => quote!(const #ident: #ty),
         })
         .collect()

@@ -219,6 +219,15 @@ impl Kernel {
         !self.generics.is_empty()
     }
 
+    /// What `{T}` stands for when the type argument is the built-in `t`: the name
+    /// `names(...)` gives it, or its Rust name (`f16`).
+    pub fn family_name(&self, t: &crate::types::BuiltinType) -> String {
+        self.type_names
+            .iter()
+            .find(|n| n.builtin().is_some_and(|b| b.rust == t.rust))
+            .map_or_else(|| t.name().to_string(), |n| n.name.value())
+    }
+
     /// Whether the entry symbol is found when the launcher is loaded (from the type arguments
     /// or a name given at run time) rather than fixed by the declaration.
     pub fn symbol_at_load(&self) -> bool {

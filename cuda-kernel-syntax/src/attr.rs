@@ -30,6 +30,15 @@ pub struct TypeName {
     pub name: LitStr,
 }
 
+impl TypeName {
+    /// The built-in type it names, by the path's last segment (`F8E4M3`,
+    /// `low_precision::F8E4M3`); `None` for a type of the user's.
+    pub fn builtin(&self) -> Option<&'static crate::types::BuiltinType> {
+        let last = self.ty.segments.last()?.ident.to_string();
+        crate::types::by_name(&last)
+    }
+}
+
 /// Parses the block's arguments, reporting unknown ones and going on.
 pub fn parse_block_args(cx: &mut Errors, args: proc_macro2::TokenStream) -> BlockArgs {
     let mut krate = None;

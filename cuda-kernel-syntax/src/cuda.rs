@@ -102,13 +102,8 @@ pub fn family_prototypes(kernel: &Kernel) -> Vec<String> {
                     Some(format!("{} {}", c_type(&ty)?, p.ident))
                 })
                 .collect::<Option<Vec<_>>>()?;
-            // The name `names(...)` gives the type, or its own.
-            let type_name = kernel
-                .type_names
-                .iter()
-                .find(|n| n.ty.segments.last().is_some_and(|s| s.ident == t.name()))
-                .map_or_else(|| t.name().to_string(), |n| n.name.value());
-            let name = crate::itanium::family_symbol(&pattern.value(), &[(&param, type_name)]);
+            let name =
+                crate::itanium::family_symbol(&pattern.value(), &[(&param, kernel.family_name(t))]);
             Some(format!(
                 "extern \"C\" __global__ void {name}({});",
                 params.join(", ")

@@ -220,13 +220,14 @@ pub fn fundamental_name(code: &str) -> &'static str {
 
 /// The symbol a dtype family's member has: `pattern` with `{T}` (or `{NAME}` of another type
 /// parameter) replaced by the type's name as a Rust declaration writes it (`affine_{T}` with
-/// `half::f16` is `affine_f16`), and `{N}` of a const parameter by its value.
+/// `half::f16` is `affine_f16`), and `{N}` of a const parameter by its value; placeholders
+/// without a substitution stay (the one [`pattern`](crate::pattern) rule for patterns).
 pub fn family_symbol(pattern: &str, substitutions: &[(&str, String)]) -> String {
-    let mut out = pattern.to_string();
-    for (param, value) in substitutions {
-        out = out.replace(&format!("{{{param}}}"), value);
-    }
-    out
+    let values: Vec<(&str, &str)> = substitutions
+        .iter()
+        .map(|(param, value)| (*param, value.as_str()))
+        .collect();
+    crate::pattern::substitute(pattern, &values)
 }
 
 /// The name `{T}` stands for in a family's symbol: the Rust name of a built-in type (`f16`,

@@ -142,7 +142,7 @@ pub fn check_against_ptx(cx: &mut Errors, block: &mut Block, file: &PtxFile) {
             continue;
         }
         if kernel.is_generic() {
-            check_instances(cx, kernel, file);
+            check_template_instances(cx, kernel, file);
             continue;
         }
         let Some(entry) = check_entry_exists(cx, kernel, file) else {
@@ -438,27 +438,23 @@ struct TypeChoice {
 }
 
 fn type_choices(kernel: &Kernel) -> Vec<TypeChoice> {
-    let mut out: Vec<TypeChoice> = types::all()
+    let builtin = types::all()
         .filter(|t| t.alias_of.is_none())
         .map(|t| TypeChoice {
-            name: t.name().to_string(),
+            name: kernel.family_name(t),
             ty: MemberType::Builtin(t.rust),
             layout: Some((t.size, t.align)),
-        })
-        .collect();
-    for named in &kernel.type_names {
-        let last = named.ty.segments.last().map(|s| s.ident.to_string());
-        let builtin = last.as_deref().and_then(types::by_name);
-        match builtin.and_then(|b| out.iter_mut().find(|c| c.ty == MemberType::Builtin(b.rust))) {
-            Some(choice) => choice.name = named.name.value(),
-            None => out.push(TypeChoice {
-                name: named.name.value(),
-                ty: MemberType::Path(crate::attr::path_text(&named.ty)),
-                layout: None,
-            }),
-        }
-    }
-    out
+        });
+    let users = kernel
+        .type_names
+        .iter()
+        .filter(|named| named.builtin().is_none())
+        .map(|named| TypeChoice {
+            name: named.name.value(),
+            ty: MemberType::Path(crate::attr::path_text(&named.ty)),
+            layout: None,
+        });
+    builtin.chain(users).collect()
 }
 
 /// The entries of the PTX the kernel's pattern matches (leaving out `exclude`), with each type
@@ -626,11 +622,11 @@ impl Problems {
     }
 }
 
-/// Rule: a generic declaration has instances in the PTX, and every instance whose arguments
-/// are built-in types takes the declared parameters with them substituted. Template instances
-/// are found by their symbols for every built-in type argument (const arguments stand for any
-/// value); family members by their names (`affine_f16`).
-fn check_instances(cx: &mut Errors, kernel: &Kernel, file: &PtxFile) {
+/// Rule: a C++ function template has instances in the PTX, and every instance whose arguments
+/// are built-in types takes the declared parameters with them substituted. Instances are found
+/// by their symbols for every built-in type argument (const arguments stand for any value).
+/// Families of `extern "C"` kernels are [`check_family`]'s.
+fn check_template_instances(cx: &mut Errors, kernel: &Kernel, file: &PtxFile) {
     let type_params = kernel.type_params();
     let generics: Vec<&str> = type_params.iter().map(String::as_str).collect();
     let candidates: Vec<&BuiltinType> = types::all().filter(|t| t.alias_of.is_none()).collect();
@@ -649,38 +645,35 @@ fn check_instances(cx: &mut Errors, kernel: &Kernel, file: &PtxFile) {
     }
     let mut found = 0;
     let mut problems = Problems::default();
+    let Some(params) = kernel
+        .params
+        .iter()
+        .map(|p| crate::mangle::cpp_type(&p.ty, &generics))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return; // reported by the checks
+    };
     for combo in &combos {
-        let entry = if kernel.cpp.is_some() {
-            let Some(params) = kernel
-                .params
-                .iter()
-                .map(|p| crate::mangle::cpp_type(&p.ty, &generics))
-                .collect::<Option<Vec<_>>>()
-            else {
-                return; // reported by the checks
-            };
-            let mut combo_types = combo.iter();
-            let args: Vec<TemplateArg> = kernel
-                .generics
-                .iter()
-                .map(|g| match g {
-                    KernelGeneric::Type(_) => {
-                        let t = combo_types.next().expect("one type per type parameter");
-                        TemplateArg::Type(CppType::from_path_name(t.rust, &[]))
-                    }
-                    KernelGeneric::Const { code, .. } => TemplateArg::Int {
-                        code: code.unwrap_or("i"),
-                        value: WILDCARD,
-                    },
-                })
-                .collect();
-            let symbol = itanium::mangle(&kernel.symbol, Some(&args), &params);
-            file.entries
-                .iter()
-                .find(|e| matches_wildcards(&e.name, &symbol))
-        } else {
-            return; // families are checked by check_family
-        };
+        let mut combo_types = combo.iter();
+        let args: Vec<TemplateArg> = kernel
+            .generics
+            .iter()
+            .map(|g| match g {
+                KernelGeneric::Type(_) => {
+                    let t = combo_types.next().expect("one type per type parameter");
+                    TemplateArg::Type(CppType::from_path_name(t.rust, &[]))
+                }
+                KernelGeneric::Const { code, .. } => TemplateArg::Int {
+                    code: code.unwrap_or("i"),
+                    value: WILDCARD,
+                },
+            })
+            .collect();
+        let symbol = itanium::mangle(&kernel.symbol, Some(&args), &params);
+        let entry = file
+            .entries
+            .iter()
+            .find(|e| matches_wildcards(&e.name, &symbol));
         let Some(entry) = entry else {
             continue;
         };
@@ -695,7 +688,7 @@ fn check_instances(cx: &mut Errors, kernel: &Kernel, file: &PtxFile) {
         let instances: Vec<&Entry> = file
             .entries
             .iter()
-            .filter(|e| kernel.cpp.is_some() && e.name.starts_with(&prefix))
+            .filter(|e| e.name.starts_with(&prefix))
             .collect();
         // Instances over a struct of the user's cannot be matched here (`load` checks them).
         let unknowable = instances.iter().any(|e| !builtin_template_args(&e.name));
@@ -712,14 +705,7 @@ fn check_instances(cx: &mut Errors, kernel: &Kernel, file: &PtxFile) {
                 ),
             );
         } else if instances.is_empty() {
-            let what = if kernel.cpp.is_some() {
-                format!("no instance of the template `{}`", kernel.symbol)
-            } else {
-                format!(
-                    "no member of the family `{}` for a built-in type",
-                    kernel.symbol
-                )
-            };
+            let what = format!("no instance of the template `{}`", kernel.symbol);
             let names: Vec<_> = file
                 .entries
                 .iter()
