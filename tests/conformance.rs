@@ -505,7 +505,7 @@ fn layouts_match_the_driver_and_every_byte_arrives() {
         let name: &'static str = Box::leak(format!("sig{k}").into_boxed_str());
         // load_function compares every offset and size with cuFuncGetParamInfo.
         let function = cuda_kernel::__private::load_function(&module, name, &layout)
-            .map(cuda_kernel::Loaded::Module)
+            .map(|function| cuda_kernel::Loaded::module(function, name))
             .unwrap_or_else(|e| panic!("signature {k}: {e}"));
 
         let echo_len: usize = sig.iter().map(|t| t.size).sum();
@@ -525,7 +525,13 @@ fn layouts_match_the_driver_and_every_byte_arrives() {
             let entered = cuda_kernel::__private::enter(&stream).unwrap();
             unsafe {
                 cuda_kernel::__private::launch_packed(
-                    &function, &entered, &stream, &config, &layout, &mut buf,
+                    &function,
+                    &entered,
+                    &stream,
+                    &config,
+                    &layout,
+                    &mut buf,
+                    cuda_kernel::__private::Site::here(),
                 )
             }
             .unwrap_or_else(|e| panic!("signature {k}: {e}"));

@@ -134,7 +134,8 @@ fn a_refused_ptx_carries_the_jits_reason() {
         },
     };
     let text = err.to_string();
-    assert!(matches!(err, Error::Jit { .. }), "{text}");
+    // (At the launch, within an `Error::Launch` naming it.)
+    assert!(matches!(err.root(), Error::Jit { .. }), "{text}");
     assert!(text.contains("the JIT says"), "{text}");
     eprintln!("library: {text}");
 }
@@ -246,7 +247,12 @@ fn runtime_and_cuda_kernel_share_one_context_and_runtime_memory_launches() {
         )
     }
     .unwrap_err();
-    assert!(matches!(err, Error::WrongContext { .. }), "{err}");
+    assert!(matches!(err.root(), Error::WrongContext { .. }), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("launch of `vector_add` at tests/context.rs:"),
+        "{err}"
+    );
     assert_eq!(current(), ctx.cu_ctx());
     drop(other);
     unsafe { cu::ctx::set_current(ctx.cu_ctx()) }.unwrap();

@@ -38,7 +38,7 @@ fn clusters_report_their_rank() {
     let mut s = stream.alloc_zeros::<u32>(6).unwrap();
     let bad = Config::new((6, 1, 1), (32, 1, 1)).cluster((4, 1, 1));
     let e = unsafe { kernel.launch(&stream, bad, &mut r, &mut s) }.unwrap_err();
-    assert!(matches!(e, Error::ClusterMismatch { .. }), "{e}");
+    assert!(matches!(e.root(), Error::ClusterMismatch { .. }), "{e}");
 }
 
 #[test]
@@ -98,13 +98,27 @@ fn configurations_are_checked_before_the_driver() {
     let launch =
         |config: Config, c: &mut _| unsafe { kernel.launch(&stream, config, &a, &a, c, 1) };
     let e = launch(Config::new((0, 1, 1), (32, 1, 1)), &mut c).unwrap_err();
+    // Every launch error names the kernel and the line of the launch, then the launch.
+    let text = e.to_string();
+    let line = line!() - 4;
+    assert!(
+        text.starts_with(&format!(
+            "launch of `vector_add` at tests/launch.rs:{line}:"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n  grid (0, 1, 1), block (32, 1, 1), 0 bytes of shared memory"),
+        "{text}"
+    );
+    assert!(text.contains("n = 1"), "{text}");
     assert_eq!(
-        e.to_string(),
+        e.root().to_string(),
         "grid dimension x is 0: every grid, block and cluster dimension must be at least 1"
     );
     let e = launch(Config::new((1, 1, 1), (32, 32, 2)), &mut c).unwrap_err();
     assert_eq!(
-        e.to_string(),
+        e.root().to_string(),
         "threads per block is 2048 but this device allows at most 1024"
     );
     let e = launch(
@@ -112,7 +126,7 @@ fn configurations_are_checked_before_the_driver() {
         &mut c,
     )
     .unwrap_err();
-    assert!(matches!(e, Error::InvalidConfig { .. }), "{e}");
+    assert!(matches!(e.root(), Error::InvalidConfig { .. }), "{e}");
     // 100 KiB needs the kernel's limit raised first.
     let big = Config::new((1, 1, 1), (32, 1, 1)).shared_mem(100 * 1024);
     let e = launch(big, &mut c).unwrap_err();

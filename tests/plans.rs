@@ -152,7 +152,12 @@ fn plans_record_clusters_and_priorities_and_update_them() {
             (xr, yw, n as u32),
         )
     };
-    assert!(matches!(refused, Err(Error::Unsupported(_))), "{refused:?}");
+    let refused = refused.unwrap_err();
+    assert!(matches!(refused.root(), Error::Unsupported(_)), "{refused}");
+    assert!(
+        refused.to_string().starts_with("launch of `chain_step` at tests/plans.rs:"),
+        "{refused}"
+    );
     drop(plan);
     assert!(stream.clone_dtoh(&y).unwrap().iter().all(|&v| v == 3.0));
 }

@@ -573,6 +573,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
             #[doc = #launch_doc]
             #safety_doc
             #[inline]
+            #[track_caller]
             // The kernel's C signature fixes the argument count.
             #[allow(clippy::too_many_arguments)]
             pub #unsafety fn launch(
@@ -730,6 +731,7 @@ fn real_bodies(p: &TokenStream, kernel: &Kernel) -> Bodies {
         quote!(__buf.put(&Self::LAYOUT.params[#index], &#name);)
     });
     let mut checks = Vec::new();
+    let mut lengths = Vec::new();
     let mut borrows = Vec::new();
     let mut pack_values = Vec::new();
     for (i, param) in kernel.params.iter().enumerate() {
@@ -738,7 +740,8 @@ fn real_bodies(p: &TokenStream, kernel: &Kernel) -> Bodies {
         match param.kind() {
             ParamKind::ConstPtr(elem) => {
                 let elem = device_element(elem);
-                checks.push(quote!(#p::DeviceArg::<#elem>::check(#name, stream)?;));
+                checks.push(quote!(#p::DeviceArg::<#elem>::check(#name, stream).map_err(__refused)?;));
+                lengths.push(quote!(#p::DeviceArg::<#elem>::element_count(#name)));
                 borrows.push(quote!(
                     let (#ptr, #sync) = #p::DeviceArg::<#elem>::device_arg(#name, stream);
                 ));
@@ -746,13 +749,17 @@ fn real_bodies(p: &TokenStream, kernel: &Kernel) -> Bodies {
             }
             ParamKind::MutPtr(elem) => {
                 let elem = device_element(elem);
-                checks.push(quote!(#p::DeviceArgMut::<#elem>::check_mut(#name, stream)?;));
+                checks.push(quote!(#p::DeviceArgMut::<#elem>::check_mut(#name, stream).map_err(__refused)?;));
+                lengths.push(quote!(#p::DeviceArgMut::<#elem>::element_count_mut(&*#name)));
                 borrows.push(quote!(
                     let (#ptr, #sync) = #p::DeviceArgMut::<#elem>::device_arg_mut(#name, stream);
                 ));
                 pack_values.push(quote!(#ptr));
             }
-            ParamKind::Value => pack_values.push(quote!(#name)),
+            ParamKind::Value => {
+                pack_values.push(quote!(#name));
+                lengths.push(quote!(#p::core::option::Option::None));
+            }
         }
     }
     Bodies {
@@ -773,16 +780,39 @@ fn real_bodies(p: &TokenStream, kernel: &Kernel) -> Bodies {
         // Borrowing the device memory on `stream` orders the launch after earlier writes to
         // it (and later work after it); the guards are held by name (not `_`) until the launch
         // is queued.
-        launch: quote! {
-            // The stream's context, current until the end (the caller's is given back after the
-            // borrows' guards have recorded the launch).
-            #(#checks)*
-            let __entered = #p::enter(stream)?;
-            #(#borrows)*
-            let mut __buf = Self::pack(#(#pack_values),*);
-            // SAFETY: the buffer holds every parameter at the offset the declaration gives it;
-            // the declaration's soundness is the caller's (unsafe fn) or its author's (safe fn).
-            unsafe { #p::launch(self, &__entered, stream, &#p::core::convert::Into::into(config), __buf.bytes_mut()) }
+        launch: {
+            // The lengths of the device memory arguments, read only while the launch log or
+            // the verify mode is on (before the borrows, which hold `*mut` arguments).
+            let lengths = if checks.is_empty() {
+                quote!(let __lengths: &[#p::core::option::Option<usize>] = &[];)
+            } else {
+                quote! {
+                    let __all;
+                    let __lengths: &[#p::core::option::Option<usize>] = if #p::observing() {
+                        __all = [#(#lengths),*];
+                        &__all
+                    } else {
+                        &[]
+                    };
+                }
+            };
+            quote! {
+                // The caller's line, which every launch error names.
+                let __at = #p::Location::caller();
+                let __refused = |e| #p::refused(#p::Kernel::__loaded(self), __at, e);
+                #(#checks)*
+                // The stream's context, current until the end (the caller's is given back after
+                // the borrows' guards have recorded the launch).
+                let __entered = #p::enter(stream).map_err(__refused)?;
+                #lengths
+                #(#borrows)*
+                let mut __buf = Self::pack(#(#pack_values),*);
+                // SAFETY: the buffer holds every parameter at the offset the declaration gives it;
+                // the declaration's soundness is the caller's (unsafe fn) or its author's (safe fn).
+                unsafe {
+                    #p::launch(self, &__entered, stream, &#p::core::convert::Into::into(config), __buf.bytes_mut(), #p::Site::new(__at, __lengths))
+                }
+            }
         },
     }
 }

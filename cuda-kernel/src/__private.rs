@@ -9,7 +9,9 @@ pub use crate::declare::layout::{struct_align, struct_size};
 pub use crate::declare::symbol::{family_name, family_name_with, template_arg};
 pub use crate::driver::result::Entered;
 pub use crate::graph::plan::{PlanKernel, PlanMut, PlanRef};
+pub use crate::launch::observe::{Site, observing, refused};
 pub use crate::launch::{enter, launch, launch_packed};
+pub use ::core::panic::Location;
 pub use crate::load::module::{load_function, load_ptx, load_ptx_file};
 pub use crate::{
     CType, Config, DeviceArg, DeviceArgMut, DeviceGlobal, Error, Kernel, KernelCache, KernelParam,

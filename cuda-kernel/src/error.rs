@@ -176,6 +176,12 @@ pub enum Error {
         log: String,
     },
 
+    /// A launch (or a plan's recording, update or replay) that failed: the kernel, the
+    /// caller's file and line and the launch as it was asked for, around what went wrong
+    /// ([`Error::root`]).
+    #[error(transparent)]
+    Launch(Box<LaunchError>),
+
     /// A CUDA driver call failed.
     #[error("{call} failed: {}", driver_error_text(.source))]
     Driver {
@@ -200,12 +206,117 @@ impl Error {
         move |source| Error::Driver { call, source }
     }
 
-    /// The driver's result code, for [`Error::Driver`].
+    /// The driver's result code, for [`Error::Driver`] (also inside an [`Error::Launch`]).
     pub fn driver_code(&self) -> Option<sys::CUresult> {
-        match self {
-            Error::Driver { source, .. } => Some(source.0),
+        match self.root() {
+            Error::Driver { source, .. } | Error::Jit { source, .. } => Some(source.0),
             _ => None,
         }
+    }
+
+    /// What went wrong, without the launch around it: for an [`Error::Launch`] the error it
+    /// carries, for any other the error itself. Match on this to tell kinds of failure apart.
+    ///
+    /// ```
+    /// # fn f(e: cuda_kernel::Error) {
+    /// if let cuda_kernel::Error::InvalidConfig { what, .. } = e.root() {
+    ///     eprintln!("fix the launch configuration: {what}");
+    /// }
+    /// # }
+    /// ```
+    pub fn root(&self) -> &Error {
+        match self {
+            Error::Launch(launch) => launch.error.root(),
+            other => other,
+        }
+    }
+
+    /// The launch around this error, for an [`Error::Launch`]: the kernel, the call site and
+    /// the launch's arguments.
+    pub fn launch(&self) -> Option<&LaunchError> {
+        match self {
+            Error::Launch(launch) => Some(launch),
+            _ => None,
+        }
+    }
+}
+
+/// A failed launch, as [`Error::Launch`] carries it: which kernel, launched from which line,
+/// with what, and what went wrong.
+///
+/// ```text
+/// launch of `vector_add` at src/main.rs:41:18 failed: block dimension x is 2048 but this device allows at most 1024
+///   grid (4, 1, 1), block (2048, 1, 1), 0 bytes of shared memory, stream 0x5612e0c1a2b0
+///   a = 0x7f3a1e000000 (1024 elements), b = 0x7f3a1e001000 (1024 elements), c = 0x7f3a1e002000 (1024 elements), n = 1024
+/// ```
+pub struct LaunchError {
+    pub(crate) kernel: String,
+    pub(crate) location: &'static std::panic::Location<'static>,
+    pub(crate) launch: Option<String>,
+    pub(crate) on_device: bool,
+    pub(crate) error: Error,
+}
+
+impl LaunchError {
+    /// The kernel's symbol (for a plan's replay, the plan's kernels in order).
+    pub fn kernel(&self) -> &str {
+        &self.kernel
+    }
+
+    /// The caller's file, line and column: where `launch` (or the plan's call) was written.
+    pub fn location(&self) -> &'static std::panic::Location<'static> {
+        self.location
+    }
+
+    /// The launch as it was asked for, where it got as far as packing its arguments: the
+    /// configuration and stream on one line, every argument on the next (scalars by value,
+    /// device memory by address, with its length in elements where known).
+    pub fn description(&self) -> Option<&str> {
+        self.launch.as_deref()
+    }
+
+    /// Whether the kernel was queued and failed on the device, as the verify mode found by
+    /// synchronizing its stream after it (rather than being refused before or at the launch).
+    pub fn failed_on_device(&self) -> bool {
+        self.on_device
+    }
+
+    /// What went wrong.
+    pub fn error(&self) -> &Error {
+        &self.error
+    }
+}
+
+impl std::fmt::Display for LaunchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let at = self.location;
+        if self.on_device {
+            write!(
+                f,
+                "`{}`, launched at {at}, failed on the device (the verify mode synchronized its stream after it): {}",
+                self.kernel, self.error
+            )?;
+        } else {
+            write!(f, "launch of `{}` at {at} failed: {}", self.kernel, self.error)?;
+        }
+        if let Some(launch) = &self.launch {
+            for line in launch.lines() {
+                write!(f, "\n  {line}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::fmt::Debug for LaunchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::error::Error for LaunchError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
     }
 }
 

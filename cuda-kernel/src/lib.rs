@@ -45,6 +45,7 @@ compile_error!("cuda-kernel packs parameters for little-endian GPUs from a littl
 // The rooms, along the path of a launch: declare and pack, load, launch, graphs and plans; the
 // driver's room holds every raw driver call.
 mod declare;
+pub mod diagnostics;
 pub mod driver;
 mod error;
 pub mod graph;
@@ -70,7 +71,7 @@ pub use declare::param::{CType, KernelParam};
 #[doc(no_inline)]
 pub use declare::vector::*;
 pub use declare::{ffi, low_precision, vector};
-pub use error::{Error, SignatureMismatch};
+pub use error::{Error, LaunchError, SignatureMismatch};
 pub use graph::plan::{self, Plan, PlanMut, PlanNode, PlanRef};
 pub use launch::config::{
     Config, DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits, occupancy_block_size,

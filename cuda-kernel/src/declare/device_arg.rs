@@ -3,7 +3,7 @@
 
 use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::{
-    CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, SyncOnDrop,
+    CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, DeviceSlice, SyncOnDrop,
     UnifiedSlice, UnifiedView, UnifiedViewMut,
 };
 
@@ -31,6 +31,14 @@ pub trait DeviceArg<T> {
         let _ = stream;
         Ok(())
     }
+
+    /// The memory's length in elements of `T`, where known: what the launch log and launch
+    /// errors show next to its address ([`diagnostics`](crate::diagnostics)). Read only while
+    /// the log or the verify mode is on. `None` by default.
+    #[inline(always)]
+    fn element_count(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// Device memory a `*mut T` parameter writes: a `CudaSlice<T>` or `CudaViewMut<T>` (and
@@ -53,6 +61,12 @@ pub trait DeviceArgMut<T> {
         let _ = stream;
         Ok(())
     }
+
+    /// As [`DeviceArg::element_count`], for memory the kernel writes.
+    #[inline(always)]
+    fn element_count_mut(&self) -> Option<usize> {
+        None
+    }
 }
 
 // One impl per cudarc type rather than a blanket impl over `DevicePtr<T>`, which would leave no
@@ -69,6 +83,11 @@ macro_rules! device_memory {
                     let (ptr, sync) = DevicePtr::device_ptr(self, stream);
                     (ptr, Some(sync))
                 }
+
+                #[inline]
+                fn element_count(&self) -> Option<usize> {
+                    Some(DeviceSlice::len(self))
+                }
             }
         )*
         $(
@@ -80,6 +99,11 @@ macro_rules! device_memory {
                 ) -> (CUdeviceptr, Option<SyncOnDrop<'a>>) {
                     let (ptr, sync) = DevicePtrMut::device_ptr_mut(self, stream);
                     (ptr, Some(sync))
+                }
+
+                #[inline]
+                fn element_count_mut(&self) -> Option<usize> {
+                    Some(DeviceSlice::len(self))
                 }
             }
         )*
@@ -171,6 +195,11 @@ impl<T, A: DeviceArg<T>> DeviceArg<T> for Option<A> {
             None => Ok(()),
         }
     }
+
+    #[inline]
+    fn element_count(&self) -> Option<usize> {
+        self.as_ref().and_then(A::element_count)
+    }
 }
 
 /// `None` is NULL, `Some(memory)` the memory, for a `*mut T` parameter the kernel allows to be
@@ -193,6 +222,11 @@ impl<T, A: DeviceArgMut<T>> DeviceArgMut<T> for Option<A> {
             Some(memory) => memory.check_mut(stream),
             None => Ok(()),
         }
+    }
+
+    #[inline]
+    fn element_count_mut(&self) -> Option<usize> {
+        self.as_ref().and_then(A::element_count_mut)
     }
 }
 
@@ -315,6 +349,11 @@ impl<T> DeviceArg<T> for DeviceMemory<T> {
     fn check(&self, stream: &CudaStream) -> Result<(), crate::Error> {
         self.check_context(stream)
     }
+
+    #[inline]
+    fn element_count(&self) -> Option<usize> {
+        Some(self.len)
+    }
 }
 
 impl<T> DeviceArgMut<T> for DeviceMemory<T> {
@@ -329,5 +368,10 @@ impl<T> DeviceArgMut<T> for DeviceMemory<T> {
     #[inline]
     fn check_mut(&self, stream: &CudaStream) -> Result<(), crate::Error> {
         self.check_context(stream)
+    }
+
+    #[inline]
+    fn element_count_mut(&self) -> Option<usize> {
+        Some(self.len)
     }
 }

@@ -147,13 +147,13 @@ fn run_time_symbol<K: Kernel>(name: &str) -> Result<Cow<'static, str>, Error> {
 
 fn load_symbol<K: Kernel>(module: &Arc<CudaModule>, symbol: &str) -> Result<K, Error> {
     crate::load::module::load_function(module, symbol, &K::LAYOUT)
-        .map(|function| K::__from_loaded(Loaded::Module(function)))
+        .map(|function| K::__from_loaded(Loaded::module(function, symbol)))
         .map_err(|e| member_error::<K>(e))
 }
 
 fn load_library_symbol<K: Kernel>(library: &Arc<Library>, symbol: &str) -> Result<K, Error> {
     crate::LibraryKernel::load(library, symbol, &K::LAYOUT)
-        .map(|kernel| K::__from_loaded(Loaded::Library(Arc::new(kernel))))
+        .map(|kernel| K::__from_loaded(Loaded::library(Arc::new(kernel), symbol)))
         .map_err(|e| member_error::<K>(e))
 }
 

@@ -410,6 +410,15 @@ pub(crate) unsafe fn launch_kernel_ex(
     })
 }
 
+/// `cuStreamSynchronize`: waits for the work queued on `stream` (a fault of any of it is the
+/// error).
+pub(crate) fn stream_synchronize(stream: sys::CUstream) -> Result<(), Error> {
+    // SAFETY: a stream handle the caller holds alive.
+    check("cuStreamSynchronize", unsafe {
+        sys::cuStreamSynchronize(stream)
+    })
+}
+
 /// `cuMemcpyHtoDAsync` of `bytes` to `dst`.
 ///
 /// # Safety

@@ -116,6 +116,7 @@ pub fn kernel_nodes(graph: &CudaGraph, function: &CudaFunction) -> Result<Vec<Ke
 /// `params` must be packed as `K::LAYOUT` and `node` a node of `graph` that launches `kernel`;
 /// every device address in `params` must stay valid while the graph can be replayed, and the
 /// kernel's accesses through them stay inside the memory they name.
+#[track_caller]
 pub unsafe fn set_kernel_node<K: Kernel>(
     graph: &CudaGraph,
     node: KernelNode,
@@ -124,7 +125,22 @@ pub unsafe fn set_kernel_node<K: Kernel>(
     config: impl Into<Config>,
     params: &mut [u8],
 ) -> Result<(), Error> {
+    let location = std::panic::Location::caller();
     let config = config.into();
+    // SAFETY: the caller's.
+    unsafe { set_node(graph, node, kernel, stream, &config, params) }
+        .map_err(|e| crate::launch::observe::refused(kernel.__loaded(), location, e))
+}
+
+unsafe fn set_node<K: Kernel>(
+    graph: &CudaGraph,
+    node: KernelNode,
+    kernel: &K,
+    stream: &CudaStream,
+    config: &Config,
+    params: &mut [u8],
+) -> Result<(), Error> {
+    let config = *config;
     if params.len() != K::LAYOUT.size {
         return Err(Error::Unsupported(
             "the parameter buffer is not packed for this kernel: make it with the launcher's pack",

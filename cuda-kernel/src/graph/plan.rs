@@ -61,6 +61,7 @@ use cudarc::driver::{CudaStream, SyncOnDrop};
 use crate::declare::buffer::{ParamBytes, ParamPointers};
 use crate::driver::result;
 use crate::graph::NodeParams;
+use crate::launch::observe::{self, Site};
 use crate::{Config, DeviceArg, DeviceArgMut, Error, Kernel, Loaded};
 
 /// A kernel a [`Plan`] can record: every `#[kernel]` launcher implements it, with its
@@ -246,16 +247,33 @@ impl<'a> Plan<'a> {
     /// # Safety
     /// As for the kernel's `launch`: the kernel's accesses through `args` stay inside the
     /// memory they name, for `config`'s grid, every time the plan is replayed.
+    #[track_caller]
     pub unsafe fn record<K: PlanKernel<'a>>(
         &mut self,
         kernel: &K,
         config: impl Into<Config>,
         args: K::Args,
     ) -> Result<PlanNode<K>, Error> {
+        let site = Site::here();
         let config = config.into();
         let mut params = ParamBytes::new(K::LAYOUT.size);
         K::pack_args(&args, params.bytes_mut());
-        let mut node_params = self.node_params::<K>(kernel.__loaded(), &config, &mut params)?;
+        if observe::log_on() {
+            self.log("record", kernel.__loaded(), &config, &K::LAYOUT, &params, &site);
+        }
+        // SAFETY: the caller's.
+        unsafe { self.add_node(kernel, config, &mut params) }
+            .map_err(|e| plan_failed(kernel.__loaded(), &config, &K::LAYOUT, &params, &site, e))
+    }
+
+    /// `record`'s driver calls.
+    unsafe fn add_node<K: PlanKernel<'a>>(
+        &mut self,
+        kernel: &K,
+        config: Config,
+        params: &mut ParamBytes,
+    ) -> Result<PlanNode<K>, Error> {
+        let mut node_params = self.node_params::<K>(kernel.__loaded(), &config, params)?;
         let previous = self.launches.last().map(|r| r.node);
         let programmatic_edge = config.programmatic && previous.is_some();
         let after: [sys::CUgraphNode; 1];
@@ -296,24 +314,26 @@ impl<'a> Plan<'a> {
     ///
     /// # Safety
     /// As for [`record`](Self::record).
+    #[track_caller]
     pub unsafe fn set<K: PlanKernel<'a>>(
         &mut self,
         node: &PlanNode<K>,
         config: impl Into<Config>,
         args: K::Args,
     ) -> Result<(), Error> {
+        let site = Site::here();
         let config = config.into();
         if node.plan != self.id {
-            return Err(Error::Unsupported(
-                "this launch was recorded in another plan",
-            ));
+            let error = Error::Unsupported("this launch was recorded in another plan");
+            return Err(observe::failed(&K::symbol(), &site, None, false, error));
         }
         let recorded = &self.launches[node.index];
         if recorded.config.programmatic != config.programmatic {
-            return Err(Error::Unsupported(
+            let error = Error::Unsupported(
                 "a recorded launch's programmatic dependency is part of the graph's edges: record \
                  the plan again to change it",
-            ));
+            );
+            return Err(observe::failed(recorded.kernel.name(), &site, None, false, error));
         }
         let attributes_change = (
             recorded.config.cluster,
@@ -323,7 +343,26 @@ impl<'a> Plan<'a> {
         let mut params = ParamBytes::new(K::LAYOUT.size);
         K::pack_args(&args, params.bytes_mut());
         let graph_node = recorded.node;
-        let mut node_params = self.node_params::<K>(&recorded.kernel, &config, &mut params)?;
+        let loaded = recorded.kernel.clone();
+        if observe::log_on() {
+            self.log("update", &loaded, &config, &K::LAYOUT, &params, &site);
+        }
+        // SAFETY: the caller's.
+        unsafe { self.set_node::<K>(node, graph_node, &loaded, config, attributes_change, &mut params) }
+            .map_err(|e| plan_failed(&loaded, &config, &K::LAYOUT, &params, &site, e))
+    }
+
+    /// `set`'s driver calls.
+    unsafe fn set_node<K: PlanKernel<'a>>(
+        &mut self,
+        node: &PlanNode<K>,
+        graph_node: sys::CUgraphNode,
+        loaded: &Loaded,
+        config: Config,
+        attributes_change: bool,
+        params: &mut ParamBytes,
+    ) -> Result<(), Error> {
+        let mut node_params = self.node_params::<K>(loaded, &config, params)?;
         // SAFETY: the node belongs to the live graph; the driver copies the parameters.
         unsafe { result::graph_kernel_node_set_params(graph_node, node_params.raw()) }?;
         if attributes_change {
@@ -341,17 +380,99 @@ impl<'a> Plan<'a> {
 
     /// Runs every recorded launch on `stream`, in order, after the work queued there and the
     /// last writes to the plan's buffers.
+    ///
+    /// A failure is an [`Error::Launch`] naming the plan's kernels and the caller's line; the
+    /// launch log logs each replay, the verify mode synchronizes `stream` after it.
+    #[track_caller]
     pub fn replay(&mut self, stream: &CudaStream) -> Result<(), Error> {
+        let site = Site::here();
+        if observe::observing() {
+            return self.replay_observed(stream, &site);
+        }
+        self.replay_unobserved(stream)
+            .map_err(|e| observe::failed(&self.kernels(), &site, None, false, e))
+    }
+
+    #[inline]
+    fn replay_unobserved(&mut self, stream: &CudaStream) -> Result<(), Error> {
         let _entered = result::enter(stream.context())?;
         let exec = match self.exec {
             Some(exec) => exec,
             None => *self.exec.insert(result::graph_instantiate(self.graph)?),
         };
+        #[cfg(feature = "nvtx")]
+        let _range = observe::Range::push(&self.range_name());
         tracked(&mut self.buffers, stream, || {
             // SAFETY: the instantiated graph is alive; every buffer it names is borrowed by the
             // plan.
             unsafe { result::graph_launch(exec, stream.cu_stream()) }
         })
+    }
+
+    /// A replay with the launch log or the verify mode on.
+    #[cold]
+    fn replay_observed(&mut self, stream: &CudaStream, site: &Site<'_>) -> Result<(), Error> {
+        let kernels = self.kernels();
+        if observe::log_on() {
+            observe::log_line(format_args!(
+                "replay plan ({kernels}) at {} on stream {:p}",
+                site.location(),
+                stream.cu_stream()
+            ));
+        }
+        self.replay_unobserved(stream)
+            .map_err(|e| observe::failed(&kernels, site, None, false, e))?;
+        if observe::verify_on() {
+            result::stream_synchronize(stream.cu_stream()).map_err(|e| {
+                let launches = self
+                    .launches
+                    .iter()
+                    .map(|r| {
+                        format!(
+                            "{}: {}",
+                            r.kernel.name(),
+                            observe::describe_config(&r.config, stream.cu_stream())
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                observe::failed(&kernels, site, Some(launches), true, e)
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The recorded kernels in order, for messages (`plan of 3 launches: a, b, c`).
+    fn kernels(&self) -> String {
+        let names: Vec<&str> = self.launches.iter().map(|r| r.kernel.name()).collect();
+        format!("plan of {} launches: {}", names.len(), names.join(", "))
+    }
+
+    /// The NVTX range of a replay.
+    #[cfg(feature = "nvtx")]
+    fn range_name(&self) -> std::ffi::CString {
+        std::ffi::CString::new(format!("plan ({} launches)", self.launches.len()))
+            .unwrap_or_default()
+    }
+
+    /// The launch log's line for a recorded or updated launch.
+    #[cold]
+    fn log(
+        &self,
+        what: &str,
+        loaded: &Loaded,
+        config: &Config,
+        layout: &crate::ParamLayout,
+        params: &ParamBytes,
+        site: &Site<'_>,
+    ) {
+        observe::log_line(format_args!(
+            "{what} `{}` at {} in a plan: {}; {}",
+            loaded.name(),
+            site.location(),
+            observe::describe_config(config, self.stream.cu_stream()),
+            observe::describe_args(layout, params.bytes(), &[])
+        ));
     }
 
     /// A launch of `kernel` with `params` as a node, checked as every launch is.
@@ -387,6 +508,24 @@ impl Drop for Plan<'_> {
         // SAFETY: the graph is this plan's own; replays already queued keep their executable.
         unsafe { result::graph_destroy(self.graph) };
     }
+}
+
+/// A plan's recording or update that failed, with the kernel, the call site and the launch.
+#[cold]
+fn plan_failed(
+    loaded: &Loaded,
+    config: &Config,
+    layout: &crate::ParamLayout,
+    params: &ParamBytes,
+    site: &Site<'_>,
+    error: Error,
+) -> Error {
+    let launch = format!(
+        "{}\n{}",
+        observe::describe_config(config, std::ptr::null_mut()),
+        observe::describe_args(layout, params.bytes(), &[])
+    );
+    observe::failed(loaded.name(), site, Some(launch), false, error)
 }
 
 /// Honours every buffer's cudarc events around `launch`: waits before (each guard's creation),

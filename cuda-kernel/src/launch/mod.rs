@@ -11,8 +11,11 @@ use crate::driver::result::{self, Entered};
 use crate::{Error, Kernel, Loaded};
 
 pub(crate) mod config;
+pub(crate) mod observe;
 
 use config::{Config, DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits, shared_memory_limit};
+pub use observe::Site;
+use observe::Shown;
 
 /// Makes `stream`'s context current for a launch, giving the caller's back when the guard
 /// drops: what a generated `launch` does first, before borrowing its arguments (cudarc's event
@@ -87,7 +90,8 @@ fn check_shared_memory(
 /// `CU_LAUNCH_PARAM_BUFFER_POINTER`; one with clusters, a priority or a programmatic dependency
 /// through `cuLaunchKernelEx` with the same buffer; a cooperative one through
 /// `cuLaunchKernelEx` with `kernelParams` pointing into the buffer at each parameter's offset
-/// (the driver takes no buffer for cooperative launches).
+/// (the driver takes no buffer for cooperative launches). A failure is an [`Error::Launch`]
+/// naming the kernel and `site`; the launch log and the verify mode act here.
 ///
 /// # Safety
 /// `params` must be packed as `K::LAYOUT`, and every device address in it must stay valid until
@@ -99,6 +103,7 @@ pub unsafe fn launch<K: Kernel>(
     stream: &CudaStream,
     config: &Config,
     params: &mut [u8],
+    site: Site<'_>,
 ) -> Result<(), Error> {
     // SAFETY: the caller's.
     unsafe {
@@ -109,6 +114,7 @@ pub unsafe fn launch<K: Kernel>(
             config,
             &K::LAYOUT,
             params,
+            site,
         )
     }
 }
@@ -119,6 +125,79 @@ pub unsafe fn launch<K: Kernel>(
 /// # Safety
 /// As for [`launch`], with `params` packed as `layout`, the layout of `loaded`.
 pub unsafe fn launch_packed(
+    loaded: &Loaded,
+    entered: &Entered,
+    stream: &CudaStream,
+    config: &Config,
+    layout: &crate::ParamLayout,
+    params: &mut [u8],
+    site: Site<'_>,
+) -> Result<(), Error> {
+    if observe::observing() {
+        // SAFETY: the caller's.
+        return unsafe { launch_observed(loaded, entered, stream, config, layout, params, site) };
+    }
+    #[cfg(feature = "nvtx")]
+    let _range = observe::Range::push(loaded.c_name());
+    // SAFETY: the caller's.
+    unsafe { launch_checked(loaded, entered, stream, config, layout, params) }
+        .map_err(|e| failed(loaded, stream, config, layout, params, &site, e))
+}
+
+/// A launch with the log or the verify mode on: logged before, synchronized after.
+#[cold]
+#[inline(never)]
+unsafe fn launch_observed(
+    loaded: &Loaded,
+    entered: &Entered,
+    stream: &CudaStream,
+    config: &Config,
+    layout: &crate::ParamLayout,
+    params: &mut [u8],
+    site: Site<'_>,
+) -> Result<(), Error> {
+    if observe::log_on() {
+        observe::log_launch(&Shown::new(loaded, layout, params, config, stream), &site);
+    }
+    {
+        #[cfg(feature = "nvtx")]
+        let _range = observe::Range::push(loaded.c_name());
+        // SAFETY: the caller's.
+        unsafe { launch_checked(loaded, entered, stream, config, layout, params) }
+            .map_err(|e| failed(loaded, stream, config, layout, params, &site, e))?;
+    }
+    if observe::verify_on() {
+        let shown = Shown::new(loaded, layout, params, config, stream);
+        observe::verify(stream, &shown, &site)?;
+    }
+    Ok(())
+}
+
+/// A launch error with the kernel, the call site and the launch.
+#[cold]
+#[inline(never)]
+fn failed(
+    loaded: &Loaded,
+    stream: &CudaStream,
+    config: &Config,
+    layout: &crate::ParamLayout,
+    params: &[u8],
+    site: &Site<'_>,
+    error: Error,
+) -> Error {
+    let shown = Shown::new(loaded, layout, params, config, stream);
+    observe::failed(
+        loaded.name(),
+        site,
+        Some(shown.describe(site.lengths)),
+        false,
+        error,
+    )
+}
+
+/// The launch itself: checked, then the driver call.
+#[inline(always)]
+unsafe fn launch_checked(
     loaded: &Loaded,
     entered: &Entered,
     stream: &CudaStream,

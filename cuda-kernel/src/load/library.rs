@@ -2,7 +2,7 @@
 //! kernels a typed launcher launches on a stream of any device, each device's function looked up
 //! on its first launch there and cached.
 
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::{CudaFunction, CudaStream, sys};
@@ -203,9 +203,25 @@ fn current_context() -> Result<(), Error> {
     Ok(())
 }
 
-/// How a launcher reached its kernel: a module of one context, or a library of the process.
+/// How a launcher reached its kernel (a module of one context, or a library of the process),
+/// and the kernel's symbol, which launch errors, the launch log and NVTX ranges name.
+///
+/// ```no_run
+/// # fn f(module: &std::sync::Arc<cuda_kernel::cudarc::driver::CudaModule>) -> Result<(), cuda_kernel::Error> {
+/// let function = module.load_function("vector_add")?;
+/// let loaded = cuda_kernel::Loaded::module(function, "vector_add");
+/// assert_eq!(loaded.name(), "vector_add");
+/// # Ok(()) }
+/// ```
 #[derive(Debug, Clone)]
-pub enum Loaded {
+pub struct Loaded {
+    place: Place,
+    /// The symbol, NUL-terminated for NVTX (cut at an interior NUL, which no entry has).
+    name: Arc<CStr>,
+}
+
+#[derive(Debug, Clone)]
+enum Place {
     /// `load(&module)`: the function of one context.
     Module(CudaFunction),
     /// `load_library(&library)`: a kernel for every device.
@@ -213,20 +229,54 @@ pub enum Loaded {
 }
 
 impl Loaded {
+    /// A function of a module, loaded under the symbol `name`.
+    pub fn module(function: CudaFunction, name: &str) -> Loaded {
+        Loaded {
+            place: Place::Module(function),
+            name: c_name(name),
+        }
+    }
+
+    /// A kernel of a [`Library`], loaded under the symbol `name`.
+    pub fn library(kernel: Arc<LibraryKernel>, name: &str) -> Loaded {
+        Loaded {
+            place: Place::Library(kernel),
+            name: c_name(name),
+        }
+    }
+
+    /// The kernel's symbol (its `.entry` name).
+    pub fn name(&self) -> &str {
+        self.name.to_str().unwrap_or("?")
+    }
+
+    /// The symbol as a C string.
+    #[cfg_attr(not(feature = "nvtx"), allow(dead_code))]
+    pub(crate) fn c_name(&self) -> &CStr {
+        &self.name
+    }
+
     /// The function to launch on `stream`.
     #[inline]
     pub fn cu_function(&self, stream: &CudaStream) -> Result<sys::CUfunction, Error> {
-        match self {
-            Loaded::Module(function) => Ok(function.cu_function()),
-            Loaded::Library(kernel) => kernel.function(stream),
+        match &self.place {
+            Place::Module(function) => Ok(function.cu_function()),
+            Place::Library(kernel) => kernel.function(stream),
         }
     }
 
     /// The module's function, for a module-loaded launcher.
     pub fn module_function(&self) -> Option<&CudaFunction> {
-        match self {
-            Loaded::Module(function) => Some(function),
-            Loaded::Library(_) => None,
+        match &self.place {
+            Place::Module(function) => Some(function),
+            Place::Library(_) => None,
         }
     }
+}
+
+/// `name` as a C string, up to its first NUL.
+fn c_name(name: &str) -> Arc<CStr> {
+    let end = name.find('\0').unwrap_or(name.len());
+    let c = CString::new(&name[..end]).unwrap_or_default();
+    Arc::from(c.as_c_str())
 }

@@ -131,7 +131,7 @@ fn run() -> Result<(), Error> {
     // what the typed path costs without entering the context and borrowing per launch.
     let entered_once = cuda_kernel::__private::enter(&stream)?;
     let layout = <tensor_backend::kernels::Unary<f32> as cuda_kernel::Kernel>::LAYOUT;
-    let loaded = cuda_kernel::Loaded::Module(function.clone());
+    let loaded = cuda_kernel::Loaded::module(function.clone(), "uexp_f32");
     let mut raw_packed = || -> Result<(), Error> {
         let mut buf = tensor_backend::kernels::Unary::<f32>::pack(N, 1, 0, ps, po);
         let mut size = buf.bytes().len();
@@ -215,6 +215,7 @@ fn run() -> Result<(), Error> {
                                 &config,
                                 &layout,
                                 buf.bytes_mut(),
+                                cuda_kernel::__private::Site::here(),
                             )?
                         };
                         Ok(())
@@ -232,6 +233,7 @@ fn run() -> Result<(), Error> {
                                 &config,
                                 &layout,
                                 buf.bytes_mut(),
+                                cuda_kernel::__private::Site::here(),
                             )?
                         };
                         Ok(())
