@@ -10,6 +10,7 @@ use crate::Error;
 
 pub(crate) mod cache;
 pub(crate) mod image;
+pub(crate) mod params;
 pub(crate) mod result;
 
 /// Whether the CUDA driver library can be loaded on this machine.

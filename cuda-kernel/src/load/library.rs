@@ -9,6 +9,7 @@ use cudarc::driver::{CudaFunction, CudaStream, sys};
 
 use crate::driver::cache::PerDevice;
 use crate::driver::image::Image;
+use crate::driver::params::ParamCounts;
 use crate::driver::result;
 use crate::load::module::check_signature;
 use crate::{Error, ParamLayout};
@@ -43,6 +44,9 @@ pub struct Library {
     /// The PTX text, NUL-terminated, kept to ask the JIT for its log if it refuses the PTX
     /// later: the driver loads libraries lazily, compiling on first use of a kernel.
     ptx: Option<std::ffi::CString>,
+    /// Each kernel's parameter count as the image says it, so that the load check asks for no
+    /// parameter past the last on drivers without `cuFuncGetParamCount`.
+    counts: ParamCounts,
 }
 
 // SAFETY: a library handle is process-wide and the driver's calls on it are thread-safe.
@@ -66,11 +70,17 @@ impl Library {
         result::init()?;
         let raw =
             result::library_load(image.as_ptr()).map_err(|e| with_jit_log(e, image.as_ptr()))?;
+        // The parameter counts, for drivers that cannot say them (see `driver::params`).
+        let counts = match (&image, result::has_param_count()) {
+            (_, true) => ParamCounts::default(),
+            (Image::Ptx(text), false) => ParamCounts::of_ptx(text.to_str().unwrap_or_default()),
+            (Image::Binary(bytes), false) => ParamCounts::of_image(bytes),
+        };
         let ptx = match image {
             Image::Ptx(text) => Some(text),
             Image::Binary(_) => None,
         };
-        Ok(Arc::new(Library { raw, ptx }))
+        Ok(Arc::new(Library { raw, ptx, counts }))
     }
 }
 
@@ -155,7 +165,7 @@ impl LibraryKernel {
                     result::kernel_get_function(kernel).map_err(|e| library.jit_error(e))?;
                 result::func_param_count(function)?
             } else {
-                None
+                library.counts.get(name)
             };
             check_signature(name, layout, count, |index| {
                 result::kernel_param_info(kernel, index).map_err(|e| library.jit_error(e))

@@ -2,11 +2,12 @@
 //! each declaration checked against the driver's view of its kernel.
 
 use std::ffi::CString;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Weak};
 
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, sys};
 
 use crate::driver::image::Image;
+use crate::driver::params::ParamCounts;
 use crate::driver::{require, result};
 use crate::{Error, ParamLayout, SignatureMismatch};
 
@@ -17,6 +18,12 @@ use crate::{Error, ParamLayout, SignatureMismatch};
 /// returns [`Error::SignatureMismatch`] on any difference, including a different parameter
 /// count. It works the same for modules loaded from PTX, cubin or fatbin. Drivers older than
 /// CUDA 12.4 lack the call: there the check is skipped and the declaration is trusted.
+///
+/// It makes no failing driver call (which compute-sanitizer would report) where the parameter
+/// count is known: from the driver (`cuFuncGetParamCount`, CUDA 13.2+), or from the image of a
+/// module this crate loaded (PTX, a cubin, a fatbin's uncompressed cubins or PTX). Otherwise
+/// it asks for one parameter past the declared ones, which the driver refuses unless the
+/// kernel takes more.
 pub fn load_function(
     module: &Arc<CudaModule>,
     name: &str,
@@ -40,7 +47,10 @@ pub fn load_function(
     })?;
     if result::has_param_info()? {
         let handle = function.cu_function();
-        let count = result::func_param_count(handle)?;
+        let count = match result::func_param_count(handle)? {
+            Some(count) => Some(count),
+            None => remembered_count(module, name),
+        };
         check_signature(name, layout, count, |index| {
             result::func_param_info(handle, index)
         })?;
@@ -156,7 +166,12 @@ fn load(ctx: &Arc<CudaContext>, image: Image<'_>) -> Result<Arc<CudaModule>, Err
         Image::Ptx(text) => Image::Ptx(text.clone()),
         Image::Binary(bytes) => Image::Binary(bytes),
     };
-    ctx.load_module(image.into_cudarc()).map_err(|source| {
+    // The parameter counts, for drivers that cannot say them (see `driver::params`).
+    let counts = (!result::has_param_count()).then(|| match &copy {
+        Image::Ptx(text) => ParamCounts::of_ptx(text.to_str().unwrap_or_default()),
+        Image::Binary(bytes) => ParamCounts::of_image(bytes),
+    });
+    let module = ctx.load_module(image.into_cudarc()).map_err(|source| {
         if is_jit_error(source.0) {
             Error::Jit {
                 call: "cuModuleLoadData",
@@ -170,7 +185,32 @@ fn load(ctx: &Arc<CudaContext>, image: Image<'_>) -> Result<Arc<CudaModule>, Err
                 source,
             }
         }
-    })
+    })?;
+    if let Some(counts) = counts {
+        remember_counts(&module, counts);
+    }
+    Ok(module)
+}
+
+/// The parameter counts of the modules this crate loaded, while they live: a module loaded
+/// elsewhere (cudarc's `load_module`) has none here, and its load check asks the driver one
+/// parameter past the declared ones.
+static COUNTS: Mutex<Vec<(Weak<CudaModule>, Arc<ParamCounts>)>> = Mutex::new(Vec::new());
+
+fn remember_counts(module: &Arc<CudaModule>, counts: ParamCounts) {
+    let mut all = COUNTS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    all.retain(|(weak, _)| weak.strong_count() > 0);
+    all.push((Arc::downgrade(module), Arc::new(counts)));
+}
+
+/// The parameter count of `kernel` in `module`, where this crate loaded it and read its image.
+fn remembered_count(module: &Arc<CudaModule>, kernel: &str) -> Option<usize> {
+    let all = COUNTS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    // A live weak pointer to the same allocation is the same module (the allocation cannot be
+    // reused while the weak pointer exists).
+    all.iter()
+        .find(|(weak, _)| std::ptr::eq(weak.as_ptr(), Arc::as_ptr(module)))
+        .and_then(|(_, counts)| counts.get(kernel))
 }
 
 /// Codes with which the JIT refuses an image, whose log says why.
