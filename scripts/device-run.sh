@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine, from the repository root, over the bundle scripts/device-bundle.sh
 # built: the GPU tests, then the examples. Writes logs to $OUT (or ./device-out).
-# usage: device-run.sh [tests|examples|all]   (default all)
+# usage: device-run.sh [tests|examples|sanitize|all]   (default all: tests and examples)
+#   sanitize: every GPU test binary under compute-sanitizer (memcheck; racecheck too for the
+#   suites whose kernels use shared memory); the `fault` binary is expected to fault, and its
+#   memcheck report must name the same kernel as the verify mode's error.
 set -uo pipefail
 out=${OUT:-device-out}
 what=${1:-all}
@@ -10,6 +13,45 @@ status=0
 # NVRTC for the run-time compilation tests: the toolkit's library folder.
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 bash .device/scripts/device-probe.sh 2>&1 | tee "$out/probe.txt"
+if [ "$what" = nvtx ]; then
+    # The nvtx feature seen by a profiler: Nsight Compute profiles only kernels launched inside
+    # an NVTX range named `vector_add` (--nvtx-include), so a profiled kernel shows the range;
+    # the build without the feature is the control, where no kernel may be profiled.
+    export PATH=/usr/local/cuda/bin:$PATH
+    ncu=$(command -v ncu || ls /usr/local/cuda/nsight-compute*/ncu 2>/dev/null | head -1)
+    if [ -z "$ncu" ]; then echo "no ncu on this machine"; exit 1; fi
+    for build in vector_add-nvtx vector_add; do
+        echo "== $build under ncu --nvtx --nvtx-include vector_add/"
+        LD_LIBRARY_PATH=$PWD/.device/lib:$LD_LIBRARY_PATH "$ncu" --nvtx --nvtx-include "vector_add/" \
+            -c 1 --metrics gpu__time_duration.sum ".device/examples/$build" 1000 2>&1 |
+            grep -E "vector_add\(|No kernels were profiled|gpu__time_duration|NVTX|==PROF==|==ERROR==" | head -8
+    done
+    exit 0
+fi
+if [ "$what" = sanitize ]; then
+    export PATH=/usr/local/cuda/bin:$PATH
+    nvcc -cubin -arch=sm_90 -o .device/vector_add.cubin kernels/cuda/vector_add.cu || status=1
+    export CUDA_KERNEL_TEST_CUBIN=$PWD/.device/vector_add.cubin
+    for test in .device/tests/*; do
+        name=$(basename "$test")
+        tools="memcheck"
+        case "$name" in gpu|tensor-gpu|plans|launch) tools="memcheck racecheck" ;; esac
+        for tool in $tools; do
+            echo "== $name under $tool"
+            compute-sanitizer --tool "$tool" "$test" --ignored --test-threads=1 --nocapture \
+                >"$out/sanitize-$name-$tool.txt" 2>&1
+            grep -E "ERROR SUMMARY|RACECHECK SUMMARY|test result" "$out/sanitize-$name-$tool.txt"
+            # What each reported error was, and in which test (tests that provoke errors on
+            # purpose show them here).
+            grep -oE "^test [a-z_0-9]+ |Program hit [A-Z_]+ .*API call to [A-Za-z_0-9]+|Invalid __global__ [a-z]+ of size [0-9]+ bytes" \
+                "$out/sanitize-$name-$tool.txt" | awk '/^test /{t=$2; next} {print "   " t ": " $0}' | sort | uniq -c
+        done
+    done
+    echo "== the faulting kernel, as memcheck names it"
+    grep -E "Invalid __global__ write|^=========     at " "$out/sanitize-fault-memcheck.txt" | head -4
+    grep -E "launched at" "$out/sanitize-fault-memcheck.txt" | head -2
+    exit $status
+fi
 if [ "$what" != examples ]; then
     # A cubin for the test that loads compiled images (no PTX text at load time).
     nvcc -cubin -arch=sm_90 -o .device/vector_add.cubin kernels/cuda/vector_add.cu || status=1
@@ -30,6 +72,10 @@ if [ "$what" != tests ]; then
         .device/examples/bandwidth
         echo "== launch_overhead"
         .device/examples/launch_overhead
+        echo "== launch_overhead, without the diagnostics feature (launch log, verify mode)"
+        .device/examples/launch_overhead-no-diagnostics
+        echo "== launch_overhead, with the nvtx feature and no profiler attached"
+        .device/examples/launch_overhead-nvtx
         echo "== runtime_memory (a typed launch on cudaMalloc memory)"
         .device/examples/runtime_memory
         echo "== dispatch (the tensor backend against launch_builder and raw)"

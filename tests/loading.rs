@@ -67,7 +67,7 @@ fn driver_errors_name_the_call_and_the_code() {
     // Checked before the driver: the limit and the value, not CUDA_ERROR_INVALID_VALUE.
     let e = unsafe { kernel.launch(&stream, too_many_threads, &a, &a, &mut c, 1) }.unwrap_err();
     assert_eq!(
-        e.to_string(),
+        e.root().to_string(),
         "block dimension x is 4096 but this device allows at most 1024"
     );
     // Text that is not PTX reaches the driver as an image it cannot read.

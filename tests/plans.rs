@@ -155,7 +155,9 @@ fn plans_record_clusters_and_priorities_and_update_them() {
     let refused = refused.unwrap_err();
     assert!(matches!(refused.root(), Error::Unsupported(_)), "{refused}");
     assert!(
-        refused.to_string().starts_with("launch of `chain_step` at tests/plans.rs:"),
+        refused
+            .to_string()
+            .starts_with("launch of `chain_step` at tests/plans.rs:"),
         "{refused}"
     );
     drop(plan);
@@ -279,7 +281,7 @@ fn fault_child() {
     println!(
         "next launch: {}",
         next.map(|_| "ok".to_string())
-            .unwrap_or_else(|e| e.to_string())
+            .unwrap_or_else(|e| e.root().to_string())
     );
 }
 

@@ -740,7 +740,9 @@ fn real_bodies(p: &TokenStream, kernel: &Kernel) -> Bodies {
         match param.kind() {
             ParamKind::ConstPtr(elem) => {
                 let elem = device_element(elem);
-                checks.push(quote!(#p::DeviceArg::<#elem>::check(#name, stream).map_err(__refused)?;));
+                checks.push(
+                    quote!(#p::DeviceArg::<#elem>::check(#name, stream).map_err(__refused)?;),
+                );
                 lengths.push(quote!(#p::DeviceArg::<#elem>::element_count(#name)));
                 borrows.push(quote!(
                     let (#ptr, #sync) = #p::DeviceArg::<#elem>::device_arg(#name, stream);

@@ -11,7 +11,6 @@ pub use crate::driver::result::Entered;
 pub use crate::graph::plan::{PlanKernel, PlanMut, PlanRef};
 pub use crate::launch::observe::{Site, observing, refused};
 pub use crate::launch::{enter, launch, launch_packed};
-pub use ::core::panic::Location;
 pub use crate::load::module::{load_function, load_ptx, load_ptx_file};
 pub use crate::{
     CType, Config, DeviceArg, DeviceArgMut, DeviceGlobal, Error, Kernel, KernelCache, KernelParam,
@@ -19,6 +18,7 @@ pub use crate::{
 };
 pub use ::core;
 pub use ::core::marker::PhantomData;
+pub use ::core::panic::Location;
 pub use ::cuda_kernel_syntax::itanium::{self, CppType, TemplateArg};
 pub use ::cudarc;
 pub use ::cudarc::driver::sys::CUdeviceptr;

@@ -254,11 +254,13 @@ pub struct LaunchError {
     pub(crate) location: &'static std::panic::Location<'static>,
     pub(crate) launch: Option<String>,
     pub(crate) on_device: bool,
+    /// A plan's replay, whose `kernel` describes the plan.
+    pub(crate) replay: bool,
     pub(crate) error: Error,
 }
 
 impl LaunchError {
-    /// The kernel's symbol (for a plan's replay, the plan's kernels in order).
+    /// The kernel's symbol (for a plan's replay, the plan: `plan of 2 launches (scale, add)`).
     pub fn kernel(&self) -> &str {
         &self.kernel
     }
@@ -290,14 +292,29 @@ impl LaunchError {
 impl std::fmt::Display for LaunchError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let at = self.location;
-        if self.on_device {
+        if self.replay {
+            let how = if self.on_device {
+                " on the device (the verify mode synchronized its stream after it)"
+            } else {
+                ""
+            };
+            write!(
+                f,
+                "replay of a {} at {at} failed{how}: {}",
+                self.kernel, self.error
+            )?;
+        } else if self.on_device {
             write!(
                 f,
                 "`{}`, launched at {at}, failed on the device (the verify mode synchronized its stream after it): {}",
                 self.kernel, self.error
             )?;
         } else {
-            write!(f, "launch of `{}` at {at} failed: {}", self.kernel, self.error)?;
+            write!(
+                f,
+                "launch of `{}` at {at} failed: {}",
+                self.kernel, self.error
+            )?;
         }
         if let Some(launch) = &self.launch {
             for line in launch.lines() {

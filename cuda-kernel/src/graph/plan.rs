@@ -259,7 +259,14 @@ impl<'a> Plan<'a> {
         let mut params = ParamBytes::new(K::LAYOUT.size);
         K::pack_args(&args, params.bytes_mut());
         if observe::log_on() {
-            self.log("record", kernel.__loaded(), &config, &K::LAYOUT, &params, &site);
+            self.log(
+                "record",
+                kernel.__loaded(),
+                &config,
+                &K::LAYOUT,
+                &params,
+                &site,
+            );
         }
         // SAFETY: the caller's.
         unsafe { self.add_node(kernel, config, &mut params) }
@@ -333,7 +340,13 @@ impl<'a> Plan<'a> {
                 "a recorded launch's programmatic dependency is part of the graph's edges: record \
                  the plan again to change it",
             );
-            return Err(observe::failed(recorded.kernel.name(), &site, None, false, error));
+            return Err(observe::failed(
+                recorded.kernel.name(),
+                &site,
+                None,
+                false,
+                error,
+            ));
         }
         let attributes_change = (
             recorded.config.cluster,
@@ -348,8 +361,17 @@ impl<'a> Plan<'a> {
             self.log("update", &loaded, &config, &K::LAYOUT, &params, &site);
         }
         // SAFETY: the caller's.
-        unsafe { self.set_node::<K>(node, graph_node, &loaded, config, attributes_change, &mut params) }
-            .map_err(|e| plan_failed(&loaded, &config, &K::LAYOUT, &params, &site, e))
+        unsafe {
+            self.set_node::<K>(
+                node,
+                graph_node,
+                &loaded,
+                config,
+                attributes_change,
+                &mut params,
+            )
+        }
+        .map_err(|e| plan_failed(&loaded, &config, &K::LAYOUT, &params, &site, e))
     }
 
     /// `set`'s driver calls.
@@ -390,7 +412,7 @@ impl<'a> Plan<'a> {
             return self.replay_observed(stream, &site);
         }
         self.replay_unobserved(stream)
-            .map_err(|e| observe::failed(&self.kernels(), &site, None, false, e))
+            .map_err(|e| observe::replay_failed(&self.kernels(), &site, None, false, e))
     }
 
     #[inline]
@@ -415,13 +437,13 @@ impl<'a> Plan<'a> {
         let kernels = self.kernels();
         if observe::log_on() {
             observe::log_line(format_args!(
-                "replay plan ({kernels}) at {} on stream {:p}",
+                "replay {kernels} at {} on stream {:p}",
                 site.location(),
                 stream.cu_stream()
             ));
         }
         self.replay_unobserved(stream)
-            .map_err(|e| observe::failed(&kernels, site, None, false, e))?;
+            .map_err(|e| observe::replay_failed(&kernels, site, None, false, e))?;
         if observe::verify_on() {
             result::stream_synchronize(stream.cu_stream()).map_err(|e| {
                 let launches = self
@@ -436,16 +458,17 @@ impl<'a> Plan<'a> {
                     })
                     .collect::<Vec<_>>()
                     .join("\n");
-                observe::failed(&kernels, site, Some(launches), true, e)
+                observe::replay_failed(&kernels, site, Some(launches), true, e)
             })?;
         }
         Ok(())
     }
 
-    /// The recorded kernels in order, for messages (`plan of 3 launches: a, b, c`).
+    /// The plan and its kernels in order, for messages (`plan of 3 launches (a, b, c)`).
     fn kernels(&self) -> String {
         let names: Vec<&str> = self.launches.iter().map(|r| r.kernel.name()).collect();
-        format!("plan of {} launches: {}", names.len(), names.join(", "))
+        let s = if names.len() == 1 { "" } else { "es" };
+        format!("plan of {} launch{s} ({})", names.len(), names.join(", "))
     }
 
     /// The NVTX range of a replay.

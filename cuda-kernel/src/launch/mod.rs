@@ -14,8 +14,8 @@ pub(crate) mod config;
 pub(crate) mod observe;
 
 use config::{Config, DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits, shared_memory_limit};
-pub use observe::Site;
 use observe::Shown;
+pub use observe::Site;
 
 /// Makes `stream`'s context current for a launch, giving the caller's back when the guard
 /// drops: what a generated `launch` does first, before borrowing its arguments (cudarc's event

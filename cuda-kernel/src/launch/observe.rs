@@ -70,7 +70,7 @@ fn switches() -> u8 {
     if state & UNREAD == 0 {
         return state;
     }
-    let from_env = env_flag(LOG_VAR) * LOG | env_flag(VERIFY_VAR) * VERIFY;
+    let from_env = (env_flag(LOG_VAR) * LOG) | (env_flag(VERIFY_VAR) * VERIFY);
     // A switch set through the API since wins over the environment.
     match STATE.compare_exchange(state, from_env, Ordering::Relaxed, Ordering::Relaxed) {
         Ok(_) => from_env,
@@ -188,7 +188,7 @@ pub(crate) fn describe_args(
         }
         let _ = write!(text, "{} = ", slot.name);
         let Some(bytes) = params.get(slot.offset..slot.offset + slot.size) else {
-            text.push_str("?");
+            text.push('?');
             continue;
         };
         if slot.ty.pointers > 0 && bytes.len() == 8 {
@@ -199,11 +199,7 @@ pub(crate) fn describe_args(
                 let _ = write!(text, "{address:#x}");
             }
             if let Some(Some(len)) = lengths.get(i) {
-                let _ = write!(
-                    text,
-                    " ({len} element{})",
-                    if *len == 1 { "" } else { "s" }
-                );
+                let _ = write!(text, " ({len} element{})", if *len == 1 { "" } else { "s" });
             }
         } else {
             write_value(&mut text, slot.ty.name, bytes);
@@ -261,6 +257,30 @@ pub(crate) fn failed(
     on_device: bool,
     error: Error,
 ) -> Error {
+    wrap(kernel, site, launch, on_device, false, error)
+}
+
+/// A plan's replay that failed; `plan` describes it.
+#[cold]
+#[inline(never)]
+pub(crate) fn replay_failed(
+    plan: &str,
+    site: &Site<'_>,
+    launches: Option<String>,
+    on_device: bool,
+    error: Error,
+) -> Error {
+    wrap(plan, site, launches, on_device, true, error)
+}
+
+fn wrap(
+    kernel: &str,
+    site: &Site<'_>,
+    launch: Option<String>,
+    on_device: bool,
+    replay: bool,
+    error: Error,
+) -> Error {
     if let Error::Launch(_) = error {
         return error;
     }
@@ -269,6 +289,7 @@ pub(crate) fn failed(
         location: site.location,
         launch,
         on_device,
+        replay,
         error,
     }))
 }
@@ -322,22 +343,19 @@ pub(crate) fn verify(stream: &CudaStream, shown: &Shown<'_>, site: &Site<'_>) ->
 
 /// An NVTX range around a launch or a replay, named after the kernel (the `nvtx` feature).
 #[cfg(feature = "nvtx")]
-pub(crate) struct Range(bool);
+pub(crate) struct Range(Option<&'static nvtx::Nvtx>);
 
 #[cfg(feature = "nvtx")]
 impl Range {
-    /// Pushes a range named `name`, where libnvToolsExt can be loaded.
+    /// Pushes a range named `name`, where an NVTX library can be loaded.
     #[inline]
     pub(crate) fn push(name: &std::ffi::CStr) -> Range {
-        use std::sync::OnceLock;
-        static PRESENT: OnceLock<bool> = OnceLock::new();
-        let present =
-            *PRESENT.get_or_init(|| crate::driver::library_present(&["nvToolsExt"]));
-        if present {
-            // SAFETY: a NUL-terminated name alive for the call; the library is present.
-            unsafe { cudarc::nvtx::sys::nvtxRangePushA(name.as_ptr()) };
+        let nvtx = nvtx::get();
+        if let Some(nvtx) = nvtx {
+            // SAFETY: a NUL-terminated name alive for the call.
+            unsafe { (nvtx.push)(name.as_ptr()) };
         }
-        Range(present)
+        Range(nvtx)
     }
 }
 
@@ -345,9 +363,57 @@ impl Range {
 impl Drop for Range {
     #[inline]
     fn drop(&mut self) {
-        if self.0 {
+        if let Some(nvtx) = self.0 {
             // SAFETY: pops the range `push` pushed on this thread.
-            unsafe { cudarc::nvtx::sys::nvtxRangePop() };
+            unsafe { (nvtx.pop)() };
+        }
+    }
+}
+
+/// NVTX's two entry points, from the library a profiler hooks: `libnvToolsExt` (NVTX 2, in
+/// CUDA toolkits up to 12.8, which cudarc's `nvtx` module loads) or `libnvtx3interop` (NVTX 3's
+/// shared build, in CUDA 12.9 and newer and the `nvidia-nvtx` wheels), whichever loads first.
+#[cfg(feature = "nvtx")]
+mod nvtx {
+    use std::ffi::{c_char, c_int};
+    use std::sync::OnceLock;
+
+    pub(crate) struct Nvtx {
+        pub(crate) push: unsafe extern "C" fn(*const c_char) -> c_int,
+        pub(crate) pop: unsafe extern "C" fn() -> c_int,
+        _library: libloading::Library,
+    }
+
+    const LIBRARIES: [&str; 4] = [
+        "libnvToolsExt.so.1",
+        "libnvToolsExt.so",
+        "libnvtx3interop.so.1",
+        "libnvtx3interop.so",
+    ];
+
+    /// The library, loaded on first use; `None` where there is none (no ranges, no error).
+    pub(crate) fn get() -> Option<&'static Nvtx> {
+        static NVTX: OnceLock<Option<Nvtx>> = OnceLock::new();
+        NVTX.get_or_init(|| LIBRARIES.iter().find_map(|name| load(name)))
+            .as_ref()
+    }
+
+    fn load(name: &str) -> Option<Nvtx> {
+        // SAFETY: loading runs the library's initialisers, as any NVTX user does; the two
+        // symbols have the C signatures of nvToolsExt.h.
+        unsafe {
+            let library = libloading::Library::new(name).ok()?;
+            let push = *library
+                .get::<unsafe extern "C" fn(*const c_char) -> c_int>(b"nvtxRangePushA\0")
+                .ok()?;
+            let pop = *library
+                .get::<unsafe extern "C" fn() -> c_int>(b"nvtxRangePop\0")
+                .ok()?;
+            Some(Nvtx {
+                push,
+                pop,
+                _library: library,
+            })
         }
     }
 }
@@ -428,7 +494,10 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("failed: block dimension x is 2048"), "{text}");
-        assert!(text.contains("\n  grid (1, 1, 1), block (2048, 1, 1)"), "{text}");
+        assert!(
+            text.contains("\n  grid (1, 1, 1), block (2048, 1, 1)"),
+            "{text}"
+        );
         assert!(text.contains("\n  x = 0x7f001000"), "{text}");
         assert!(matches!(e.root(), Error::InvalidConfig { value: 2048, .. }));
         let launch = e.launch().unwrap();
@@ -472,6 +541,6 @@ mod tests {
         assert!(verify_on() && !log_on());
         set_verify(false);
         assert!(!verify_on());
-        assert_eq!(observing(), false);
+        assert!(!observing());
     }
 }

@@ -198,14 +198,18 @@ fn load(ctx: &Arc<CudaContext>, image: Image<'_>) -> Result<Arc<CudaModule>, Err
 static COUNTS: Mutex<Vec<(Weak<CudaModule>, Arc<ParamCounts>)>> = Mutex::new(Vec::new());
 
 fn remember_counts(module: &Arc<CudaModule>, counts: ParamCounts) {
-    let mut all = COUNTS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut all = COUNTS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     all.retain(|(weak, _)| weak.strong_count() > 0);
     all.push((Arc::downgrade(module), Arc::new(counts)));
 }
 
 /// The parameter count of `kernel` in `module`, where this crate loaded it and read its image.
 fn remembered_count(module: &Arc<CudaModule>, kernel: &str) -> Option<usize> {
-    let all = COUNTS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let all = COUNTS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     // A live weak pointer to the same allocation is the same module (the allocation cannot be
     // reused while the weak pointer exists).
     all.iter()
