@@ -32,6 +32,26 @@ if [ "$what" = sanitize ]; then
     export PATH=/usr/local/cuda/bin:$PATH
     nvcc -cubin -arch=sm_90 -o .device/vector_add.cubin kernels/cuda/vector_add.cu || status=1
     export CUDA_KERNEL_TEST_CUBIN=$PWD/.device/vector_add.cubin
+    # Tests that provoke driver errors on purpose (bad PTX, a missing kernel or global, a
+    # kernel that faults): memcheck reports those calls, as it would in any program. They run
+    # apart ("provoked"); every other test must leave an ERROR SUMMARY of 0.
+    provoked="a_refused_ptx_carries_the_jits_reason template_reduction_instances_sum_by_type
+        device_globals_are_written_read_and_seen_by_kernels driver_errors_name_the_call_and_the_code
+        wrong_declarations_are_refused_at_load library_declarations_are_checked_once_and_limits_per_device
+        faults_surface_at_the_next_synchronization_and_poison_the_context fault_child
+        a_member_the_ptx_lacks_is_an_error_listing_the_members_there_are
+        a_kernel_that_faults_is_named_with_its_line_by_the_verify_mode"
+    skips=""
+    for t in $provoked; do skips="$skips --skip $t"; done
+    for test in .device/tests/*; do
+        name=$(basename "$test")
+        echo "== $name under memcheck, the tests that provoke errors on purpose skipped"
+        # shellcheck disable=SC2086
+        compute-sanitizer --tool memcheck "$test" --ignored --test-threads=1 $skips \
+            >"$out/sanitize-$name-clean.txt" 2>&1
+        grep -E "ERROR SUMMARY|test result" "$out/sanitize-$name-clean.txt"
+    done
+    [ "${SANITIZE_CLEAN_ONLY:-}" = 1 ] && exit $status
     for test in .device/tests/*; do
         name=$(basename "$test")
         tools="memcheck"
