@@ -215,6 +215,12 @@ pub fn run(name: &str, seed: u64, corpus: &[String], mut check: impl FnMut(&str)
     if let Some((i, input)) = failure {
         panic!("{name}: mutated input {i} of {total} panicked:\n{input}");
     }
+    report(name, total);
+}
+
+/// The line a robustness suite prints when it passes (`--nocapture` shows it; CI does).
+pub fn report(name: &str, inputs: usize) {
+    eprintln!("robustness: {name}: {inputs} mutated inputs, no panic");
 }
 
 #[cfg(test)]

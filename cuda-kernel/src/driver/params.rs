@@ -232,6 +232,6 @@ mod tests {
             }
             let _ = ParamCounts::of_image(&image);
         }
-        eprintln!("param counts: {runs} mutated images read without a panic");
+        cuda_kernel_syntax::mutate::report("image parameter counts", runs);
     }
 }
