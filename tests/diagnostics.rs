@@ -123,6 +123,7 @@ fn errors_of_every_way_to_launch_name_their_line() {
 
     let line = line!() + 1;
     let e = unsafe { add.launch(&stream, wide, &a, &a, &mut c, 4) }.unwrap_err();
+    eprintln!("{e}");
     assert!(
         e.to_string()
             .starts_with(&format!("launch of `vector_add` at {}", at(line))),
