@@ -133,66 +133,73 @@ pub unsafe fn launch_packed(
     params: &mut [u8],
     site: Site<'_>,
 ) -> Result<(), Error> {
+    let launch = Launch {
+        loaded,
+        entered,
+        stream,
+        config,
+        layout,
+    };
     if observe::observing() {
         // SAFETY: the caller's.
-        return unsafe { launch_observed(loaded, entered, stream, config, layout, params, site) };
+        return unsafe { launch.observed(params, site) };
     }
-    #[cfg(feature = "nvtx")]
-    let _range = observe::Range::push(loaded.c_name());
     // SAFETY: the caller's.
-    unsafe { launch_checked(loaded, entered, stream, config, layout, params) }
-        .map_err(|e| failed(loaded, stream, config, layout, params, &site, e))
+    unsafe { launch.named(params, &site) }
 }
 
-/// A launch with the log or the verify mode on: logged before, synchronized after.
-#[cold]
-#[inline(never)]
-unsafe fn launch_observed(
-    loaded: &Loaded,
-    entered: &Entered,
-    stream: &CudaStream,
-    config: &Config,
-    layout: &crate::ParamLayout,
-    params: &mut [u8],
-    site: Site<'_>,
-) -> Result<(), Error> {
-    if observe::log_on() {
-        observe::log_launch(&Shown::new(loaded, layout, params, config, stream), &site);
-    }
-    {
+/// A launch about to be made, but for its packed parameters.
+struct Launch<'a> {
+    loaded: &'a Loaded,
+    entered: &'a Entered,
+    stream: &'a CudaStream,
+    config: &'a Config,
+    layout: &'a crate::ParamLayout,
+}
+
+impl Launch<'_> {
+    /// The launch inside its NVTX range (the `nvtx` feature), a failure named after the kernel,
+    /// `site` and the launch.
+    #[inline(always)]
+    unsafe fn named(&self, params: &mut [u8], site: &Site<'_>) -> Result<(), Error> {
+        let Launch {
+            loaded,
+            entered,
+            stream,
+            config,
+            layout,
+        } = *self;
         #[cfg(feature = "nvtx")]
         let _range = observe::Range::push(loaded.c_name());
         // SAFETY: the caller's.
-        unsafe { launch_checked(loaded, entered, stream, config, layout, params) }
-            .map_err(|e| failed(loaded, stream, config, layout, params, &site, e))?;
+        unsafe { launch_checked(loaded, entered, stream, config, layout, params) }.map_err(|e| {
+            let shown = Shown::new(loaded, layout, params, config, stream);
+            observe::failed(
+                loaded.name(),
+                site,
+                Some(shown.describe(site.lengths)),
+                false,
+                e,
+            )
+        })
     }
-    if observe::verify_on() {
-        let shown = Shown::new(loaded, layout, params, config, stream);
-        observe::verify(stream, &shown, &site)?;
-    }
-    Ok(())
-}
 
-/// A launch error with the kernel, the call site and the launch.
-#[cold]
-#[inline(never)]
-fn failed(
-    loaded: &Loaded,
-    stream: &CudaStream,
-    config: &Config,
-    layout: &crate::ParamLayout,
-    params: &[u8],
-    site: &Site<'_>,
-    error: Error,
-) -> Error {
-    let shown = Shown::new(loaded, layout, params, config, stream);
-    observe::failed(
-        loaded.name(),
-        site,
-        Some(shown.describe(site.lengths)),
-        false,
-        error,
-    )
+    /// With the log or the verify mode on: logged before, synchronized after.
+    #[cold]
+    #[inline(never)]
+    unsafe fn observed(&self, params: &mut [u8], site: Site<'_>) -> Result<(), Error> {
+        if observe::log_on() {
+            let shown = Shown::new(self.loaded, self.layout, params, self.config, self.stream);
+            observe::log_launch(&shown, &site);
+        }
+        // SAFETY: the caller's.
+        unsafe { self.named(params, &site) }?;
+        if observe::verify_on() {
+            let shown = Shown::new(self.loaded, self.layout, params, self.config, self.stream);
+            observe::verify(self.stream, &shown, &site)?;
+        }
+        Ok(())
+    }
 }
 
 /// The launch itself: checked, then the driver call.
