@@ -20,20 +20,23 @@
 //!
 //! ```no_run
 //! cuda_kernel::diagnostics::set_verify(true);
-//! // ... a launch whose kernel faults now returns, from that launch:
-//! // `scale`, launched at src/main.rs:31:14, failed on the device (the verify mode
-//! // synchronized its stream after it): cuStreamSynchronize failed: CUDA_ERROR_ILLEGAL_ADDRESS ...
-//! //   grid (8, 1, 1), block (256, 1, 1), 0 bytes of shared memory, stream 0x55d0c3a0
-//! //   x = 0x7f2c40000000 (1024 elements), a = 2, n = 2048
+//! // A launch whose kernel faults now returns the fault itself, as on an H100:
+//! // `write_far`, launched at tests/fault.rs:32:34, failed on the device (the verify mode
+//! // synchronized its stream after it): cuStreamSynchronize failed: CUDA_ERROR_ILLEGAL_ADDRESS
+//! // (an illegal memory access was encountered)
+//! //   grid (1, 1, 1), block (16, 1, 1), 0 bytes of shared memory, stream 0x7f5d94c2fbf0
+//! //   p = 0x302000200 (16 elements)
 //! ```
 //!
-//! The launch log of a program launching three kernels, with `CUDA_KERNEL_LOG=1`:
+//! The launch log of `examples/vector_add.rs` run with `CUDA_KERNEL_LOG=1` on an H100 (its
+//! first two lines):
 //!
 //! ```text
-//! [cuda-kernel] launch `fill` at tests/diagnostics.rs:75:9: grid (4, 1, 1), block (256, 1, 1), 0 bytes of shared memory, stream 0x5581b3e0c5d0; x = 0x7f8e3a000000 (1024 elements), value = 1.5, n = 1024
+//! [cuda-kernel] launch `vector_add` at examples/vector_add.rs:51:25: grid (4, 1, 1), block (256, 1, 1), 0 bytes of shared memory, stream 0x0; a = 0x302000000 (1000 elements), b = 0x302001000 (1000 elements), c = 0x302002000 (1000 elements), n = 1000
+//! [cuda-kernel] launch `vector_add` at examples/vector_add.rs:71:29: grid (4, 1, 1), block (256, 1, 1), 0 bytes of shared memory, stream 0x0; a = 0x302000000 (1000 elements), b = 0x302001000 (1000 elements), c = 0x302002000 (1000 elements), n = 1000
 //! ```
 //!
-//! (The full log of that program, as run on a GPU, is in the manual.)
+//! README.md ("When a launch goes wrong") shows the log of a three-kernel program and a plan.
 
 use crate::launch::observe;
 

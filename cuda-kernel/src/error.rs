@@ -245,9 +245,9 @@ impl Error {
 /// with what, and what went wrong.
 ///
 /// ```text
-/// launch of `vector_add` at src/main.rs:41:18 failed: block dimension x is 2048 but this device allows at most 1024
-///   grid (4, 1, 1), block (2048, 1, 1), 0 bytes of shared memory, stream 0x5612e0c1a2b0
-///   a = 0x7f3a1e000000 (1024 elements), b = 0x7f3a1e001000 (1024 elements), c = 0x7f3a1e002000 (1024 elements), n = 1024
+/// launch of `vector_add` at tests/diagnostics.rs:125:26 failed: block dimension x is 4096 but this device allows at most 1024
+///   grid (1, 1, 1), block (4096, 1, 1), 0 bytes of shared memory, stream 0x7f08e8c2fae0
+///   a = 0x302000000 (4 elements), b = 0x302000000 (4 elements), c = 0x302000200 (4 elements), n = 4
 /// ```
 pub struct LaunchError {
     pub(crate) kernel: String,
