@@ -299,7 +299,7 @@ fn scratch_dir(name: &str) -> PathBuf {
 // 1. Against g++.
 
 fn host_program(sigs: &[Vec<ParamType>]) -> String {
-    let mut src = String::from("#include <cstddef>\n#include <cstdio>\n");
+    let mut src = String::from("#include <cstddef>\n#include <cstdio>\n#include <cstdint>\n");
     src.push_str(HALF_TYPES);
     for (name, elem, count, align) in CUDA_VECTOR_TYPES {
         let fields = ["x", "y", "z", "w"][..*count].join(", ");

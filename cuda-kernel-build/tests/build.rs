@@ -164,3 +164,68 @@ fn a_cu_defining_a_derived_struct_is_told_what_to_do() {
         .unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+#[cfg_attr(not(has_nvcc), ignore = "needs nvcc")]
+fn fixed_width_integers_are_the_fixed_width_c_types() {
+    // A dtype family as candle writes it: members over `int64_t` and `uint64_t` declared with
+    // `i64`/`u64` once, generically; and `long long` with `ffi::c_longlong`.
+    let dir = project("int64", "");
+    std::fs::write(
+        dir.join("src/lib.rs"),
+        r#"
+#[cuda_kernel::kernel(ptx = "$OUT_DIR/axpy.ptx")]
+unsafe extern "C" {
+    #[kernel(name = "affine_{T}")]
+    pub fn affine<T>(numel: usize, x: *const T, y: *mut T, mul: T, add: T);
+
+    pub fn total(x: *const cuda_kernel::ffi::c_longlong, n: u64, out: *mut cuda_kernel::ffi::c_longlong);
+}
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("cuda/axpy.cu"),
+        r#"
+#include <cstdint>
+#define AFFINE(T, NAME) \
+extern "C" __global__ void NAME(const size_t numel, const T *x, T *y, const T mul, const T add) { \
+    size_t i = blockIdx.x * blockDim.x + threadIdx.x; \
+    if (i < numel) y[i] = x[i] * mul + add; \
+}
+AFFINE(float, affine_f32)
+AFFINE(int64_t, affine_i64)
+AFFINE(uint64_t, affine_u64)
+AFFINE(uint32_t, affine_u32)
+extern "C" __global__ void total(const long long *x, uint64_t n, long long *out) {
+    for (uint64_t i = 0; i < n; i++) *out += x[i];
+}
+"#,
+    )
+    .unwrap();
+    build(&dir).try_compile().unwrap();
+    let header = std::fs::read_to_string(dir.join("out/cuda-kernel/axpy.h")).unwrap();
+    assert!(
+        header.contains(
+            "void affine_i64(size_t numel, const int64_t* x, int64_t* y, int64_t mul, int64_t add);"
+        ),
+        "{header}"
+    );
+    assert!(
+        header.contains("void total(const long long* x, uint64_t n, long long* out);"),
+        "{header}"
+    );
+    // `long long` for an `int64_t` member is another C type to nvcc: named at the declaration.
+    let source = std::fs::read_to_string(dir.join("cuda/axpy.cu")).unwrap();
+    std::fs::write(
+        dir.join("cuda/axpy.cu"),
+        source.replace(
+            "AFFINE(int64_t, affine_i64)",
+            "AFFINE(long long, affine_i64)",
+        ),
+    )
+    .unwrap();
+    let e = build(&dir).try_compile().unwrap_err().to_string();
+    assert!(e.contains("affine_i64"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -145,7 +145,8 @@ mod tests {
             "Particle* const*"
         );
         assert_eq!(spell(parse_quote!(cuda_kernel::Float4)), "float4");
-        assert_eq!(spell(parse_quote!(u64)), "unsigned long long");
+        assert_eq!(spell(parse_quote!(u64)), "uint64_t");
+        assert_eq!(spell(parse_quote!(ffi::c_ulonglong)), "unsigned long long");
         assert!(c_type(&parse_quote!([f32; 4])).is_none());
     }
 }

@@ -124,8 +124,10 @@ mod tests {
             (parse_quote!(u16), "unsigned short"),
             (parse_quote!(i32), "int"),
             (parse_quote!(u32), "unsigned"),
-            (parse_quote!(i64), "long long"),
-            (parse_quote!(u64), "unsigned long long"),
+            (parse_quote!(i64), "int64_t"),
+            (parse_quote!(u64), "uint64_t"),
+            (parse_quote!(c_longlong), "long long"),
+            (parse_quote!(ffi::c_ulonglong), "unsigned long long"),
             (parse_quote!(f32), "float"),
             (parse_quote!(f64), "double"),
             (parse_quote!(half::f16), "__half"),
@@ -148,7 +150,8 @@ mod tests {
         ];
         let mut next = crate::test_rng(0x5eed_u64);
         let mut cpp = String::from(
-            "struct float4 { float x, y, z, w; }; struct uchar3 { unsigned char x, y, z; };\n\
+            "#include <cstdint>\n\
+             struct float4 { float x, y, z, w; }; struct uchar3 { unsigned char x, y, z; };\n\
              struct __half { unsigned short x; }; struct Particle { int a; };\n",
         );
         let mut expected = Vec::new();

@@ -202,7 +202,7 @@ fn check_entry_exists<'a>(
         format!(
             "{} has no entry `{symbol}`, the symbol #[kernel(cpp)] derives from this declaration, \
              but has {}: the parameter types differ from the C++ declaration's (i8 mangles as \
-             signed char, i64 as long long, usize as size_t: see cuda_kernel::ffi for char and long)",
+             signed char, i64 as int64_t, which is long, usize as size_t: see cuda_kernel::ffi for char and long long)",
             file.shown,
             names.join(", ")
         )

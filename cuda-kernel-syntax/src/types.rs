@@ -93,8 +93,11 @@ macro_rules! aggregates {
     };
 }
 
-/// Scalars a kernel takes by value. `i8` is `signed char` and `i64`/`u64` are `long long`: a
-/// kernel written with `char` or `long` has the same layout but another C++ symbol. `usize` and
+/// Scalars a kernel takes by value. The fixed-width integers are the fixed-width C types as
+/// 64-bit Linux defines them: `i64`/`u64` are `int64_t`/`uint64_t`, which are `long` and
+/// `unsigned long` there (C++ symbols `l`/`m`); `long long` is `ffi::c_longlong`. `i8` is
+/// `signed char`: a kernel written with `char` has the same layout but another C++ symbol
+/// (`ffi::c_char`). `usize` and
 /// `isize` are `size_t` and `ptrdiff_t`, 8 bytes on every CUDA host (all are 64-bit; the runtime
 /// refuses to compile for another).
 pub const SCALARS: [BuiltinType; 13] = scalars! {
@@ -105,8 +108,8 @@ pub const SCALARS: [BuiltinType; 13] = scalars! {
     "i16" => "short", "s", 2, Integer, true;
     "u32" => "unsigned int", "j", 4, Integer, true;
     "i32" => "int", "i", 4, Integer, true;
-    "u64" => "unsigned long long", "y", 8, Integer, true;
-    "i64" => "long long", "x", 8, Integer, true;
+    "u64" => "uint64_t", "m", 8, Integer, true;
+    "i64" => "int64_t", "l", 8, Integer, true;
     "usize" => "size_t", "m", 8, Integer, false;
     "isize" => "ptrdiff_t", "l", 8, Integer, false;
     "f32" => "float", "f", 4, Float, true;

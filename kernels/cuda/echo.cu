@@ -1,6 +1,7 @@
 // Echo kernels: each writes every parameter it receives into `out` so the host can compare the
 // bytes with what it sent. Offsets in `out` are fixed by hand here and in the tests, independent
 // of any layout computation, so a mispacked parameter shows as a wrong value.
+#include <cstdint>
 #include <cuda_fp16.h>
 
 // The parameter list of the Programming Guide's ADD_TO_PARAM_BUFFER example
@@ -33,8 +34,8 @@ extern "C" __global__ void echo_guide(int i, float4 f4, signed char c, float f, 
 #include <cuda_bf16.h>
 extern "C" __global__ void echo_scalars(bool b, signed char p0, signed char i8, signed char p1, unsigned char u8,
                                         signed char p2, short i16, signed char p3, unsigned short u16, signed char p4,
-                                        int i32, signed char p5, unsigned int u32, signed char p6, long long i64,
-                                        signed char p7, unsigned long long u64, signed char p8, float f32,
+                                        int i32, signed char p5, unsigned int u32, signed char p6, int64_t i64,
+                                        signed char p7, uint64_t u64, signed char p8, float f32,
                                         signed char p9, double f64, signed char p10, __half f16, signed char p11,
                                         __nv_bfloat16 bf16, signed char p12, int2 v_int2, signed char p13,
                                         int4 v_int4, signed char p14, uint4 v_uint4, unsigned char *out)
@@ -52,8 +53,8 @@ extern "C" __global__ void echo_scalars(bool b, signed char p0, signed char i8, 
     *(unsigned short *)(out + 6) = u16;
     *(int *)(out + 8) = i32;
     *(unsigned int *)(out + 12) = u32;
-    *(long long *)(out + 16) = i64;
-    *(unsigned long long *)(out + 24) = u64;
+    *(int64_t *)(out + 16) = i64;
+    *(uint64_t *)(out + 24) = u64;
     *(float *)(out + 32) = f32;
     *(double *)(out + 40) = f64;
     *(__half *)(out + 48) = f16;

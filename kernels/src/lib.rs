@@ -76,7 +76,7 @@ unsafe extern "C" {
         f4: Float4,
         c: i8,
         f: f32,
-        p: u64,
+        p: cuda_kernel::ffi::c_ulonglong, // CUdeviceptr: `unsigned long long`, not `uint64_t`
         f2: Float2,
         d: f64,
         h: f16,

@@ -4,8 +4,8 @@
 //! Declare a parameter with these names and it lays out as the C type does on 64-bit Linux,
 //! prints as that type in the headers the build step writes, and mangles as C++ does, so a C++
 //! kernel taking `size_t` is bound with `#[kernel(cpp)]` without copying its symbol (`size_t` is
-//! `m`, `long` is `l`, where `u64`/`i64` are `unsigned long long`/`long long`, `y`/`x`). The
-//! launcher takes the underlying Rust integer.
+//! `m`, `long` is `l`, and `u64`/`i64` are `uint64_t`/`int64_t`, the same types; `long long` is
+//! `c_longlong`, `x`). The launcher takes the underlying Rust integer.
 //!
 //! ```
 //! use cuda_kernel::ffi::{c_char, c_long, size_t};

@@ -45,11 +45,11 @@ pub unsafe trait KernelParam: Copy {
 /// ```
 /// use cuda_kernel::KernelParam;
 /// assert_eq!(<*const *mut f32>::CUDA_TYPE.to_string(), "float**");
-/// assert_eq!(<u64 as KernelParam>::CUDA_TYPE.to_string(), "unsigned long long");
+/// assert_eq!(<u64 as KernelParam>::CUDA_TYPE.to_string(), "uint64_t");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CType {
-    /// The type's name: `float`, `float4`, `unsigned long long`, a struct's name.
+    /// The type's name: `float`, `float4`, `uint64_t`, a struct's name.
     pub name: &'static str,
     /// How many `*` follow it.
     pub pointers: u8,
@@ -109,8 +109,8 @@ pod_param! {
     u16 => 2, 2, "unsigned short";
     i32 => 4, 4, "int";
     u32 => 4, 4, "unsigned int";
-    i64 => 8, 8, "long long";
-    u64 => 8, 8, "unsigned long long";
+    i64 => 8, 8, "int64_t";
+    u64 => 8, 8, "uint64_t";
     usize => 8, 8, "size_t";
     isize => 8, 8, "ptrdiff_t";
     f32 => 4, 4, "float";
