@@ -238,3 +238,32 @@ fn dtype_family_members_with_optional_pointers() {
             .all(|(i, &v)| v == i as u32 * 3 + 7)
     );
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn template_values_of_unsigned_size_t_long_and_char_launch() {
+    let ctx = cuda_kernel::driver::context(0).expect("a CUDA GPU");
+    let stream = ctx.default_stream();
+    let kernels = TemplateKernels::load(&ctx).unwrap();
+    // strided_sum<float, 128u>: thread t sums x[t], x[t + 128], ... of 1000 ones.
+    let sum = StridedSum::<f32, 128>::load(&kernels.module).unwrap();
+    let x = stream.clone_htod(&[1.0f32; 1000]).unwrap();
+    let mut out = stream.alloc_zeros::<f32>(128).unwrap();
+    let config = cuda_kernel::Config::new((1, 1, 1), (128, 1, 1));
+    unsafe { sum.launch(&stream, config, &x, &mut out, 1000) }.unwrap();
+    let got = stream.clone_dtoh(&out).unwrap();
+    for (t, v) in got.iter().enumerate() {
+        let expected = (1000 - t).div_ceil(128) as f32;
+        assert_eq!(*v, expected, "thread {t}");
+    }
+    // An instance the PTX lacks (<f32, 64>) is refused at load.
+    assert!(StridedSum::<f32, 64>::load(&kernels.module).is_err());
+    // fill_tagged<32ul, -1l, 'a'>: x[i] = -1 + 97 for i < 32.
+    let fill = FillTagged::<32, -1, { b'a' as i8 }>::load(&kernels.module).unwrap();
+    let mut y = stream.alloc_zeros::<f32>(64).unwrap();
+    let config = cuda_kernel::Config::new((1, 1, 1), (64, 1, 1));
+    unsafe { fill.launch(&stream, config, &mut y) }.unwrap();
+    let got = stream.clone_dtoh(&y).unwrap();
+    assert!(got[..32].iter().all(|&v| v == 96.0), "{got:?}");
+    assert!(got[32..].iter().all(|&v| v == 0.0), "{got:?}");
+}

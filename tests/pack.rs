@@ -154,3 +154,32 @@ fn echo_scalars_packs_each_value_after_zeroed_padding() {
         *bytemuck::bytes_of(&Int4::new(16, 17, 18, 19))
     );
 }
+
+/// Template values of `unsigned int`, `size_t`, `long` and `char` mangle as nvcc mangles them:
+/// the symbols are those of `kernels/ptx/templates.ptx`.
+#[test]
+fn template_values_of_every_integer_type_derive_nvccs_symbols() {
+    use cuda_kernel::Kernel;
+    use kernels::{FillTagged, StridedSum};
+    assert_eq!(
+        <StridedSum<f32, 128> as Kernel>::symbol(),
+        "_Z11strided_sumIfLj128EEvPKT_PS0_j"
+    );
+    assert_eq!(
+        <StridedSum<i32, 64> as Kernel>::symbol(),
+        "_Z11strided_sumIiLj64EEvPKT_PS0_j"
+    );
+    assert_eq!(
+        <FillTagged<32, -1, { b'a' as i8 }> as Kernel>::symbol(),
+        "_Z11fill_taggedILm32ELln1ELc97EEvPf"
+    );
+    for symbol in [
+        "_Z11strided_sumIfLj128EEvPKT_PS0_j",
+        "_Z11fill_taggedILm32ELln1ELc97EEvPf",
+    ] {
+        assert!(
+            kernels::TEMPLATES_PTX.contains(&format!(".entry {symbol}(")),
+            "{symbol}"
+        );
+    }
+}

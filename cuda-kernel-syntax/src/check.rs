@@ -171,7 +171,8 @@ fn check_generics(cx: &mut Errors, kernel: &Kernel) {
             cx.error(
                 ty,
                 "a kernel's const parameter is an integer (i32 for `template <int N>`, u32 for \
-                 unsigned, bool, ...)",
+                 `unsigned int`, usize or ffi::size_t for `size_t`, ffi::c_long for `long`, \
+                 ffi::c_char for `char`, bool, ...)",
             );
         }
     }

@@ -257,9 +257,12 @@ fn parse_generics(cx: &mut Errors, generics: &syn::Generics) -> Vec<KernelGeneri
                 out.push(KernelGeneric::Type(t.ident.clone()));
             }
             GenericParam::Const(c) => {
+                // Any built-in integer type, by the name its path ends in: the primitives
+                // (`u32` is `unsigned int`, `usize` is `size_t`) and `ffi`'s C types
+                // (`c_long`, `c_char`, `size_t`), each with its C++ code.
                 let code = match &c.ty {
-                    Type::Path(p) => p.path.get_ident().and_then(|i| {
-                        types::primitive(&i.to_string())
+                    Type::Path(p) if p.qself.is_none() => p.path.segments.last().and_then(|s| {
+                        types::by_name(&s.ident.to_string())
                             .filter(|t| t.class == types::Class::Integer)
                             .and_then(|t| t.itanium)
                     }),

@@ -692,6 +692,9 @@ fn check_template_instances(cx: &mut Errors, kernel: &Kernel, file: &PtxFile) {
             .collect();
         // Instances over a struct of the user's cannot be matched here (`load` checks them).
         let unknowable = instances.iter().any(|e| !builtin_template_args(&e.name));
+        if !instances.is_empty() && value_types_differ(cx, kernel, &instances) {
+            return;
+        }
         if !instances.is_empty() && !unknowable {
             let names: Vec<_> = instances.iter().map(|e| demangle::shown(&e.name)).collect();
             cx.error(
@@ -723,26 +726,110 @@ fn check_template_instances(cx: &mut Errors, kernel: &Kernel, file: &PtxFile) {
     }
 }
 
+/// The template arguments of a C++ symbol as the demangler shows them (`float`,
+/// `(unsigned int)128`), or `None` for a symbol that is no template instance.
+fn template_args(symbol: &str) -> Option<Vec<String>> {
+    let text = demangle::demangle(symbol)?;
+    let open = text.find('<')?;
+    let mut depth = 0usize;
+    let mut args = vec![String::new()];
+    for c in text[open + 1..].chars() {
+        match c {
+            '<' | '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            '>' if depth == 0 => {
+                return Some(args.into_iter().map(|a| a.trim().to_string()).collect());
+            }
+            '>' => depth -= 1,
+            ',' if depth == 0 => {
+                args.push(String::new());
+                continue;
+            }
+            _ => {}
+        }
+        if let Some(last) = args.last_mut() {
+            last.push(c);
+        }
+    }
+    None
+}
+
+/// A template value argument as the demangler shows it, `(unsigned int)128`: its C type and
+/// value; `None` for a type argument (or a plain `true`, `false`, `7`).
+fn typed_value(arg: &str) -> Option<(&str, &str)> {
+    let rest = arg.strip_prefix('(')?;
+    let (ty, value) = rest.split_once(')')?;
+    value.trim().parse::<i128>().ok()?;
+    Some((ty, value))
+}
+
 /// Whether every template argument of the C++ symbol is a built-in type or a value.
 fn builtin_template_args(symbol: &str) -> bool {
-    let Some(text) = demangle::demangle(symbol) else {
+    let Some(args) = template_args(symbol) else {
         return false;
     };
-    let head = text.split('(').next().unwrap_or_default();
-    let (Some(open), Some(close)) = (head.find('<'), head.rfind('>')) else {
-        return false;
-    };
-    head[open + 1..close].split(',').all(|arg| {
-        let arg = arg
-            .trim()
-            .trim_end_matches('*')
-            .trim_end_matches(" const")
-            .trim();
+    args.iter().all(|arg| {
+        let arg = arg.trim_end_matches('*').trim_end_matches(" const").trim();
         arg.parse::<i128>().is_ok()
             || arg == "true"
             || arg == "false"
+            || typed_value(arg).is_some_and(|(ty, _)| {
+                types::by_cuda_name(ty).is_some_and(|t| t.class == types::Class::Integer)
+            })
             || types::by_cuda_name(arg).is_some()
     })
+}
+
+/// Rule: a template value parameter is declared with the C type the PTX's instances have
+/// (nvcc mangles the type into the symbol: `Lj128E` is `(unsigned int)128`). One error per
+/// parameter declared otherwise, naming the type to declare; `true` if there was one.
+fn value_types_differ(cx: &mut Errors, kernel: &Kernel, instances: &[&Entry]) -> bool {
+    let mut reported = false;
+    for (i, generic) in kernel.generics.iter().enumerate() {
+        let KernelGeneric::Const {
+            ident,
+            ty,
+            code: Some(code),
+        } = generic
+        else {
+            continue;
+        };
+        let declared = itanium::fundamental_name(code);
+        let found = instances.iter().find_map(|e| {
+            let args = template_args(&e.name)?;
+            let (c_type, _) = typed_value(args.get(i)?)?;
+            (c_type != declared).then(|| (c_type.to_string(), demangle::shown(&e.name)))
+        });
+        let Some((c_type, instance)) = found else {
+            continue;
+        };
+        // The Rust types for that C type: the primitives (`u64` or `usize` for `unsigned
+        // long`), else `ffi`'s (`ffi::c_char`).
+        let of_type = |primitive: bool| -> Vec<String> {
+            types::all()
+                .filter(|t| t.class == types::Class::Integer && t.primitive == primitive)
+                .filter(|t| t.itanium.map(itanium::fundamental_name) == Some(c_type.as_str()))
+                .map(|t| format!("`{}`", t.rust))
+                .collect()
+        };
+        let mut rust = of_type(true);
+        if rust.is_empty() {
+            rust = of_type(false);
+        }
+        let suggestion = match rust.is_empty() {
+            true => String::new(),
+            false => format!(": declare it {}", rust.join(" or ")),
+        };
+        cx.error(
+            ty,
+            format!(
+                "the template value parameter `{ident}` is `{c_type}` in the PTX's instances \
+                 (`{instance}`), but declared as `{declared}`{suggestion}"
+            ),
+        );
+        reported = true;
+    }
+    reported
 }
 
 /// Stands for any value of a const argument in a template instance's symbol.

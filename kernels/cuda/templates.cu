@@ -63,6 +63,30 @@ __global__ void matrixMulCUDA(float *C, float *A, float *B, int wA, int wB)
 template __global__ void matrixMulCUDA<16>(float *C, float *A, float *B, int wA, int wB);
 template __global__ void matrixMulCUDA<32>(float *C, float *A, float *B, int wA, int wB);
 
+// Template values of other integer types, as real kernels write them (cuda-samples' reduction
+// takes `unsigned int blockSize`, CUB-style code `size_t`): each thread of the first block adds
+// its stride's elements of x into out[threadIdx.x].
+template <class T, unsigned int BLOCK_SIZE>
+__global__ void strided_sum(const T *x, T *out, unsigned int n)
+{
+    T sum = 0;
+    for (unsigned int i = threadIdx.x; i < n; i += BLOCK_SIZE) {
+        sum += x[i];
+    }
+    out[threadIdx.x] = sum;
+}
+
+template __global__ void strided_sum<float, 128u>(const float *, float *, unsigned int);
+template __global__ void strided_sum<int, 64u>(const int *, int *, unsigned int);
+
+template <size_t N, long OFFSET, char TAG>
+__global__ void fill_tagged(float *x)
+{
+    if (threadIdx.x < N) x[threadIdx.x] = (float)(OFFSET + TAG);
+}
+
+template __global__ void fill_tagged<32, -1, 'a'>(float *);
+
 // candle-kernels affine.cu: out = x * mul + add, x from inp, or from out itself when inp is
 // NULL; info (dims then strides, num_dims each) NULL for contiguous tensors.
 __device__ bool is_contiguous(const size_t num_dims, const size_t *dims, const size_t *strides)

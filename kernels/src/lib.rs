@@ -179,6 +179,22 @@ unsafe extern "C" {
         w_b: i32,
     );
 
+    /// Each of the first `BLOCK_SIZE` threads sums its stride of `x` into `out[threadIdx.x]`:
+    /// a template over a type and an `unsigned int` value. Instances: `<f32, 128>`, `<i32, 64>`.
+    #[kernel(cpp)]
+    pub fn strided_sum<T, const BLOCK_SIZE: u32>(x: *const T, out: *mut T, n: u32);
+
+    /// `x[i] = OFFSET + TAG` for `i < N`: template values of type `size_t`, `long` and `char`.
+    /// Instance: `<32, -1, 'a'>`.
+    #[kernel(cpp)]
+    pub fn fill_tagged<
+        const N: size_t,
+        const OFFSET: cuda_kernel::ffi::c_long,
+        const TAG: cuda_kernel::ffi::c_char,
+    >(
+        x: *mut f32,
+    );
+
     /// candle's `affine_{T}`: `out = x * mul + add`, `x` from `inp`, or from `out` when `inp` is
     /// NULL; `info` (dims, then strides) NULL for contiguous data. Members: f32, f64, f16,
     /// bf16, u32.
