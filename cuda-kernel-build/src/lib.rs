@@ -32,12 +32,21 @@
 //! 3. writes `$OUT_DIR/<name>.ptx`, its first line recording a SHA-256 of everything that went
 //!    into it (the source, the local headers it includes, the generated header, nvcc's
 //!    arguments), and, when asked, cubins and a fatbin for listed architectures;
-//! 4. with [`committed_ptx`](Build::committed_ptx), compares the PTX with the committed copy: a
-//!    difference is an error until `CUDA_KERNEL_WRITE_PTX=1` writes the new PTX there.
+//! 4. with [`committed_ptx`](Build::committed_ptx), compares the PTX with the committed copy.
 //!
-//! Where nvcc is missing (a user without the CUDA toolkit, docs.rs), the committed PTX is used
-//! when its recorded hash matches the sources; otherwise the build fails and says what to run.
-//! So a published crate carries its PTX and builds anywhere.
+//! Where nvcc is missing (a user without the CUDA toolkit, docs.rs), the committed PTX is used;
+//! its recorded hash says whether it was made from the current sources. So a published crate
+//! carries its PTX and builds anywhere.
+//!
+//! A committed PTX that is not current (a `.cu` edited, even a comment; a declaration added)
+//! never stops an ordinary build: with nvcc the build uses nvcc's fresh PTX, without it the
+//! committed one, and a `cargo:warning` says so and what to run (`CUDA_KERNEL_WRITE_PTX=1`
+//! writes the fresh PTX into the committed folder). So the edit loop is as without the build
+//! step, and the compile-time checks of the `#[kernel]` blocks (a misspelled kernel is "no
+//! entry ...") come first. It is an error where the check is asked for, as `sqlx prepare
+//! --check` or insta's CI mode do: with `CUDA_KERNEL_CHECK_PTX=1`, [`Build::check_committed`],
+//! or in CI (`CI` set, as CI services do) for a crate built from its own checkout (not a
+//! dependency from a registry or a git checkout, whose PTX its authors checked).
 //!
 //! nvcc is `$NVCC`, else `$CUDA_HOME/bin/nvcc` (or `$CUDA_PATH`), else `nvcc` on `PATH`. Files
 //! are compiled in parallel; `cargo::rerun-if-changed` covers each source, every local header it
@@ -63,6 +72,10 @@ pub const HASH_MARKER: &str = "// cuda-kernel-source-sha256: ";
 /// Set to `1` to write the PTX nvcc made into the committed folder.
 pub const WRITE_PTX_ENV: &str = "CUDA_KERNEL_WRITE_PTX";
 
+/// Set to `1` to fail the build on committed PTX that is not current (set to `0` to only warn,
+/// in CI too).
+pub const CHECK_PTX_ENV: &str = "CUDA_KERNEL_CHECK_PTX";
+
 /// A build of `.cu` files: configure it, then [`compile`](Build::compile).
 #[derive(Clone, Debug)]
 pub struct Build {
@@ -79,6 +92,7 @@ pub struct Build {
     nvcc: Option<PathBuf>,
     without_nvcc: bool,
     struct_declarations: bool,
+    check_committed: Option<bool>,
 }
 
 impl Default for Build {
@@ -147,6 +161,7 @@ impl Build {
             nvcc: None,
             without_nvcc: false,
             struct_declarations: true,
+            check_committed: None,
         }
     }
 
@@ -240,6 +255,14 @@ impl Build {
         self
     }
 
+    /// Whether committed PTX that is not current fails the build (`true`) or only warns
+    /// (`false`). Unset, it fails where `CUDA_KERNEL_CHECK_PTX=1`, or in CI (`CI` set) for a
+    /// crate built from its own checkout; `CUDA_KERNEL_CHECK_PTX=0` only warns.
+    pub fn check_committed(&mut self, check: bool) -> &mut Build {
+        self.check_committed = Some(check);
+        self
+    }
+
     /// Uses only the committed PTX, even where nvcc exists: builds what a machine without the
     /// toolkit builds (and checks that the committed PTX is current).
     pub fn without_nvcc(&mut self) -> &mut Build {
@@ -277,6 +300,9 @@ impl Build {
             println!("cargo::rerun-if-changed={}", file.display());
         }
         println!("cargo::rerun-if-env-changed={WRITE_PTX_ENV}");
+        println!("cargo::rerun-if-env-changed={CHECK_PTX_ENV}");
+        println!("cargo::rerun-if-env-changed=CI");
+        let strict = strict(self.check_committed, &manifest_dir);
         println!("cargo::rerun-if-env-changed=NVCC");
         let mut declarations = scan::read(&declaration_files)?;
         declarations.declare_structs = self.struct_declarations;
@@ -354,7 +380,7 @@ impl Build {
                             write_if_changed(&out, text.as_bytes())?;
                             compiled.ptx.push(out);
                             if let Some(dir) = &committed_dir {
-                                if let Err(p) = compare_committed(dir, &job.stem, &text) {
+                                if let Err(p) = compare_committed(dir, &job.stem, &text, strict) {
                                     problems.push(p);
                                 }
                             }
@@ -376,7 +402,7 @@ impl Build {
             }
             None => {
                 for job in &jobs {
-                    match use_committed(committed_dir.as_deref(), job, &out_dir) {
+                    match use_committed(committed_dir.as_deref(), job, &out_dir, strict) {
                         Ok(out) => compiled.ptx.push(out),
                         Err(p) => problems.push(p),
                     }
@@ -417,8 +443,9 @@ fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), Error> {
         .map_err(|e| Error::from(format!("cannot write {}: {e}", path.display())))
 }
 
-/// With nvcc: the committed PTX must be what nvcc made, or be rewritten on request.
-fn compare_committed(dir: &Path, stem: &str, text: &str) -> Result<(), String> {
+/// With nvcc: the committed PTX should be what nvcc made; rewritten on request, an error when
+/// `strict`, a warning otherwise (the build goes on with nvcc's PTX).
+fn compare_committed(dir: &Path, stem: &str, text: &str, strict: bool) -> Result<(), String> {
     let path = dir.join(format!("{stem}.ptx"));
     let old = std::fs::read_to_string(&path).ok();
     if old.as_deref() == Some(text) {
@@ -440,15 +467,29 @@ fn compare_committed(dir: &Path, stem: &str, text: &str) -> Result<(), String> {
         return std::fs::write(&path, text)
             .map_err(|e| format!("cannot write {}: {e}", path.display()));
     }
-    Err(format!(
+    let message = format!(
         "{} differs from the PTX nvcc makes of {stem}.cu now: rebuild with \
          {WRITE_PTX_ENV}=1 to write it, then commit it",
         path.display()
-    ))
+    );
+    if strict {
+        return Err(message);
+    }
+    println!(
+        "cargo::warning={message} (this build uses nvcc's PTX; {CHECK_PTX_ENV}=1 or CI makes \
+         this an error)"
+    );
+    Ok(())
 }
 
-/// Without nvcc: the committed PTX, if it was made from these sources.
-fn use_committed(dir: Option<&Path>, job: &nvcc::Job, out_dir: &Path) -> Result<PathBuf, String> {
+/// Without nvcc: the committed PTX; one not made from these sources is an error when `strict`,
+/// used with a warning otherwise.
+fn use_committed(
+    dir: Option<&Path>,
+    job: &nvcc::Job,
+    out_dir: &Path,
+    strict: bool,
+) -> Result<PathBuf, String> {
     let todo = format!(
         "on a machine with nvcc (the CUDA toolkit, or NVIDIA's PyPI wheels: \
          nvidia-cuda-nvcc), rebuild with {WRITE_PTX_ENV}=1 and commit the PTX"
@@ -473,14 +514,43 @@ fn use_committed(dir: Option<&Path>, job: &nvcc::Job, out_dir: &Path) -> Result<
         .next()
         .and_then(|l| l.strip_prefix(HASH_MARKER));
     if recorded.map(str::trim) != Some(job.hash.as_str()) {
-        return Err(format!(
+        let message = format!(
             "nvcc was not found, and {} was not made from the current {}.cu, its headers and \
              declarations: {todo}",
             path.display(),
             job.stem
-        ));
+        );
+        if strict {
+            return Err(message);
+        }
+        println!(
+            "cargo::warning={message} (this build uses it as it is, and the #[kernel] checks run \
+             against it; {CHECK_PTX_ENV}=1 or CI makes this an error)"
+        );
     }
     let out = out_dir.join(format!("{}.ptx", job.stem));
     write_if_changed(&out, text.as_bytes()).map_err(|e| e.to_string())?;
     Ok(out)
+}
+
+/// Whether committed PTX that is not current is an error: asked for (`check`), else
+/// `CUDA_KERNEL_CHECK_PTX`, else in CI for a crate of its own checkout.
+fn strict(check: Option<bool>, manifest_dir: &Path) -> bool {
+    if let Some(check) = check {
+        return check;
+    }
+    match std::env::var(CHECK_PTX_ENV).ok().as_deref().map(str::trim) {
+        Some("1" | "true") => return true,
+        Some("0" | "false") => return false,
+        _ => {}
+    }
+    let in_ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
+    in_ci && !is_dependency(manifest_dir)
+}
+
+/// Whether the crate is a dependency fetched by cargo (from a registry or a git checkout),
+/// rather than one of the workspace being developed.
+fn is_dependency(manifest_dir: &Path) -> bool {
+    let text = manifest_dir.to_string_lossy().replace('\\', "/");
+    text.contains("/registry/src/") || text.contains("/git/checkouts/")
 }
