@@ -76,6 +76,47 @@ pub fn prototype(kernel: &Kernel) -> Option<String> {
     ))
 }
 
+/// The explicit instantiation a `.cu` needs for a template instance: `args` are the C spellings
+/// of the template arguments in order (`float`, `128`), substituted for the type parameters in
+/// the parameter list: `template __global__ void scale<float>(float*, float, size_t);`. `None`
+/// for a parameter type C cannot spell.
+pub fn instantiation(kernel: &Kernel, args: &[String]) -> Option<String> {
+    let names: Vec<String> = kernel
+        .generics
+        .iter()
+        .map(|g| g.ident().to_string())
+        .collect();
+    let params = kernel
+        .params
+        .iter()
+        .map(|p| {
+            let spelled = c_type(&p.ty)?;
+            // Whole words only: `T` in `const T*`, not in `Tile`.
+            let mut out = String::new();
+            let mut word = String::new();
+            for c in spelled.chars().chain(std::iter::once(' ')) {
+                if c.is_alphanumeric() || c == '_' {
+                    word.push(c);
+                    continue;
+                }
+                match names.iter().position(|n| *n == word) {
+                    Some(i) => out.push_str(args.get(i).map_or(word.as_str(), String::as_str)),
+                    None => out.push_str(&word),
+                }
+                word.clear();
+                out.push(c);
+            }
+            Some(out.trim_end().to_string())
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(format!(
+        "template __global__ void {}<{}>({});",
+        kernel.symbol,
+        args.join(", "),
+        params.join(", ")
+    ))
+}
+
 /// The prototypes of a family's members for the scalar element types (`affine_f32`,
 /// `affine_f16`, ...): declaring a member that does not exist is harmless, and nvcc then checks
 /// every one that does. Empty for other kernels.
@@ -148,5 +189,21 @@ mod tests {
         assert_eq!(spell(parse_quote!(u64)), "uint64_t");
         assert_eq!(spell(parse_quote!(ffi::c_ulonglong)), "unsigned long long");
         assert!(c_type(&parse_quote!([f32; 4])).is_none());
+    }
+
+    #[test]
+    fn explicit_instantiations_substitute_whole_words() {
+        let block: syn::ItemForeignMod = parse_quote! {
+            unsafe extern "C" {
+                #[kernel(cpp)]
+                fn tiles<T, const N: u32>(x: *const T, t: *mut Tile, n: usize);
+            }
+        };
+        let mut cx = crate::report::Errors::default();
+        let block = crate::parse::parse_block(&mut cx, block, &[]);
+        assert_eq!(
+            instantiation(&block.kernels[0], &["float".into(), "128".into()]).unwrap(),
+            "template __global__ void tiles<float, 128>(const float*, Tile*, size_t);"
+        );
     }
 }

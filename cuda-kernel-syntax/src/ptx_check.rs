@@ -714,13 +714,31 @@ fn check_template_instances(cx: &mut Errors, kernel: &Kernel, file: &PtxFile) {
                 .iter()
                 .map(|e| demangle::shown(&e.name))
                 .collect();
+            // nvcc compiles a template only for the instances the .cu names: the explicit
+            // instantiation to add, for the first built-in type and an example value.
+            let example: Vec<String> = kernel
+                .generics
+                .iter()
+                .map(|g| match g {
+                    KernelGeneric::Type(_) => "float".to_string(),
+                    KernelGeneric::Const { .. } => "128".to_string(),
+                })
+                .collect();
+            let hint = match crate::cuda::instantiation(kernel, &example) {
+                Some(line) => format!(
+                    " (nvcc compiles a template only for the instances the .cu instantiates: add \
+                     one for each type you load, e.g. `{line}`)"
+                ),
+                None => String::new(),
+            };
+            let listed = if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            };
             cx.error(
                 &kernel.ident,
-                format!(
-                    "{} has {what}; its entries are: {}",
-                    file.shown,
-                    names.join(", ")
-                ),
+                format!("{} has {what}{hint}; its entries are: {listed}", file.shown),
             );
         }
     }
