@@ -3,6 +3,8 @@
 # its own CUDA version feature (cuda-12080, cuda-13000) or linkage (dynamic-linking,
 # static-linking), as a crate adopting cuda-kernel does. A crate with a `check-only` file links
 # CUDA's libraries, which a machine without the toolkit lacks: it is checked, not built.
+# `two-crates` is a workspace of a kernels crate and the crate that launches its kernels, checked
+# against the first one's PTX at compile time (links metadata, cuda_kernel_build::dependency_ptx).
 # They share a target folder of their own, so it works wherever the workspace's is.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

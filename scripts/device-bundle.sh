@@ -44,6 +44,8 @@ cargo build --release --quiet -p tensor-backend --example dispatch
 cp target/release/examples/dispatch .device/examples/
 cargo build --release --quiet --manifest-path tests/downstream/quickstart/Cargo.toml --target-dir target/downstream
 cp target/downstream/release/quickstart .device/examples/
+cargo build --release --quiet --manifest-path tests/downstream/two-crates/Cargo.toml --target-dir target/downstream
+cp target/downstream/release/app .device/examples/two-crates-app
 cp scripts/device-run.sh scripts/device-probe.sh .device/scripts/
 ls -la .device/tests .device/examples
 du -sh .device

@@ -87,6 +87,8 @@ if [ "$what" != tests ]; then
     {
         echo "== quickstart (README)"
         .device/examples/quickstart && echo "quickstart: ok"
+        echo "== two-crates (kernels built by one crate, launched and checked by another)"
+        .device/examples/two-crates-app
         echo "== vector_add"
         .device/examples/vector_add && .device/examples/vector_add 1000003 && .device/examples/vector_add 1
         echo "== bandwidth"

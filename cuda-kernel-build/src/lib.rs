@@ -419,6 +419,11 @@ impl Build {
             }
         }
         if problems.is_empty() {
+            // A kernels crate with `links = "name"` tells the crates depending on it where its
+            // PTX is: their build scripts read `DEP_<NAME>_PTX_DIR` ([`dependency_ptx`]).
+            if std::env::var_os("CARGO_MANIFEST_LINKS").is_some() && self.out_dir.is_none() {
+                println!("cargo::metadata=PTX_DIR={}", out_dir.display());
+            }
             Ok(compiled)
         } else {
             Err(Error { problems })
@@ -496,8 +501,8 @@ fn use_committed(
     );
     let Some(dir) = dir else {
         return Err(format!(
-            "nvcc was not found, and {}.cu has no committed PTX to fall back on (Build::committed_ptx): \
-             install the CUDA toolkit or set NVCC",
+            "nvcc was not found ($NVCC, $CUDA_HOME/bin/nvcc, $CUDA_PATH/bin/nvcc, or nvcc on PATH), and {}.cu has no committed PTX to fall back on (Build::committed_ptx): \
+             install the CUDA toolkit (or NVIDIA's PyPI wheel nvidia-cuda-nvcc) or set NVCC or CUDA_HOME",
             job.stem
         ));
     };
@@ -505,7 +510,7 @@ fn use_committed(
     println!("cargo::rerun-if-changed={}", path.display());
     let text = std::fs::read_to_string(&path).map_err(|e| {
         format!(
-            "nvcc was not found, and {} cannot be read ({e}): {todo}",
+            "nvcc was not found ($NVCC, $CUDA_HOME/bin/nvcc, $CUDA_PATH/bin/nvcc, or nvcc on PATH), and {} cannot be read ({e}): {todo}",
             path.display()
         )
     })?;
@@ -515,7 +520,7 @@ fn use_committed(
         .and_then(|l| l.strip_prefix(HASH_MARKER));
     if recorded.map(str::trim) != Some(job.hash.as_str()) {
         let message = format!(
-            "nvcc was not found, and {} was not made from the current {}.cu, its headers and \
+            "nvcc was not found ($NVCC, $CUDA_HOME/bin/nvcc, $CUDA_PATH/bin/nvcc, or nvcc on PATH), and {} was not made from the current {}.cu, its headers and \
              declarations: {todo}",
             path.display(),
             job.stem
@@ -531,6 +536,35 @@ fn use_committed(
     let out = out_dir.join(format!("{}.ptx", job.stem));
     write_if_changed(&out, text.as_bytes()).map_err(|e| e.to_string())?;
     Ok(out)
+}
+
+/// For the build script of a crate that launches kernels another crate builds (candle-core and
+/// candle-kernels): makes the dependency's PTX folder the environment variable
+/// `DEP_<LINKS>_PTX_DIR` of this crate's compilation, so that its blocks check against the
+/// dependency's PTX at compile time, without copies: `#[kernel(ptx =
+/// "$DEP_MY_KERNELS_PTX_DIR/unary.ptx")]`. `links` is the `links` key of the dependency's
+/// `Cargo.toml` (whose build script compiles with [`Build`]); returns the folder.
+///
+/// ```no_run
+/// // build.rs of the crate that launches; Cargo.toml: my-kernels = { path = "../my-kernels" },
+/// // whose Cargo.toml has `links = "my_kernels"`.
+/// let dir = cuda_kernel_build::dependency_ptx("my_kernels").unwrap();
+/// println!("cargo::warning=checking against {}", dir.display());
+/// ```
+pub fn dependency_ptx(links: &str) -> Result<PathBuf, Error> {
+    let var = format!(
+        "DEP_{}_PTX_DIR",
+        links.to_ascii_uppercase().replace('-', "_")
+    );
+    println!("cargo::rerun-if-env-changed={var}");
+    let dir = std::env::var_os(&var).map(PathBuf::from).ok_or_else(|| {
+        Error::from(format!(
+            "{var} is not set: the crate with `links = \"{links}\"` must be a direct dependency \
+             (not only a build-dependency) whose build script compiles with cuda-kernel-build"
+        ))
+    })?;
+    println!("cargo::rustc-env={var}={}", dir.display());
+    Ok(dir)
 }
 
 /// Whether committed PTX that is not current is an error: asked for (`check`), else
