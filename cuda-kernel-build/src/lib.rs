@@ -58,6 +58,8 @@
 mod nvcc;
 mod scan;
 
+pub use scan::module_tree;
+
 #[cfg(test)]
 mod robustness;
 
@@ -93,6 +95,7 @@ pub struct Build {
     without_nvcc: bool,
     struct_declarations: bool,
     check_committed: Option<bool>,
+    allow_undeclared: Vec<PathBuf>,
 }
 
 impl Default for Build {
@@ -112,6 +115,8 @@ pub struct Compiled {
     pub binaries: Vec<PathBuf>,
     /// Whether nvcc compiled (`false`: committed PTX was used).
     pub compiled_by_nvcc: bool,
+    /// What the build printed as `cargo:warning`s about declarations escaping the checks.
+    pub warnings: Vec<String>,
 }
 
 /// Why a build failed: every problem found, each naming its file.
@@ -162,6 +167,7 @@ impl Build {
             without_nvcc: false,
             struct_declarations: true,
             check_committed: None,
+            allow_undeclared: Vec::new(),
         }
     }
 
@@ -184,6 +190,11 @@ impl Build {
     /// A Rust source holding `#[kernel]` blocks or `#[derive(KernelParam)]` structs (inline
     /// modules included), relative to `Cargo.toml`. Blocks name their PTX with
     /// `ptx = "$OUT_DIR/<stem>.ptx"` (any path ending in `<stem>.ptx` ties a block to `<stem>.cu`).
+    ///
+    /// Without any, the build step reads the whole crate as rustc does: from `src/lib.rs`,
+    /// `src/main.rs` and `src/bin/*.rs` through every `mod`. With a list, a block elsewhere in
+    /// the crate that names this build's PTX is a `cargo:warning` (its prototypes would escape
+    /// nvcc's check).
     pub fn declarations(&mut self, path: impl AsRef<Path>) -> &mut Build {
         self.declarations.push(path.as_ref().to_path_buf());
         self
@@ -255,6 +266,13 @@ impl Build {
         self
     }
 
+    /// Silences the warning for kernels of `file` (a `.cu` given to [`file`](Build::file)) that
+    /// no `#[kernel]` block declares: for a file whose other kernels are launched elsewhere.
+    pub fn allow_undeclared(&mut self, file: impl AsRef<Path>) -> &mut Build {
+        self.allow_undeclared.push(file.as_ref().to_path_buf());
+        self
+    }
+
     /// Whether committed PTX that is not current fails the build (`true`) or only warns
     /// (`false`). Unset, it fails where `CUDA_KERNEL_CHECK_PTX=1`, or in CI (`CI` set) for a
     /// crate built from its own checkout; `CUDA_KERNEL_CHECK_PTX=0` only warns.
@@ -295,7 +313,13 @@ impl Build {
             None => env_dir("OUT_DIR")?,
         };
         let in_crate = |p: &PathBuf| manifest_dir.join(p);
-        let declaration_files: Vec<PathBuf> = self.declarations.iter().map(in_crate).collect();
+        // The listed files, or the crate's whole module tree.
+        let tree = scan::module_tree(&manifest_dir);
+        let listed = !self.declarations.is_empty();
+        let declaration_files: Vec<PathBuf> = match listed {
+            true => self.declarations.iter().map(in_crate).collect(),
+            false => tree.clone(),
+        };
         for file in &declaration_files {
             println!("cargo::rerun-if-changed={}", file.display());
         }
@@ -304,7 +328,13 @@ impl Build {
         println!("cargo::rerun-if-env-changed=CI");
         let strict = strict(self.check_committed, &manifest_dir);
         println!("cargo::rerun-if-env-changed=NVCC");
-        let mut declarations = scan::read(&declaration_files)?;
+        let mut declarations = match listed {
+            true => scan::read(&declaration_files)?,
+            // A file of the tree that does not parse is rustc's to report, not the build step's.
+            false => {
+                scan::scan_sources(&scan::parsable(&declaration_files)).map_err(Error::from)?
+            }
+        };
         declarations.declare_structs = self.struct_declarations;
         let includes: Vec<PathBuf> = self.includes.iter().map(in_crate).collect();
         std::fs::create_dir_all(out_dir.join("cuda-kernel"))
@@ -419,6 +449,25 @@ impl Build {
             }
         }
         if problems.is_empty() {
+            let unlisted_files: Vec<PathBuf> = match listed {
+                true => tree
+                    .iter()
+                    .filter(|f| !declaration_files.contains(f))
+                    .cloned()
+                    .collect(),
+                false => Vec::new(),
+            };
+            let unlisted = scan::scan_sources(&scan::parsable(&unlisted_files)).unwrap_or_default();
+            compiled.warnings = gap_warnings(
+                &jobs,
+                &compiled.ptx,
+                &declarations,
+                &unlisted,
+                &self.allow_undeclared,
+            );
+            for warning in &compiled.warnings {
+                println!("cargo::warning={warning}");
+            }
             // A kernels crate with `links = "name"` tells the crates depending on it where its
             // PTX is: their build scripts read `DEP_<NAME>_PTX_DIR` ([`dependency_ptx`]).
             if std::env::var_os("CARGO_MANIFEST_LINKS").is_some() && self.out_dir.is_none() {
@@ -587,4 +636,61 @@ fn strict(check: Option<bool>, manifest_dir: &Path) -> bool {
 fn is_dependency(manifest_dir: &Path) -> bool {
     let text = manifest_dir.to_string_lossy().replace('\\', "/");
     text.contains("/registry/src/") || text.contains("/git/checkouts/")
+}
+
+/// The warnings that keep declarations from escaping the checks without a word: blocks outside
+/// the listed files that name this build's PTX, and kernels of a `.cu` no block declares.
+fn gap_warnings(
+    jobs: &[nvcc::Job],
+    ptx: &[PathBuf],
+    declarations: &scan::Declarations,
+    unlisted: &scan::Declarations,
+    allowed: &[PathBuf],
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    let stems: Vec<&str> = jobs.iter().map(|j| j.stem.as_str()).collect();
+    for found in &unlisted.blocks {
+        if let Some(stem) = found.ptx_stem.as_deref().filter(|s| stems.contains(s)) {
+            warnings.push(format!(
+                "{} has a #[kernel] block for {stem}.ptx but is not among the files given to \
+                 .declarations(): nvcc does not check those kernels' C types; list it, or drop \
+                 .declarations() to read the whole crate",
+                found.file.display()
+            ));
+        }
+    }
+    for (job, path) in jobs.iter().zip(ptx) {
+        let blocks: Vec<&scan::FoundBlock> = declarations
+            .blocks
+            .iter()
+            .filter(|b| b.ptx_stem.as_deref() == Some(job.stem.as_str()))
+            .collect();
+        if blocks.is_empty() || allowed.iter().any(|a| job.source.ends_with(a)) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        let Ok(entries) = cuda_kernel_syntax::ptx::entries(&text) else {
+            continue;
+        };
+        let undeclared: Vec<String> = entries
+            .iter()
+            .filter(|e| !blocks.iter().any(|b| scan::declares(&b.block, &e.name)))
+            .map(|e| cuda_kernel_syntax::demangle::shown(&e.name))
+            .collect();
+        if !undeclared.is_empty() {
+            warnings.push(format!(
+                "{} defines kernels no #[kernel] block declares: {} (declare them, or silence \
+                 this with .allow_undeclared(\"{}\"))",
+                job.source.display(),
+                undeclared.join(", "),
+                job.source
+                    .file_name()
+                    .map(|f| f.to_string_lossy())
+                    .unwrap_or_default()
+            ));
+        }
+    }
+    warnings
 }

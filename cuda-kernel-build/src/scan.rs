@@ -361,3 +361,106 @@ pub fn header(stem: &str, declarations: &Declarations) -> String {
     text.push_str(&body);
     text
 }
+
+/// The crate's Rust files, as rustc finds them: from each root (`src/lib.rs`, `src/main.rs`,
+/// `src/bin/*.rs`) through every `mod x;` (`x.rs`, `x/mod.rs`, or `#[path = "..."]`), inline
+/// modules included. A file that does not parse ends its branch (rustc reports it).
+pub fn module_tree(manifest_dir: &Path) -> Vec<PathBuf> {
+    let src = manifest_dir.join("src");
+    let mut roots: Vec<PathBuf> = ["lib.rs", "main.rs"]
+        .iter()
+        .map(|f| src.join(f))
+        .filter(|p| p.is_file())
+        .collect();
+    if let Ok(bins) = std::fs::read_dir(src.join("bin")) {
+        let mut bins: Vec<PathBuf> = bins
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+            .collect();
+        bins.sort();
+        roots.extend(bins);
+    }
+    let mut files = Vec::new();
+    for root in roots {
+        let dir = root.parent().unwrap_or(&src).to_path_buf();
+        visit_file(&root, &dir, &mut files);
+    }
+    files
+}
+
+/// Adds `file` and the files of its `mod x;` items; `dir` is where its child modules live.
+fn visit_file(file: &Path, dir: &Path, files: &mut Vec<PathBuf>) {
+    if files.iter().any(|f| f == file) || files.len() > 10_000 {
+        return;
+    }
+    files.push(file.to_path_buf());
+    let Ok(text) = std::fs::read_to_string(file) else {
+        return;
+    };
+    let Ok(ast) = syn::parse_file(&text) else {
+        return;
+    };
+    let file_dir = file.parent().unwrap_or(dir);
+    visit_items(&ast.items, dir, file_dir, files);
+}
+
+fn visit_items(items: &[Item], dir: &Path, file_dir: &Path, files: &mut Vec<PathBuf>) {
+    for item in items {
+        let Item::Mod(m) = item else { continue };
+        let name = m.ident.to_string();
+        let path_attr = m.attrs.iter().find_map(|a| match &a.meta {
+            syn::Meta::NameValue(nv) if nv.path.is_ident("path") => match &nv.value {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) => Some(s.value()),
+                _ => None,
+            },
+            _ => None,
+        });
+        match (&m.content, path_attr) {
+            (Some((_, inner)), _) => visit_items(inner, &dir.join(&name), file_dir, files),
+            (None, Some(path)) => {
+                let child = file_dir.join(path);
+                let child_dir = child.parent().unwrap_or(file_dir).to_path_buf();
+                visit_file(&child, &child_dir, files);
+            }
+            (None, None) => {
+                let flat = dir.join(format!("{name}.rs"));
+                let nested = dir.join(&name).join("mod.rs");
+                if flat.is_file() {
+                    visit_file(&flat, &dir.join(&name), files);
+                } else if nested.is_file() {
+                    visit_file(&nested, &dir.join(&name), files);
+                }
+            }
+        }
+    }
+}
+
+/// Whether `entry` (a PTX `.entry` name) is a kernel `block` declares: by its symbol, as a
+/// member of a family or run-time pattern, or as an instance of a C++ template.
+pub fn declares(block: &Block, entry: &str) -> bool {
+    block.kernels.iter().any(|k| {
+        if k.cpp.is_some() && k.is_generic() {
+            let name = k.symbol.as_str();
+            return entry.starts_with(&format!("_Z{}{name}I", name.len()));
+        }
+        if k.name_arg.is_some() && k.symbol.contains('{') {
+            return cuda_kernel_syntax::pattern::fill(&k.symbol, entry, &|_| None).is_some();
+        }
+        k.symbol == entry
+    })
+}
+
+/// The files that can be read and parsed, with their text.
+pub fn parsable(files: &[PathBuf]) -> Vec<(PathBuf, String)> {
+    files
+        .iter()
+        .filter_map(|f| {
+            let text = std::fs::read_to_string(f).ok()?;
+            syn::parse_file(&text).ok()?;
+            Some((f.clone(), text))
+        })
+        .collect()
+}

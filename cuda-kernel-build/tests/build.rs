@@ -257,3 +257,74 @@ extern "C" __global__ void total(const long long *x, uint64_t n, long long *out)
     assert!(e.contains("affine_i64"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+#[cfg_attr(not(has_nvcc), ignore = "needs nvcc")]
+fn no_declaration_escapes_the_check_without_a_word() {
+    // The block lives in `mod gpu;` and the .cu takes `int n` for Rust's `u32`.
+    let dir = project("tree", &GOOD.replace("unsigned int n", "int n"));
+    let (structs, block) = DECLARATIONS.split_at(DECLARATIONS.find("#[cuda_kernel").unwrap());
+    std::fs::write(dir.join("src/lib.rs"), format!("mod gpu;\n{structs}")).unwrap();
+    std::fs::create_dir_all(dir.join("src/gpu")).unwrap();
+    std::fs::write(
+        dir.join("src/gpu.rs"),
+        format!("use super::Scale;\n{block}\nmod more;\n"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("src/gpu/more.rs"), "// nothing\n").unwrap();
+    assert_eq!(
+        cuda_kernel_build::module_tree(&dir),
+        [
+            dir.join("src/lib.rs"),
+            dir.join("src/gpu.rs"),
+            dir.join("src/gpu/more.rs")
+        ]
+    );
+    // Without .declarations(), the whole crate is read: nvcc catches the `int`.
+    let mut b = Build::new();
+    b.file("cuda/axpy.cu")
+        .manifest_dir(&dir)
+        .out_dir(dir.join("out"));
+    let e = b.try_compile().unwrap_err().to_string();
+    assert!(
+        e.contains("is defined with other parameter types than its Rust declaration at")
+            && e.contains("src/gpu.rs:"),
+        "{e}"
+    );
+    // Listing only lib.rs: the block in gpu.rs is named in a warning.
+    std::fs::write(dir.join("cuda/axpy.cu"), GOOD).unwrap();
+    let mut b = Build::new();
+    b.file("cuda/axpy.cu")
+        .declarations("src/lib.rs")
+        .manifest_dir(&dir)
+        .out_dir(dir.join("out"));
+    let compiled = b.try_compile().unwrap();
+    assert!(
+        compiled
+            .warnings
+            .iter()
+            .any(|w| w.contains("src/gpu.rs has a #[kernel] block for axpy.ptx")),
+        "{:?}",
+        compiled.warnings
+    );
+    // A kernel of the .cu no block declares is a warning, unless allowed.
+    std::fs::write(
+        dir.join("cuda/axpy.cu"),
+        format!("{GOOD}\nextern \"C\" __global__ void stray(float *x) {{ x[0] = 1; }}\n"),
+    )
+    .unwrap();
+    let mut b = Build::new();
+    b.file("cuda/axpy.cu")
+        .manifest_dir(&dir)
+        .out_dir(dir.join("out"));
+    let compiled = b.try_compile().unwrap();
+    assert_eq!(compiled.warnings.len(), 1, "{:?}", compiled.warnings);
+    assert!(
+        compiled.warnings[0].contains("defines kernels no #[kernel] block declares: stray"),
+        "{:?}",
+        compiled.warnings
+    );
+    let compiled = b.allow_undeclared("axpy.cu").try_compile().unwrap();
+    assert!(compiled.warnings.is_empty(), "{:?}", compiled.warnings);
+    let _ = std::fs::remove_dir_all(&dir);
+}
