@@ -5,6 +5,8 @@
 # CUDA's libraries, which a machine without the toolkit lacks: it is checked, not built.
 # `two-crates` is a workspace of a kernels crate and the crate that launches its kernels, checked
 # against the first one's PTX at compile time (links metadata, cuda_kernel_build::dependency_ptx).
+# `cudaforge` compiles its .cu with cudaforge, nvcc checking it against the header
+# cuda_kernel_build::Build::nvcc_args force-includes.
 # They share a target folder of their own, so it works wherever the workspace's is.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -288,6 +288,51 @@ impl Build {
         self
     }
 
+    /// For a crate whose `.cu` files another tool compiles (cudaforge, cc, a Makefile): writes
+    /// the header of every declaration this build step reads (the listed files, or the whole
+    /// crate) to `$OUT_DIR/cuda-kernel/declarations.h` and returns the nvcc arguments that
+    /// force-include it, `["-include", "<path>"]`. Given to that tool's nvcc, they make nvcc
+    /// refuse a kernel defined with other C types than its Rust declaration, as this build
+    /// step's own compilation does; the `#[kernel(ptx = "$OUT_DIR/x.ptx")]` blocks are checked
+    /// against the PTX it writes at compile time, as always.
+    ///
+    /// ```no_run
+    /// // build.rs of a crate on cudaforge
+    /// let include = cuda_kernel_build::Build::new().nvcc_args().unwrap();
+    /// // cudaforge::KernelBuilder::new().source_dir("cuda").args(&include)
+    /// //     .watch([&include[1]]).build_ptx()?;
+    /// # let _ = include;
+    /// ```
+    pub fn nvcc_args(&mut self) -> Result<Vec<String>, Error> {
+        let manifest_dir = match &self.manifest_dir {
+            Some(dir) => dir.clone(),
+            None => env_dir("CARGO_MANIFEST_DIR")?,
+        };
+        let out_dir = match &self.out_dir {
+            Some(dir) => dir.clone(),
+            None => env_dir("OUT_DIR")?,
+        };
+        let files: Vec<PathBuf> = match self.declarations.is_empty() {
+            true => scan::module_tree(&manifest_dir),
+            false => self
+                .declarations
+                .iter()
+                .map(|f| manifest_dir.join(f))
+                .collect(),
+        };
+        for file in &files {
+            println!("cargo::rerun-if-changed={}", file.display());
+        }
+        let mut declarations = scan::scan_sources(&scan::parsable(&files)).map_err(Error::from)?;
+        declarations.declare_structs = self.struct_declarations;
+        let dir = out_dir.join("cuda-kernel");
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| Error::from(format!("cannot create {}: {e}", dir.display())))?;
+        let header = dir.join("declarations.h");
+        write_if_changed(&header, scan::header_all(&declarations).as_bytes())?;
+        Ok(vec!["-include".to_string(), header.display().to_string()])
+    }
+
     /// Compiles, for a build script: on failure prints every problem and exits, failing the
     /// build with a message instead of a panic's backtrace.
     pub fn compile(&mut self) -> Compiled {

@@ -328,3 +328,23 @@ fn no_declaration_escapes_the_check_without_a_word() {
     assert!(compiled.warnings.is_empty(), "{:?}", compiled.warnings);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn another_build_tool_gets_the_header_to_force_include() {
+    let dir = project("forge", GOOD);
+    let args = Build::new()
+        .manifest_dir(&dir)
+        .out_dir(dir.join("out"))
+        .nvcc_args()
+        .unwrap();
+    assert_eq!(args[0], "-include");
+    let header = std::fs::read_to_string(&args[1]).unwrap();
+    assert!(
+        header.contains(
+            "extern \"C\" __global__ void axpy(const float* x, float* y, Scale s, unsigned int n);"
+        ),
+        "{header}"
+    );
+    assert!(header.contains("struct Scale"), "{header}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
