@@ -89,6 +89,8 @@ if [ "$what" != tests ]; then
         .device/examples/quickstart && echo "quickstart: ok"
         echo "== two-crates (kernels built by one crate, launched and checked by another)"
         .device/examples/two-crates-app
+        echo "== on-cudaforge (kernels built by cudaforge, checked by cuda-kernel)"
+        .device/examples/on-cudaforge
         echo "== vector_add"
         .device/examples/vector_add && .device/examples/vector_add 1000003 && .device/examples/vector_add 1
         echo "== bandwidth"
