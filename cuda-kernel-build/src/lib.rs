@@ -304,14 +304,7 @@ impl Build {
     /// # let _ = include;
     /// ```
     pub fn nvcc_args(&mut self) -> Result<Vec<String>, Error> {
-        let manifest_dir = match &self.manifest_dir {
-            Some(dir) => dir.clone(),
-            None => env_dir("CARGO_MANIFEST_DIR")?,
-        };
-        let out_dir = match &self.out_dir {
-            Some(dir) => dir.clone(),
-            None => env_dir("OUT_DIR")?,
-        };
+        let (manifest_dir, out_dir) = self.dirs()?;
         let files: Vec<PathBuf> = match self.declarations.is_empty() {
             true => scan::module_tree(&manifest_dir),
             false => self
@@ -347,8 +340,8 @@ impl Build {
         }
     }
 
-    /// Compiles, returning what went wrong.
-    pub fn try_compile(&mut self) -> Result<Compiled, Error> {
+    /// The crate's folder and the output folder: as set, or from Cargo's environment.
+    fn dirs(&self) -> Result<(PathBuf, PathBuf), Error> {
         let manifest_dir = match &self.manifest_dir {
             Some(dir) => dir.clone(),
             None => env_dir("CARGO_MANIFEST_DIR")?,
@@ -357,6 +350,12 @@ impl Build {
             Some(dir) => dir.clone(),
             None => env_dir("OUT_DIR")?,
         };
+        Ok((manifest_dir, out_dir))
+    }
+
+    /// Compiles, returning what went wrong.
+    pub fn try_compile(&mut self) -> Result<Compiled, Error> {
+        let (manifest_dir, out_dir) = self.dirs()?;
         let in_crate = |p: &PathBuf| manifest_dir.join(p);
         // The listed files, or the crate's whole module tree.
         let tree = scan::module_tree(&manifest_dir);

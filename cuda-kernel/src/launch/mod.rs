@@ -164,15 +164,15 @@ impl Launch<'_> {
     unsafe fn named(&self, params: &mut [u8], site: &Site<'_>) -> Result<(), Error> {
         let Launch {
             loaded,
-            entered,
             stream,
             config,
             layout,
+            ..
         } = *self;
         #[cfg(feature = "nvtx")]
         let _range = observe::Range::push(loaded.c_name());
         // SAFETY: the caller's.
-        unsafe { launch_checked(loaded, entered, stream, config, layout, params) }.map_err(|e| {
+        unsafe { launch_checked(self, params) }.map_err(|e| {
             let shown = Shown::new(loaded, layout, params, config, stream);
             observe::failed(
                 loaded.name(),
@@ -204,14 +204,14 @@ impl Launch<'_> {
 
 /// The launch itself: checked, then the driver call.
 #[inline(always)]
-unsafe fn launch_checked(
-    loaded: &Loaded,
-    entered: &Entered,
-    stream: &CudaStream,
-    config: &Config,
-    layout: &crate::ParamLayout,
-    params: &mut [u8],
-) -> Result<(), Error> {
+unsafe fn launch_checked(launch: &Launch<'_>, params: &mut [u8]) -> Result<(), Error> {
+    let Launch {
+        loaded,
+        entered,
+        stream,
+        config,
+        layout,
+    } = *launch;
     let function = prepare(entered, loaded, stream, config, params.len())?;
     let mut size = params.len();
     let mut extra = buffer_extra(params, &mut size);
