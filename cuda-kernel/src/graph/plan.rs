@@ -61,7 +61,7 @@ use cudarc::driver::{CudaStream, SyncOnDrop};
 use crate::declare::buffer::{ParamBytes, ParamPointers};
 use crate::driver::result;
 use crate::graph::NodeParams;
-use crate::launch::observe::{self, Site};
+use crate::launch::observe::{self, Shown, Site};
 use crate::{Config, DeviceArg, DeviceArgMut, Error, Kernel, Loaded};
 
 /// A kernel a [`Plan`] can record: every `#[kernel]` launcher implements it, with its
@@ -259,18 +259,14 @@ impl<'a> Plan<'a> {
         let mut params = ParamBytes::new(K::LAYOUT.size);
         K::pack_args(&args, params.bytes_mut());
         if observe::log_on() {
-            self.log(
-                "record",
-                kernel.__loaded(),
-                &config,
-                &K::LAYOUT,
-                &params,
-                &site,
-            );
+            self.shown(kernel.__loaded(), &config, &K::LAYOUT, &params)
+                .log("record", " in a plan", &site);
         }
         // SAFETY: the caller's.
-        unsafe { self.add_node(kernel, config, &mut params) }
-            .map_err(|e| plan_failed(kernel.__loaded(), &config, &K::LAYOUT, &params, &site, e))
+        unsafe { self.add_node(kernel, config, &mut params) }.map_err(|e| {
+            self.shown(kernel.__loaded(), &config, &K::LAYOUT, &params)
+                .failed(&site, false, e)
+        })
     }
 
     /// `record`'s driver calls.
@@ -358,7 +354,8 @@ impl<'a> Plan<'a> {
         let graph_node = recorded.node;
         let loaded = recorded.kernel.clone();
         if observe::log_on() {
-            self.log("update", &loaded, &config, &K::LAYOUT, &params, &site);
+            self.shown(&loaded, &config, &K::LAYOUT, &params)
+                .log("update", " in a plan", &site);
         }
         // SAFETY: the caller's.
         unsafe {
@@ -371,7 +368,10 @@ impl<'a> Plan<'a> {
                 &mut params,
             )
         }
-        .map_err(|e| plan_failed(&loaded, &config, &K::LAYOUT, &params, &site, e))
+        .map_err(|e| {
+            self.shown(&loaded, &config, &K::LAYOUT, &params)
+                .failed(&site, false, e)
+        })
     }
 
     /// `set`'s driver calls.
@@ -478,24 +478,15 @@ impl<'a> Plan<'a> {
             .unwrap_or_default()
     }
 
-    /// The launch log's line for a recorded or updated launch.
-    #[cold]
-    fn log(
-        &self,
-        what: &str,
-        loaded: &Loaded,
-        config: &Config,
-        layout: &crate::ParamLayout,
-        params: &ParamBytes,
-        site: &Site<'_>,
-    ) {
-        observe::log_line(format_args!(
-            "{what} `{}` at {} in a plan: {}; {}",
-            loaded.name(),
-            site.location(),
-            observe::describe_config(config, self.stream.cu_stream()),
-            observe::describe_args(layout, params.bytes(), &[])
-        ));
+    /// A recorded launch as the log and errors show it.
+    fn shown<'s>(
+        &'s self,
+        loaded: &'s Loaded,
+        config: &'s Config,
+        layout: &'s crate::ParamLayout,
+        params: &'s ParamBytes,
+    ) -> Shown<'s> {
+        Shown::new(loaded, layout, params.bytes(), config, &self.stream)
     }
 
     /// A launch of `kernel` with `params` as a node, checked as every launch is.
@@ -531,24 +522,6 @@ impl Drop for Plan<'_> {
         // SAFETY: the graph is this plan's own; replays already queued keep their executable.
         unsafe { result::graph_destroy(self.graph) };
     }
-}
-
-/// A plan's recording or update that failed, with the kernel, the call site and the launch.
-#[cold]
-fn plan_failed(
-    loaded: &Loaded,
-    config: &Config,
-    layout: &crate::ParamLayout,
-    params: &ParamBytes,
-    site: &Site<'_>,
-    error: Error,
-) -> Error {
-    let launch = format!(
-        "{}\n{}",
-        observe::describe_config(config, std::ptr::null_mut()),
-        observe::describe_args(layout, params.bytes(), &[])
-    );
-    observe::failed(loaded.name(), site, Some(launch), false, error)
 }
 
 /// Honours every buffer's cudarc events around `launch`: waits before (each guard's creation),

@@ -172,16 +172,8 @@ impl Launch<'_> {
         #[cfg(feature = "nvtx")]
         let _range = observe::Range::push(loaded.c_name());
         // SAFETY: the caller's.
-        unsafe { launch_checked(self, params) }.map_err(|e| {
-            let shown = Shown::new(loaded, layout, params, config, stream);
-            observe::failed(
-                loaded.name(),
-                site,
-                Some(shown.describe(site.lengths)),
-                false,
-                e,
-            )
-        })
+        unsafe { launch_checked(self, params) }
+            .map_err(|e| Shown::new(loaded, layout, params, config, stream).failed(site, false, e))
     }
 
     /// With the log or the verify mode on: logged before, synchronized after.
@@ -190,7 +182,7 @@ impl Launch<'_> {
     unsafe fn observed(&self, params: &mut [u8], site: Site<'_>) -> Result<(), Error> {
         if observe::log_on() {
             let shown = Shown::new(self.loaded, self.layout, params, self.config, self.stream);
-            observe::log_launch(&shown, &site);
+            shown.log("launch", "", &site);
         }
         // SAFETY: the caller's.
         unsafe { self.named(params, &site) }?;

@@ -152,6 +152,34 @@ impl<'a> Shown<'a> {
         text.push_str(&describe_args(self.layout, self.params, lengths));
         text
     }
+
+    /// The launch log's line: `what` the launch is (`launch`, `record`, `update`) and where
+    /// (`""`, `" in a plan"`).
+    #[cold]
+    pub(crate) fn log(&self, what: &str, context: &str, site: &Site<'_>) {
+        let config = describe_config(self.config, self.stream);
+        let args = describe_args(self.layout, self.params, site.lengths);
+        log_line(format_args!(
+            "{what} `{}` at {}{context}: {config}; {args}",
+            self.loaded.name(),
+            site.location
+        ));
+    }
+
+    /// `error` as this launch's failure, with its kernel, call site and description;
+    /// `on_device` for a fault the verify mode found.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn failed(&self, site: &Site<'_>, on_device: bool, error: Error) -> Error {
+        let description = self.describe(site.lengths);
+        failed(
+            self.loaded.name(),
+            site,
+            Some(description),
+            on_device,
+            error,
+        )
+    }
 }
 
 pub(crate) fn describe_config(config: &Config, stream: sys::CUstream) -> String {
@@ -314,31 +342,12 @@ pub(crate) fn log_line(what: std::fmt::Arguments<'_>) {
     eprintln!("[cuda-kernel] {what}");
 }
 
-/// Logs a launch about to be made.
-#[cold]
-pub(crate) fn log_launch(shown: &Shown<'_>, site: &Site<'_>) {
-    let config = describe_config(shown.config, shown.stream);
-    let args = describe_args(shown.layout, shown.params, site.lengths);
-    log_line(format_args!(
-        "launch `{}` at {}: {config}; {args}",
-        shown.loaded.name(),
-        site.location
-    ));
-}
-
 /// The verify mode's check after a launch was queued: the stream synchronized, and a fault
 /// named after the kernel that caused it.
 #[cold]
 pub(crate) fn verify(stream: &CudaStream, shown: &Shown<'_>, site: &Site<'_>) -> Result<(), Error> {
-    crate::driver::result::stream_synchronize(stream.cu_stream()).map_err(|error| {
-        failed(
-            shown.loaded.name(),
-            site,
-            Some(shown.describe(site.lengths)),
-            true,
-            error,
-        )
-    })
+    crate::driver::result::stream_synchronize(stream.cu_stream())
+        .map_err(|error| shown.failed(site, true, error))
 }
 
 /// An NVTX range around a launch or a replay, named after the kernel (the `nvtx` feature).
