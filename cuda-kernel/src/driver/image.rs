@@ -55,11 +55,14 @@ impl<'a> Image<'a> {
     }
 }
 
+/// How a cubin (an ELF file) starts.
+pub(crate) const ELF_MAGIC: &[u8] = b"\x7fELF";
+/// A fatbin's first four bytes, little-endian.
+pub(crate) const FATBIN_MAGIC: u32 = 0xBA55_ED50;
+
 /// Whether `image` starts as an ELF cubin or a fatbin does.
 fn is_binary(image: &[u8]) -> bool {
-    const ELF: &[u8] = b"\x7fELF";
-    const FATBIN: [u8; 4] = 0xBA55_ED50u32.to_le_bytes();
-    image.starts_with(ELF) || image.starts_with(&FATBIN)
+    image.starts_with(ELF_MAGIC) || image.starts_with(&FATBIN_MAGIC.to_le_bytes())
 }
 
 #[cfg(test)]

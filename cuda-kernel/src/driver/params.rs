@@ -10,12 +10,27 @@
 
 use std::collections::HashMap;
 
+use crate::driver::image::{ELF_MAGIC, FATBIN_MAGIC, Image};
+use crate::driver::result;
+
 /// The parameter count of every kernel an image defines, by symbol; empty where the image
 /// could not be read (a compressed fatbin, text that is not PTX).
 #[derive(Debug, Default)]
 pub(crate) struct ParamCounts(HashMap<String, usize>);
 
 impl ParamCounts {
+    /// The counts of an image about to be loaded, where the driver cannot say them itself
+    /// (no `cuFuncGetParamCount`); `None` where it can.
+    pub(crate) fn needed(image: &Image<'_>) -> Option<ParamCounts> {
+        if result::has_param_count() {
+            return None;
+        }
+        Some(match image {
+            Image::Ptx(text) => ParamCounts::of_ptx(text.to_str().unwrap_or_default()),
+            Image::Binary(bytes) => ParamCounts::of_image(bytes),
+        })
+    }
+
     /// The counts of a module image: PTX text, a cubin or a fatbin.
     pub(crate) fn of_image(image: &[u8]) -> ParamCounts {
         let mut counts = HashMap::new();
@@ -36,11 +51,8 @@ impl ParamCounts {
     }
 }
 
-const ELF: &[u8] = b"\x7fELF";
-const FATBIN_MAGIC: u32 = 0xBA55_ED50;
-
 fn read_image(image: &[u8], counts: &mut HashMap<String, usize>, depth: u8) {
-    if image.starts_with(ELF) {
+    if image.starts_with(ELF_MAGIC) {
         read_cubin(image, counts);
     } else if u32_at(image, 0) == Some(FATBIN_MAGIC) && depth == 0 {
         read_fatbin(image, counts);

@@ -71,11 +71,7 @@ impl Library {
         let raw =
             result::library_load(image.as_ptr()).map_err(|e| with_jit_log(e, image.as_ptr()))?;
         // The parameter counts, for drivers that cannot say them (see `driver::params`).
-        let counts = match (&image, result::has_param_count()) {
-            (_, true) => ParamCounts::default(),
-            (Image::Ptx(text), false) => ParamCounts::of_ptx(text.to_str().unwrap_or_default()),
-            (Image::Binary(bytes), false) => ParamCounts::of_image(bytes),
-        };
+        let counts = ParamCounts::needed(&image).unwrap_or_default();
         let ptx = match image {
             Image::Ptx(text) => Some(text),
             Image::Binary(_) => None,

@@ -167,10 +167,7 @@ fn load(ctx: &Arc<CudaContext>, image: Image<'_>) -> Result<Arc<CudaModule>, Err
         Image::Binary(bytes) => Image::Binary(bytes),
     };
     // The parameter counts, for drivers that cannot say them (see `driver::params`).
-    let counts = (!result::has_param_count()).then(|| match &copy {
-        Image::Ptx(text) => ParamCounts::of_ptx(text.to_str().unwrap_or_default()),
-        Image::Binary(bytes) => ParamCounts::of_image(bytes),
-    });
+    let counts = ParamCounts::needed(&copy);
     let module = ctx.load_module(image.into_cudarc()).map_err(|source| {
         if is_jit_error(source.0) {
             Error::Jit {
@@ -195,14 +192,14 @@ fn load(ctx: &Arc<CudaContext>, image: Image<'_>) -> Result<Arc<CudaModule>, Err
 /// The parameter counts of the modules this crate loaded, while they live: a module loaded
 /// elsewhere (cudarc's `load_module`) has none here, and its load check asks the driver one
 /// parameter past the declared ones.
-static COUNTS: Mutex<Vec<(Weak<CudaModule>, Arc<ParamCounts>)>> = Mutex::new(Vec::new());
+static COUNTS: Mutex<Vec<(Weak<CudaModule>, ParamCounts)>> = Mutex::new(Vec::new());
 
 fn remember_counts(module: &Arc<CudaModule>, counts: ParamCounts) {
     let mut all = COUNTS
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     all.retain(|(weak, _)| weak.strong_count() > 0);
-    all.push((Arc::downgrade(module), Arc::new(counts)));
+    all.push((Arc::downgrade(module), counts));
 }
 
 /// The parameter count of `kernel` in `module`, where this crate loaded it and read its image.
