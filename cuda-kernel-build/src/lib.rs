@@ -305,19 +305,7 @@ impl Build {
     /// ```
     pub fn nvcc_args(&mut self) -> Result<Vec<String>, Error> {
         let (manifest_dir, out_dir) = self.dirs()?;
-        let files: Vec<PathBuf> = match self.declarations.is_empty() {
-            true => scan::module_tree(&manifest_dir),
-            false => self
-                .declarations
-                .iter()
-                .map(|f| manifest_dir.join(f))
-                .collect(),
-        };
-        for file in &files {
-            println!("cargo::rerun-if-changed={}", file.display());
-        }
-        let mut declarations = scan::scan_sources(&scan::parsable(&files)).map_err(Error::from)?;
-        declarations.declare_structs = self.struct_declarations;
+        let (_, declarations) = self.read_declarations(&manifest_dir, None)?;
         let dir = out_dir.join("cuda-kernel");
         std::fs::create_dir_all(&dir)
             .map_err(|e| Error::from(format!("cannot create {}: {e}", dir.display())))?;
@@ -340,6 +328,40 @@ impl Build {
         }
     }
 
+    /// The declaration files (the listed ones, or `tree`, the crate's module tree) and what
+    /// they declare. A listed file that cannot be read or parsed is an error; a file of the tree
+    /// that does not parse is rustc's to report, not the build step's.
+    fn read_declarations(
+        &self,
+        manifest_dir: &Path,
+        tree: Option<&[PathBuf]>,
+    ) -> Result<(Vec<PathBuf>, scan::Declarations), Error> {
+        let mut declarations = match self.declarations.is_empty() {
+            true => {
+                let files = match tree {
+                    Some(tree) => tree.to_vec(),
+                    None => scan::module_tree(manifest_dir),
+                };
+                let found = scan::scan_sources(&scan::parsable(&files)).map_err(Error::from)?;
+                (files, found)
+            }
+            false => {
+                let files: Vec<PathBuf> = self
+                    .declarations
+                    .iter()
+                    .map(|f| manifest_dir.join(f))
+                    .collect();
+                let found = scan::read(&files)?;
+                (files, found)
+            }
+        };
+        for file in &declarations.0 {
+            println!("cargo::rerun-if-changed={}", file.display());
+        }
+        declarations.1.declare_structs = self.struct_declarations;
+        Ok(declarations)
+    }
+
     /// The crate's folder and the output folder: as set, or from Cargo's environment.
     fn dirs(&self) -> Result<(PathBuf, PathBuf), Error> {
         let manifest_dir = match &self.manifest_dir {
@@ -360,26 +382,13 @@ impl Build {
         // The listed files, or the crate's whole module tree.
         let tree = scan::module_tree(&manifest_dir);
         let listed = !self.declarations.is_empty();
-        let declaration_files: Vec<PathBuf> = match listed {
-            true => self.declarations.iter().map(in_crate).collect(),
-            false => tree.clone(),
-        };
-        for file in &declaration_files {
-            println!("cargo::rerun-if-changed={}", file.display());
-        }
+        let (declaration_files, declarations) =
+            self.read_declarations(&manifest_dir, Some(&tree))?;
         println!("cargo::rerun-if-env-changed={WRITE_PTX_ENV}");
         println!("cargo::rerun-if-env-changed={CHECK_PTX_ENV}");
         println!("cargo::rerun-if-env-changed=CI");
         let strict = strict(self.check_committed, &manifest_dir);
         println!("cargo::rerun-if-env-changed=NVCC");
-        let mut declarations = match listed {
-            true => scan::read(&declaration_files)?,
-            // A file of the tree that does not parse is rustc's to report, not the build step's.
-            false => {
-                scan::scan_sources(&scan::parsable(&declaration_files)).map_err(Error::from)?
-            }
-        };
-        declarations.declare_structs = self.struct_declarations;
         let includes: Vec<PathBuf> = self.includes.iter().map(in_crate).collect();
         std::fs::create_dir_all(out_dir.join("cuda-kernel"))
             .map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
