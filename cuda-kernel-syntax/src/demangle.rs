@@ -40,24 +40,57 @@ pub fn param_types(symbol: &str) -> Option<Vec<String>> {
     let text = demangle(symbol)?;
     let open = text.rfind('(')?;
     let inner = text[open + 1..].strip_suffix(')')?;
-    if inner.is_empty() {
-        return Some(Vec::new());
+    Some(split_list(inner))
+}
+
+/// The template arguments of a C++ symbol, as the demangler writes them (`float`,
+/// `(unsigned int)128`); `None` for a symbol that is no template instance.
+///
+/// ```
+/// use cuda_kernel_syntax::demangle;
+/// assert_eq!(
+///     demangle::template_args("_Z11strided_sumIfLj128EEvPKT_PS0_j").unwrap(),
+///     ["float", "(unsigned int)128"]
+/// );
+/// ```
+pub fn template_args(symbol: &str) -> Option<Vec<String>> {
+    let text = demangle(symbol)?;
+    let open = text.find('<')?;
+    // The `>` closing the list: the first at depth 0 after `<`.
+    let mut depth = 0i32;
+    let close = text[open + 1..].char_indices().find_map(|(i, c)| {
+        match c {
+            '<' | '(' => depth += 1,
+            ')' => depth -= 1,
+            '>' if depth == 0 => return Some(open + 1 + i),
+            '>' => depth -= 1,
+            _ => {}
+        }
+        None
+    })?;
+    Some(split_list(&text[open + 1..close]))
+}
+
+/// A comma-separated list of C++ types or values, split where no `<>` or `()` is open.
+fn split_list(inner: &str) -> Vec<String> {
+    if inner.trim().is_empty() {
+        return Vec::new();
     }
-    let mut params = Vec::new();
+    let mut items = Vec::new();
     let (mut depth, mut start) = (0i32, 0usize);
     for (i, c) in inner.char_indices() {
         match c {
             '<' | '(' => depth += 1,
             '>' | ')' => depth -= 1,
             ',' if depth == 0 => {
-                params.push(inner[start..i].trim().to_string());
+                items.push(inner[start..i].trim().to_string());
                 start = i + 1;
             }
             _ => {}
         }
     }
-    params.push(inner[start..].trim().to_string());
-    Some(params)
+    items.push(inner[start..].trim().to_string());
+    items
 }
 
 /// How the demangler writes `ty` (`float const*`), to compare with [`param_types`].

@@ -744,34 +744,6 @@ fn check_template_instances(cx: &mut Errors, kernel: &Kernel, file: &PtxFile) {
     }
 }
 
-/// The template arguments of a C++ symbol as the demangler shows them (`float`,
-/// `(unsigned int)128`), or `None` for a symbol that is no template instance.
-fn template_args(symbol: &str) -> Option<Vec<String>> {
-    let text = demangle::demangle(symbol)?;
-    let open = text.find('<')?;
-    let mut depth = 0usize;
-    let mut args = vec![String::new()];
-    for c in text[open + 1..].chars() {
-        match c {
-            '<' | '(' => depth += 1,
-            ')' => depth = depth.saturating_sub(1),
-            '>' if depth == 0 => {
-                return Some(args.into_iter().map(|a| a.trim().to_string()).collect());
-            }
-            '>' => depth -= 1,
-            ',' if depth == 0 => {
-                args.push(String::new());
-                continue;
-            }
-            _ => {}
-        }
-        if let Some(last) = args.last_mut() {
-            last.push(c);
-        }
-    }
-    None
-}
-
 /// A template value argument as the demangler shows it, `(unsigned int)128`: its C type and
 /// value; `None` for a type argument (or a plain `true`, `false`, `7`).
 fn typed_value(arg: &str) -> Option<(&str, &str)> {
@@ -783,7 +755,7 @@ fn typed_value(arg: &str) -> Option<(&str, &str)> {
 
 /// Whether every template argument of the C++ symbol is a built-in type or a value.
 fn builtin_template_args(symbol: &str) -> bool {
-    let Some(args) = template_args(symbol) else {
+    let Some(args) = demangle::template_args(symbol) else {
         return false;
     };
     args.iter().all(|arg| {
@@ -814,7 +786,7 @@ fn value_types_differ(cx: &mut Errors, kernel: &Kernel, instances: &[&Entry]) ->
         };
         let declared = itanium::fundamental_name(code);
         let found = instances.iter().find_map(|e| {
-            let args = template_args(&e.name)?;
+            let args = demangle::template_args(&e.name)?;
             let (c_type, _) = typed_value(args.get(i)?)?;
             (c_type != declared).then(|| (c_type.to_string(), demangle::shown(&e.name)))
         });

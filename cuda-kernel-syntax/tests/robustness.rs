@@ -76,6 +76,7 @@ fn the_demangler_never_panics() {
         let _ = demangle::demangle(name);
         let _ = demangle::shown(name);
         let _ = demangle::param_types(name);
+        let _ = demangle::template_args(name);
     });
 }
 
