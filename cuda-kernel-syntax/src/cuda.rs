@@ -76,43 +76,37 @@ pub fn prototype(kernel: &Kernel) -> Option<String> {
     ))
 }
 
-/// The explicit instantiation a `.cu` needs for a template instance: `args` are the C spellings
-/// of the template arguments in order (`float`, `128`), substituted for the type parameters in
-/// the parameter list: `template __global__ void scale<float>(float*, float, size_t);`. `None`
-/// for a parameter type C cannot spell.
-pub fn instantiation(kernel: &Kernel, args: &[String]) -> Option<String> {
-    let names: Vec<String> = kernel
-        .generics
-        .iter()
-        .map(|g| g.ident().to_string())
-        .collect();
+/// The explicit instantiation a `.cu` needs for a template instance: `args` are the template
+/// arguments as Rust writes them (`f32` for a type parameter, `128` for a value), substituted
+/// into the parameter list: `template __global__ void scale<float>(float*, float, size_t);`.
+/// `None` for a type C cannot spell.
+pub fn instantiation(kernel: &Kernel, args: &[&str]) -> Option<String> {
+    let mut targs = Vec::new();
+    let mut substitutions = Vec::new();
+    for (generic, arg) in kernel.generics.iter().zip(args) {
+        match generic {
+            crate::ast::KernelGeneric::Type(ident) => {
+                targs.push(c_type(&syn::parse_str(arg).ok()?)?);
+                substitutions.push((ident.to_string(), *arg));
+            }
+            crate::ast::KernelGeneric::Const { .. } => targs.push(arg.to_string()),
+        }
+    }
     let params = kernel
         .params
         .iter()
         .map(|p| {
-            let spelled = c_type(&p.ty)?;
-            // Whole words only: `T` in `const T*`, not in `Tile`.
-            let mut out = String::new();
-            let mut word = String::new();
-            for c in spelled.chars().chain(std::iter::once(' ')) {
-                if c.is_alphanumeric() || c == '_' {
-                    word.push(c);
-                    continue;
-                }
-                match names.iter().position(|n| *n == word) {
-                    Some(i) => out.push_str(args.get(i).map_or(word.as_str(), String::as_str)),
-                    None => out.push_str(&word),
-                }
-                word.clear();
-                out.push(c);
+            let mut text = crate::check::type_text(&p.ty);
+            for (param, with) in &substitutions {
+                text = substitute(&text, param, with);
             }
-            Some(out.trim_end().to_string())
+            c_type(&syn::parse_str(&text).ok()?)
         })
         .collect::<Option<Vec<_>>>()?;
     Some(format!(
         "template __global__ void {}<{}>({});",
         kernel.symbol,
-        args.join(", "),
+        targs.join(", "),
         params.join(", ")
     ))
 }
@@ -202,7 +196,7 @@ mod tests {
         let mut cx = crate::report::Errors::default();
         let block = crate::parse::parse_block(&mut cx, block, &[]);
         assert_eq!(
-            instantiation(&block.kernels[0], &["float".into(), "128".into()]).unwrap(),
+            instantiation(&block.kernels[0], &["f32", "128"]).unwrap(),
             "template __global__ void tiles<float, 128>(const float*, Tile*, size_t);"
         );
     }

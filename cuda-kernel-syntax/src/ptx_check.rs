@@ -716,12 +716,12 @@ fn check_template_instances(cx: &mut Errors, kernel: &Kernel, file: &PtxFile) {
                 .collect();
             // nvcc compiles a template only for the instances the .cu names: the explicit
             // instantiation to add, for the first built-in type and an example value.
-            let example: Vec<String> = kernel
+            let example: Vec<&str> = kernel
                 .generics
                 .iter()
                 .map(|g| match g {
-                    KernelGeneric::Type(_) => "float".to_string(),
-                    KernelGeneric::Const { .. } => "128".to_string(),
+                    KernelGeneric::Type(_) => "f32",
+                    KernelGeneric::Const { .. } => "128",
                 })
                 .collect();
             let hint = match crate::cuda::instantiation(kernel, &example) {
