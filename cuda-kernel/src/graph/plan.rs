@@ -181,6 +181,9 @@ pub struct Plan<'a> {
     exec: Option<sys::CUgraphExec>,
     launches: Vec<Recorded>,
     buffers: Vec<Box<dyn Tracked + 'a>>,
+    /// The NVTX range of a replay, named when a launch is recorded (not per replay).
+    #[cfg(feature = "nvtx")]
+    range: std::ffi::CString,
 }
 
 impl<'a> Plan<'a> {
@@ -198,6 +201,8 @@ impl<'a> Plan<'a> {
             exec: None,
             launches: Vec::new(),
             buffers: Vec::new(),
+            #[cfg(feature = "nvtx")]
+            range: range_name(0),
         })
     }
 
@@ -301,6 +306,10 @@ impl<'a> Plan<'a> {
             config,
             kernel: kernel.__loaded().clone(),
         });
+        #[cfg(feature = "nvtx")]
+        {
+            self.range = range_name(self.launches.len());
+        }
         Ok(PlanNode {
             index: self.launches.len() - 1,
             plan: self.id,
@@ -423,7 +432,7 @@ impl<'a> Plan<'a> {
             None => *self.exec.insert(result::graph_instantiate(self.graph)?),
         };
         #[cfg(feature = "nvtx")]
-        let _range = observe::Range::push(&self.range_name());
+        let _range = observe::Range::push(&self.range);
         tracked(&mut self.buffers, stream, || {
             // SAFETY: the instantiated graph is alive; every buffer it names is borrowed by the
             // plan.
@@ -471,13 +480,6 @@ impl<'a> Plan<'a> {
         format!("plan of {} launch{s} ({})", names.len(), names.join(", "))
     }
 
-    /// The NVTX range of a replay.
-    #[cfg(feature = "nvtx")]
-    fn range_name(&self) -> std::ffi::CString {
-        std::ffi::CString::new(format!("plan ({} launches)", self.launches.len()))
-            .unwrap_or_default()
-    }
-
     /// A recorded launch as the log and errors show it.
     fn shown<'s>(
         &'s self,
@@ -522,6 +524,12 @@ impl Drop for Plan<'_> {
         // SAFETY: the graph is this plan's own; replays already queued keep their executable.
         unsafe { result::graph_destroy(self.graph) };
     }
+}
+
+/// The NVTX range of a replay of `launches` launches.
+#[cfg(feature = "nvtx")]
+fn range_name(launches: usize) -> std::ffi::CString {
+    std::ffi::CString::new(format!("plan ({launches} launches)")).unwrap_or_default()
 }
 
 /// Honours every buffer's cudarc events around `launch`: waits before (each guard's creation),
