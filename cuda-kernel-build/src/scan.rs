@@ -457,8 +457,9 @@ fn visit_items(items: &[Item], dir: &Path, file_dir: &Path, files: &mut Vec<Path
 pub fn declares(block: &Block, entry: &str) -> bool {
     block.kernels.iter().any(|k| {
         if k.cpp.is_some() && k.is_generic() {
-            let name = k.symbol.as_str();
-            return entry.starts_with(&format!("_Z{}{name}I", name.len()));
+            return entry.starts_with(&cuda_kernel_syntax::itanium::template_instance_prefix(
+                &k.symbol,
+            ));
         }
         if k.name_arg.is_some() && k.symbol.contains('{') {
             return cuda_kernel_syntax::pattern::fill(&k.symbol, entry, &|_| None).is_some();

@@ -230,6 +230,12 @@ pub fn family_symbol(pattern: &str, substitutions: &[(&str, String)]) -> String 
     crate::pattern::substitute(pattern, &values)
 }
 
+/// How the symbol of every instance of the function template `name` begins (`_Z5scaleI` for
+/// `scale<...>`): the name, then the template arguments.
+pub fn template_instance_prefix(name: &str) -> String {
+    format!("_Z{}{name}I", name.len())
+}
+
 /// The name `{T}` stands for in a family's symbol: the Rust name of a built-in type (`f16`,
 /// `u32`, `Float4`) whose CUDA spelling is `cuda_name`, or the struct's own name.
 pub fn family_name(cuda_name: &str) -> String {

@@ -684,7 +684,7 @@ fn check_template_instances(cx: &mut Errors, kernel: &Kernel, file: &PtxFile) {
     }
     problems.report(cx, kernel, &file.shown);
     if found == 0 {
-        let prefix = format!("_Z{}{}I", kernel.symbol.len(), kernel.symbol);
+        let prefix = itanium::template_instance_prefix(&kernel.symbol);
         let instances: Vec<&Entry> = file
             .entries
             .iter()
