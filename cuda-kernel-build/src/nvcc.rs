@@ -153,9 +153,13 @@ pub fn explain(source: &Path, stderr: &str, declarations: &Declarations) -> Stri
             continue;
         };
         for found in &declarations.blocks {
-            for kernel in found.block.kernels.iter().filter(|k| k.ident == name) {
+            for (kernel, prototype) in found
+                .block
+                .kernels
+                .iter()
+                .filter_map(|k| Some((k, c_prototype_of(k, name)?)))
+            {
                 let start = kernel.ident.span().start();
-                let prototype = cuda_kernel_syntax::cuda::prototype(kernel).unwrap_or_default();
                 notes.push(format!(
                     "{}: the kernel `{name}` is defined with other parameter types than its Rust \
                      declaration at {}:{}:{}, which nvcc sees as `{prototype}`: make the \
@@ -199,6 +203,18 @@ pub fn explain(source: &Path, stderr: &str, declarations: &Declarations) -> Stri
         message.push_str(&note);
     }
     message
+}
+
+/// The C-linkage prototype the header declares for the kernel symbol `name` of this
+/// declaration: its own, or a family member's. `None` where it declares none of that name
+/// (a C++ kernel or template: those overload, and nvcc's C-linkage error is not about them).
+fn c_prototype_of(kernel: &cuda_kernel_syntax::ast::Kernel, name: &str) -> Option<String> {
+    let named = format!(" void {name}(");
+    cuda_kernel_syntax::cuda::prototype(kernel)
+        .into_iter()
+        .filter(|_| kernel.cpp.is_none())
+        .chain(cuda_kernel_syntax::cuda::family_prototypes(kernel))
+        .find(|p| p.contains(&named))
 }
 
 /// The cubins and fatbins asked for.
@@ -267,4 +283,73 @@ pub fn binaries(
             })
             .collect()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn declarations(source: &str) -> Declarations {
+        crate::scan::scan_sources(&[(PathBuf::from("src/lib.rs"), source.to_string())]).unwrap()
+    }
+
+    fn conflict(name: &str) -> String {
+        format!(
+            "cuda/k.cu(3): error: more than one instance of overloaded function \"{name}\" has \
+             \"C\" linkage\n"
+        )
+    }
+
+    #[test]
+    fn a_c_kernel_beside_a_template_of_its_name_is_explained_once() {
+        let found = declarations(
+            r#"
+            #[kernel(ptx = "k.ptx")]
+            unsafe extern "C" {
+                fn scale(x: *mut f32, a: f32, n: usize);
+            }
+            #[kernel(ptx = "k.ptx")]
+            unsafe extern "C" {
+                #[kernel(cpp, rename = ScaleT)]
+                fn scale<T>(x: *mut T, a: T, n: usize);
+            }
+            "#,
+        );
+        let message = explain(Path::new("cuda/k.cu"), &conflict("scale"), &found);
+        let notes: Vec<&str> = message
+            .lines()
+            .filter(|l| l.contains("its Rust declaration"))
+            .collect();
+        assert_eq!(notes.len(), 1, "{message}");
+        assert!(
+            notes[0].contains("at src/lib.rs:4:20")
+                && notes[0].contains(
+                    "nvcc sees as `extern \"C\" __global__ void scale(float* x, float a, size_t n);`"
+                ),
+            "{message}"
+        );
+        assert!(!message.contains("``"), "{message}");
+    }
+
+    #[test]
+    fn a_family_member_is_explained_with_its_own_prototype() {
+        let found = declarations(
+            r#"
+            #[kernel(ptx = "k.ptx")]
+            unsafe extern "C" {
+                #[kernel(name = "affine_{T}")]
+                fn affine<T>(x: *mut T, n: usize);
+            }
+            "#,
+        );
+        let message = explain(Path::new("cuda/k.cu"), &conflict("affine_i64"), &found);
+        assert!(
+            message.contains(
+                "the kernel `affine_i64` is defined with other parameter types than its Rust \
+                 declaration at src/lib.rs:5:20, which nvcc sees as `extern \"C\" __global__ void \
+                 affine_i64(int64_t* x, size_t n);`"
+            ),
+            "{message}"
+        );
+    }
 }

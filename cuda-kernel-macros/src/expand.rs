@@ -366,6 +366,11 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
     let type_docs = type_docs(kernel);
     let args = launcher_args(&p, kernel, body);
     let (unsafety, safety_doc) = launch_safety(kernel);
+    let contract_methods = contract_methods(&p, kernel, body);
+    let contract_bounds = match (&kernel.contract, body) {
+        (Some(_), Body::Real) => crate::contract::bounds(&p, kernel).0,
+        _ => quote!(),
+    };
 
     // `pack` takes device memory as addresses, everything else as for `launch`.
     let pack_args = kernel.params.iter().map(|param| {
@@ -570,6 +575,8 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
                 #pack
             }
 
+            #contract_methods
+
             #[doc = #launch_doc]
             #safety_doc
             #[inline]
@@ -581,7 +588,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
                 stream: &#p::CudaStream,
                 config: impl #p::core::convert::Into<#p::Config>,
                 #(#args),*
-            ) -> #p::core::result::Result<(), #p::Error> {
+            ) -> #p::core::result::Result<(), #p::Error> #contract_bounds {
                 #launch
             }
 
@@ -648,7 +655,14 @@ fn member_check(krate: &Path, kernel: &Kernel) -> (Option<TokenStream>, Option<T
         };
         quote!(#(#attrs)* impl #name for #target {})
     });
-    let listed: Vec<&str> = members.entries.iter().map(|m| m.symbol.as_str()).collect();
+    let listed: Vec<String> = members
+        .entries
+        .iter()
+        .map(|m| match kernel.cpp {
+            Some(_) => cuda_kernel_syntax::demangle::shown(&m.symbol),
+            None => m.symbol.clone(),
+        })
+        .collect();
     let shown = if listed.len() > 12 {
         format!("{} and {} more", listed[..12].join(", "), listed.len() - 12)
     } else {
@@ -658,7 +672,7 @@ fn member_check(krate: &Path, kernel: &Kernel) -> (Option<TokenStream>, Option<T
     // With one type parameter named by its Rust name, the missing symbol itself: `{Self}` in
     // place of `{T}` (`affine_i16`).
     let missing = match (&type_params[..], &kernel.run_time_name) {
-        ([t], None) if kernel.type_names.is_empty() => {
+        ([t], None) if kernel.type_names.is_empty() && kernel.cpp.is_none() => {
             let placeholder = format!("{{{t}}}");
             let parts: Vec<String> = kernel.symbol.split(&placeholder).map(escape).collect();
             Some(parts.join("{Self}"))
@@ -666,25 +680,63 @@ fn member_check(krate: &Path, kernel: &Kernel) -> (Option<TokenStream>, Option<T
         _ => None,
     };
     let family = format!("member of `{}` for `{{Self}}`", escape(&kernel.symbol));
-    let message = match missing {
-        Some(symbol) => format!(
-            "{} has no `{symbol}` (no {family}): its members are {}",
+    let mut notes = vec![
+        "generic code loads a member through `Kernel::load`, a `KernelCache` or the block's \
+         module type, which report a missing member at run time"
+            .to_string(),
+    ];
+    let message = if kernel.cpp.is_some() {
+        // nvcc compiles a template only for the instances the .cu names: the explicit
+        // instantiation to add, spelled for an instance there is.
+        let example: Vec<&str> = members.entries[0]
+            .types
+            .iter()
+            .map(|t| match t {
+                Some(MemberType::Builtin(rust)) => *rust,
+                _ => "",
+            })
+            .collect();
+        if let Some(line) = cuda_kernel_syntax::cuda::instantiation(kernel, &example) {
+            notes.insert(
+                0,
+                format!(
+                    "nvcc compiles a template only for the instances the .cu instantiates: add \
+                     one for `{{Self}}` as there is one for `{}`: `{}`",
+                    escape(&example.join(", ")),
+                    escape(&line)
+                ),
+            );
+        }
+        format!(
+            "{} has no instance of the template `{}` for `{{Self}}`: its instances are {}",
             escape(&members.file),
+            escape(&kernel.symbol),
             escape(&shown)
-        ),
-        None => format!(
-            "{} has no {family}: its members are {}",
-            escape(&members.file),
-            escape(&shown)
-        ),
+        )
+    } else {
+        match missing {
+            Some(symbol) => format!(
+                "{} has no `{symbol}` (no {family}): its members are {}",
+                escape(&members.file),
+                escape(&shown)
+            ),
+            None => format!(
+                "{} has no {family}: its members are {}",
+                escape(&members.file),
+                escape(&shown)
+            ),
+        }
     };
-    let note = "generic code loads a member through `Kernel::load`, a `KernelCache` or the \
-                block's module type, which report a missing member at run time";
     let target = if type_params.len() == 1 {
         let t = &type_params[0];
         quote!(#t)
     } else {
         quote!((#(#type_params,)*))
+    };
+    let label = if kernel.cpp.is_some() {
+        "no such instance in the PTX"
+    } else {
+        "no such member in the PTX"
     };
     let doc = format!(
         " The type arguments `{}` has members for in the PTX.",
@@ -696,7 +748,7 @@ fn member_check(krate: &Path, kernel: &Kernel) -> (Option<TokenStream>, Option<T
             #(#attrs)*
             #[doc = #doc]
             #[doc(hidden)]
-            #[diagnostic::on_unimplemented(message = #message, label = "no such member in the PTX", note = #note)]
+            #[diagnostic::on_unimplemented(message = #message, label = #label, #(note = #notes),*)]
             pub trait #name {}
             #(#impls)*
         }),
@@ -798,10 +850,19 @@ fn real_bodies(p: &TokenStream, kernel: &Kernel) -> Bodies {
                     };
                 }
             };
+            // The contract, checked with the lengths the memory vouches for.
+            let contract = kernel.contract.as_ref().map(|_| {
+                let memory = contract_memory(p, kernel);
+                quote! {
+                    let config: #p::Config = #p::core::convert::Into::into(config);
+                    Self::__contract(&config, #(#memory),*).map_err(__refused)?;
+                }
+            });
             quote! {
                 // The caller's line, which every launch error names.
                 let __at = #p::Location::caller();
                 let __refused = |e| #p::refused(#p::Kernel::__loaded(self), __at, e);
+                #contract
                 #(#checks)*
                 // The stream's context, current until the end (the caller's is given back after
                 // the borrows' guards have recorded the launch).
@@ -844,19 +905,24 @@ fn expand_kernel_impl(p: &TokenStream, kernel: &Kernel) -> TokenStream {
             }
         }
     });
-    let family = kernel.members.as_ref().map(|members| {
-        let pattern = &kernel.symbol;
-        let file = &members.file;
-        let symbols = members.entries.iter().map(|m| &m.symbol);
-        quote! {
-            const __FAMILY: #p::core::option::Option<&'static #p::Family> =
-                #p::core::option::Option::Some(&#p::Family {
-                    pattern: #pattern,
-                    file: #file,
-                    members: &[#(#symbols),*],
-                });
-        }
-    });
+    // A C++ template's instances are found by mangling, not by a pattern.
+    let family = kernel
+        .members
+        .as_ref()
+        .filter(|_| kernel.cpp.is_none())
+        .map(|members| {
+            let pattern = &kernel.symbol;
+            let file = &members.file;
+            let symbols = members.entries.iter().map(|m| &m.symbol);
+            quote! {
+                const __FAMILY: #p::core::option::Option<&'static #p::Family> =
+                    #p::core::option::Option::Some(&#p::Family {
+                        pattern: #pattern,
+                        file: #file,
+                        members: &[#(#symbols),*],
+                    });
+            }
+        });
     quote! {
         #(#attrs)*
         // SAFETY: LAYOUT is the layout `pack` writes; the runtime only hands `__from_loaded` a
@@ -910,6 +976,27 @@ fn expand_plan_kernel(p: &TokenStream, kernel: &Kernel) -> TokenStream {
             }
         }
     }
+    // The contract, checked with the lengths the plan's handles carry.
+    let check_args = kernel.contract.as_ref().map(|_| {
+        let memory = kernel.params.iter().enumerate().map(|(i, param)| {
+            let index = syn::Index::from(i);
+            match param.kind() {
+                ParamKind::ConstPtr(_) | ParamKind::MutPtr(_) => quote! {
+                    #p::contract::Memory {
+                        len: args.#index.element_count(),
+                        null: args.#index.address() == 0,
+                    }
+                },
+                ParamKind::Value => quote!(args.#index),
+            }
+        });
+        quote! {
+            #[inline]
+            fn check_args(args: &Self::Args, config: &#p::Config) -> #p::core::result::Result<(), #p::Error> {
+                Self::__contract(config, #(#memory),*)
+            }
+        }
+    });
     quote! {
         #(#attrs)*
         // SAFETY: `pack_args` is the launcher's own `pack`, which writes each argument at its
@@ -921,6 +1008,7 @@ fn expand_plan_kernel(p: &TokenStream, kernel: &Kernel) -> TokenStream {
             fn pack_args(args: &Self::Args, params: &mut [u8]) {
                 params.copy_from_slice(Self::pack(#(#values),*).bytes());
             }
+            #check_args
         }
     }
 }
@@ -1050,6 +1138,15 @@ fn launcher_args(p: &TokenStream, kernel: &Kernel, body: Body) -> Vec<TokenStrea
                 return quote!(#name: impl #p::core::marker::Sized);
             }
             match param.kind() {
+                // A contract checks lengths that the memory vouches for.
+                ParamKind::ConstPtr(elem) if kernel.contract.is_some() => {
+                    let elem = device_element(elem);
+                    quote!(#name: &(impl #p::DeviceArg<#elem> + #p::ExactLength))
+                }
+                ParamKind::MutPtr(elem) if kernel.contract.is_some() => {
+                    let elem = device_element(elem);
+                    quote!(#name: &mut (impl #p::DeviceArgMut<#elem> + #p::ExactLength))
+                }
                 ParamKind::ConstPtr(elem) => {
                     let elem = device_element(elem);
                     quote!(#name: &impl #p::DeviceArg<#elem>)
@@ -1065,6 +1162,113 @@ fn launcher_args(p: &TokenStream, kernel: &Kernel, body: Body) -> Vec<TokenStrea
             }
         })
         .collect()
+}
+
+/// The arguments of `__contract` from a launcher's (or `check_contract`'s): `contract::Memory`
+/// of each pointer's, each value as it is.
+fn contract_memory(p: &TokenStream, kernel: &Kernel) -> Vec<TokenStream> {
+    kernel
+        .params
+        .iter()
+        .map(|param| {
+            let name = &param.ident;
+            match param.kind() {
+                ParamKind::ConstPtr(elem) => {
+                    let elem = device_element(elem);
+                    quote!(#p::contract::Memory::of::<#elem, _>(#name))
+                }
+                ParamKind::MutPtr(elem) => {
+                    let elem = device_element(elem);
+                    quote!(#p::contract::Memory::of_mut::<#elem, _>(&*#name))
+                }
+                ParamKind::Value => quote!(#name),
+            }
+        })
+        .collect()
+}
+
+/// A launcher's contract methods: `__contract`, the checks, and `check_contract`, which runs
+/// them on a launch's arguments without launching.
+fn contract_methods(p: &TokenStream, kernel: &Kernel, body: Body) -> TokenStream {
+    let Some(contract) = &kernel.contract else {
+        return quote!();
+    };
+    let real = body == Body::Real;
+    let name = |param: &cuda_kernel_syntax::ast::Param| {
+        if real {
+            param.ident.clone()
+        } else {
+            format_ident!("_")
+        }
+    };
+    let params = kernel.params.iter().map(|param| {
+        let ident = name(param);
+        match param.kind() {
+            ParamKind::ConstPtr(_) | ParamKind::MutPtr(_) => quote!(#ident: #p::contract::Memory),
+            ParamKind::Value => {
+                let ty = &param.ty;
+                quote!(#ident: #ty)
+            }
+        }
+    });
+    let args = kernel.params.iter().map(|param| {
+        let ident = name(param);
+        if param.type_error.is_some() {
+            return quote!(#ident: impl #p::core::marker::Sized);
+        }
+        match param.kind() {
+            ParamKind::ConstPtr(elem) => {
+                let elem = device_element(elem);
+                quote!(#ident: &(impl #p::DeviceArg<#elem> + #p::ExactLength))
+            }
+            ParamKind::MutPtr(elem) => {
+                let elem = device_element(elem);
+                quote!(#ident: &(impl #p::DeviceArgMut<#elem> + #p::ExactLength))
+            }
+            ParamKind::Value => {
+                let ty = &param.ty;
+                quote!(#ident: #ty)
+            }
+        }
+    });
+    let (checks, check_body, bounds) = if real {
+        let memory = contract_memory(p, kernel);
+        (
+            crate::contract::checks(p, kernel, contract),
+            quote!(Self::__contract(&#p::core::convert::Into::into(config), #(#memory),*)),
+            crate::contract::bounds(p, kernel).0,
+        )
+    } else {
+        let unreachable = quote!(#p::core::unreachable!());
+        (unreachable.clone(), unreachable, quote!())
+    };
+    let listed: String = contract
+        .conditions
+        .iter()
+        .map(|c| format!(" - `{c}`\n"))
+        .collect();
+    let doc = format!(
+        " Checks the kernel's contract for a launch with `config` and these arguments, without\n          launching: what [`launch`](Self::launch) checks before it calls the driver.\n\n{listed}\n          Returns [`Error::ContractViolated`](::cuda_kernel::Error::ContractViolated) for the \
+         first\n condition that does not hold."
+    );
+    quote! {
+        #[doc(hidden)]
+        #[inline]
+        #[allow(clippy::too_many_arguments, unused_variables)]
+        pub fn __contract(config: &#p::Config, #(#params),*) -> #p::core::result::Result<(), #p::Error> {
+            #checks
+        }
+
+        #[doc = #doc]
+        #[inline]
+        #[allow(clippy::too_many_arguments)]
+        pub fn check_contract(
+            config: impl #p::core::convert::Into<#p::Config>,
+            #(#args),*
+        ) -> #p::core::result::Result<(), #p::Error> #bounds {
+            #check_body
+        }
+    }
 }
 
 /// What the device memory behind a pointer parameter holds: its pointee, or for a pointer to
@@ -1148,6 +1352,20 @@ fn type_docs(kernel: &Kernel) -> Vec<TokenStream> {
 
 /// `unsafe` and a `# Safety` section, or nothing for a kernel declared `safe fn`.
 fn launch_safety(kernel: &Kernel) -> (Option<Ident>, TokenStream) {
+    if let Some(contract) = &kernel.contract {
+        let mut doc = String::from(
+            " # Contract\n\n Safe to call: before the driver is called, the launch checks that\n",
+        );
+        for condition in &contract.conditions {
+            doc.push_str(&format!(" - `{condition}`\n"));
+        }
+        doc.push_str(
+            "\n and is refused with [`Error::ContractViolated`](::cuda_kernel::Error::ContractViolated)\n \
+             (inside [`Error::Launch`](::cuda_kernel::Error::Launch)) where one does not hold. The\n \
+             declaration's author vouched that the kernel stays inside its memory when they do.",
+        );
+        return (None, quote!(#[doc = ""] #[doc = #doc]));
+    }
     if kernel.safe {
         return (None, quote!());
     }

@@ -95,9 +95,12 @@ pub struct Kernel {
     /// The placeholder of the pattern that no generic parameter fills (`op` of `"u{op}_{T}"`):
     /// that part of the symbol is chosen at run time, when the launcher is loaded.
     pub run_time_name: Option<String>,
-    /// The PTX's members of a family or run-time named kernel, found by the `ptx` check; `None`
-    /// without a PTX file or for C++ templates.
+    /// The PTX's members of a family or run-time named kernel, or a C++ template's instances
+    /// over built-in types, found by the `ptx` check; `None` without a PTX file.
     pub members: Option<Members>,
+    /// `#[requires(...)]`: when a launch is memory-safe, checked before each one; the
+    /// launcher of a kernel with a contract is safe to call.
+    pub contract: Option<crate::contract::Contract>,
 }
 
 /// The entries of a PTX that a pattern (`"u{op}_{T}"`) matches, with what each placeholder

@@ -133,6 +133,9 @@ pub struct FnArgs {
     pub rename: Option<Ident>,
     /// `names(F8E4M3 = "f8_e4m3")`: what `{T}` stands for, for the types named.
     pub type_names: Vec<TypeName>,
+    /// `#[requires(...)]` attributes: the kernel's contract, read by
+    /// [`contract::parse`](crate::contract::parse).
+    pub requires: Vec<syn::Attribute>,
 }
 
 /// Parses one `#[kernel(...)]` attribute on a fn into `args`.

@@ -39,6 +39,8 @@ pub mod attr;
 #[cfg(feature = "syn")]
 pub mod check;
 #[cfg(feature = "syn")]
+pub mod contract;
+#[cfg(feature = "syn")]
 pub mod cuda;
 #[cfg(feature = "syn")]
 pub mod demangle;

@@ -79,6 +79,8 @@ fn split_attrs(
         let path = attr.path();
         if path.is_ident("doc") {
             docs.push(attr);
+        } else if path.is_ident("requires") {
+            args.requires.push(attr);
         } else if path.is_ident("kernel") {
             attr::parse_fn_args(cx, &attr, &mut args);
         } else if path.is_ident("link_name") {
@@ -107,6 +109,12 @@ fn parse_global(cx: &mut Errors, s: syn::ForeignItemStatic) -> GlobalVar {
         cx.error(
             cpp,
             "`cpp` derives kernel symbols: name a global with `name = \"...\"`",
+        );
+    }
+    if let Some(requires) = args.requires.first() {
+        cx.error(
+            requires,
+            "#[requires] states when a kernel's launch is memory-safe; a global has no contract",
         );
     }
     if let Some(rename) = &args.rename {
@@ -170,7 +178,7 @@ fn parse_kernel(cx: &mut Errors, f: ForeignItemFn, safe: bool, block_names: &[Ty
     let (docs, attrs, args) = split_attrs(
         cx,
         f.attrs,
-        "unsupported attribute on a kernel fn: expected doc comments, #[kernel(name = \"...\")], #[cfg], lint attributes or #[deprecated]",
+        "unsupported attribute on a kernel fn: expected doc comments, #[kernel(name = \"...\")], #[requires(...)], #[cfg], lint attributes or #[deprecated]",
     );
     let mut params = Vec::new();
     for input in &f.sig.inputs {
@@ -194,6 +202,7 @@ fn parse_kernel(cx: &mut Errors, f: ForeignItemFn, safe: bool, block_names: &[Ty
         }
     }
     let generics = parse_generics(cx, &f.sig.generics);
+    let contract = crate::contract::parse(cx, &args.requires, &params, &generics);
     // A placeholder no generic parameter fills is chosen at run time (`op` of "u{op}_{T}").
     let run_time_name = match (&args.name, &args.cpp) {
         (Some(pattern), None) => crate::pattern::holes(&pattern.value())
@@ -232,6 +241,7 @@ fn parse_kernel(cx: &mut Errors, f: ForeignItemFn, safe: bool, block_names: &[Ty
         type_names,
         run_time_name,
         members: None,
+        contract,
     }
 }
 

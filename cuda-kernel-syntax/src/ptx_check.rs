@@ -142,7 +142,7 @@ pub fn check_against_ptx(cx: &mut Errors, block: &mut Block, file: &PtxFile) {
             continue;
         }
         if kernel.is_generic() {
-            check_template_instances(cx, kernel, file);
+            kernel.members = check_template_instances(cx, kernel, file);
             continue;
         }
         let Some(entry) = check_entry_exists(cx, kernel, file) else {
@@ -625,8 +625,10 @@ impl Problems {
 /// Rule: a C++ function template has instances in the PTX, and every instance whose arguments
 /// are built-in types takes the declared parameters with them substituted. Instances are found
 /// by their symbols for every built-in type argument (const arguments stand for any value).
-/// Families of `extern "C"` kernels are [`check_family`]'s.
-fn check_template_instances(cx: &mut Errors, kernel: &Kernel, file: &PtxFile) {
+/// Families of `extern "C"` kernels are [`check_family`]'s. Returns the instances over
+/// built-in types, as members, for the compile-time check of the types a launcher is loaded
+/// for.
+fn check_template_instances(cx: &mut Errors, kernel: &Kernel, file: &PtxFile) -> Option<Members> {
     let type_params = kernel.type_params();
     let generics: Vec<&str> = type_params.iter().map(String::as_str).collect();
     let candidates: Vec<&BuiltinType> = types::all().filter(|t| t.alias_of.is_none()).collect();
@@ -651,8 +653,9 @@ fn check_template_instances(cx: &mut Errors, kernel: &Kernel, file: &PtxFile) {
         .map(|p| crate::mangle::cpp_type(&p.ty, &generics))
         .collect::<Option<Vec<_>>>()
     else {
-        return; // reported by the checks
+        return None; // reported by the checks
     };
+    let mut members = Vec::new();
     for combo in &combos {
         let mut combo_types = combo.iter();
         let args: Vec<TemplateArg> = kernel
@@ -678,70 +681,84 @@ fn check_template_instances(cx: &mut Errors, kernel: &Kernel, file: &PtxFile) {
             continue;
         };
         found += 1;
+        members.push(Member {
+            symbol: entry.name.clone(),
+            types: combo
+                .iter()
+                .map(|t| Some(MemberType::Builtin(t.rust)))
+                .collect(),
+            run_time_name: None,
+        });
         let layouts: Vec<_> = combo.iter().map(|t| Some((t.size, t.align))).collect();
         let instance = demangle::shown(&entry.name);
         instance_problems(kernel, &generics, &layouts, entry, &instance, &mut problems);
     }
     problems.report(cx, kernel, &file.shown);
-    if found == 0 {
-        let prefix = itanium::template_instance_prefix(&kernel.symbol);
-        let instances: Vec<&Entry> = file
+    let prefix = itanium::template_instance_prefix(&kernel.symbol);
+    let instances: Vec<&Entry> = file
+        .entries
+        .iter()
+        .filter(|e| e.name.starts_with(&prefix))
+        .collect();
+    // Instances over a struct of the user's cannot be matched here (`load` checks them).
+    let unknowable = instances.iter().any(|e| !builtin_template_args(&e.name));
+    if found > 0 {
+        return Some(Members {
+            entries: members,
+            types_known: !unknowable,
+            file: file.shown.clone(),
+        });
+    }
+    if !instances.is_empty() && value_types_differ(cx, kernel, &instances) {
+        return None;
+    }
+    if !instances.is_empty() && !unknowable {
+        let names: Vec<_> = instances.iter().map(|e| demangle::shown(&e.name)).collect();
+        cx.error(
+            &kernel.ident,
+            format!(
+                "none of the instances of the template `{}` in {} takes the declared \
+                 parameters; they are: {}",
+                kernel.symbol,
+                file.shown,
+                names.join(", ")
+            ),
+        );
+    } else if instances.is_empty() {
+        let what = format!("no instance of the template `{}`", kernel.symbol);
+        let names: Vec<_> = file
             .entries
             .iter()
-            .filter(|e| e.name.starts_with(&prefix))
+            .map(|e| demangle::shown(&e.name))
             .collect();
-        // Instances over a struct of the user's cannot be matched here (`load` checks them).
-        let unknowable = instances.iter().any(|e| !builtin_template_args(&e.name));
-        if !instances.is_empty() && value_types_differ(cx, kernel, &instances) {
-            return;
-        }
-        if !instances.is_empty() && !unknowable {
-            let names: Vec<_> = instances.iter().map(|e| demangle::shown(&e.name)).collect();
-            cx.error(
-                &kernel.ident,
-                format!(
-                    "none of the instances of the template `{}` in {} takes the declared \
-                     parameters; they are: {}",
-                    kernel.symbol,
-                    file.shown,
-                    names.join(", ")
-                ),
-            );
-        } else if instances.is_empty() {
-            let what = format!("no instance of the template `{}`", kernel.symbol);
-            let names: Vec<_> = file
-                .entries
-                .iter()
-                .map(|e| demangle::shown(&e.name))
-                .collect();
-            // nvcc compiles a template only for the instances the .cu names: the explicit
-            // instantiation to add, for the first built-in type and an example value.
-            let example: Vec<&str> = kernel
-                .generics
-                .iter()
-                .map(|g| match g {
-                    KernelGeneric::Type(_) => "f32",
-                    KernelGeneric::Const { .. } => "128",
-                })
-                .collect();
-            let hint = match crate::cuda::instantiation(kernel, &example) {
-                Some(line) => format!(
-                    " (nvcc compiles a template only for the instances the .cu instantiates: add \
-                     one for each type you load, e.g. `{line}`)"
-                ),
-                None => String::new(),
-            };
-            let listed = if names.is_empty() {
-                "none".to_string()
-            } else {
-                names.join(", ")
-            };
-            cx.error(
-                &kernel.ident,
-                format!("{} has {what}{hint}; its entries are: {listed}", file.shown),
-            );
-        }
+        // nvcc compiles a template only for the instances the .cu names: the explicit
+        // instantiation to add, for the first built-in type and an example value.
+        let example: Vec<&str> = kernel
+            .generics
+            .iter()
+            .map(|g| match g {
+                KernelGeneric::Type(_) => "f32",
+                KernelGeneric::Const { .. } => "128",
+            })
+            .collect();
+        let hint = match crate::cuda::instantiation(kernel, &example) {
+            Some(line) => format!(
+                " (nvcc compiles a template only for the instances the .cu instantiates: add \
+                 one for each type you load, e.g. `{line}`)"
+            ),
+            None => String::new(),
+        };
+        let listed = if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        };
+        cx.error(
+            &kernel.ident,
+            format!("{} has {what}{hint}; its entries are: {listed}", file.shown),
+        );
     }
+    None
 }
 
 /// A template value argument as the demangler shows it, `(unsigned int)128`: its C type and

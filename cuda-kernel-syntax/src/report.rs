@@ -21,6 +21,22 @@ impl Errors {
         self.errors.push(error);
     }
 
+    /// How many errors were reported: a phase compares it before and after to tell whether it
+    /// found any.
+    pub fn len(&self) -> usize {
+        self.errors.len()
+    }
+
+    /// Whether no error was reported.
+    pub fn is_empty(&self) -> bool {
+        self.errors.is_empty()
+    }
+
+    /// The errors' messages, in the order they were reported.
+    pub fn messages(&self) -> Vec<String> {
+        self.errors.iter().map(ToString::to_string).collect()
+    }
+
     /// Whether any error was reported.
     pub fn has_errors(&self) -> bool {
         !self.errors.is_empty()

@@ -10,11 +10,11 @@ pub use crate::declare::symbol::{family_name, family_name_with, template_arg};
 pub use crate::driver::result::Entered;
 pub use crate::graph::plan::{PlanKernel, PlanMut, PlanRef};
 pub use crate::launch::observe::{Site, observing, refused};
-pub use crate::launch::{enter, launch, launch_packed};
+pub use crate::launch::{contract, enter, launch, launch_packed};
 pub use crate::load::module::{load_function, load_ptx, load_ptx_file};
 pub use crate::{
-    CType, Config, DeviceArg, DeviceArgMut, DeviceGlobal, Error, Kernel, KernelCache, KernelParam,
-    Library, Loaded, ParamBuffer, ParamLayout, ParamSlot,
+    AddressFree, CType, Config, DeviceArg, DeviceArgMut, DeviceGlobal, Error, ExactLength, Kernel,
+    KernelCache, KernelParam, Library, Loaded, ParamBuffer, ParamLayout, ParamSlot,
 };
 pub use ::core;
 pub use ::core::marker::PhantomData;

@@ -135,6 +135,16 @@ pub enum Error {
         device_max: u32,
     },
 
+    /// A condition of the kernel's contract (`#[requires(...)]`) that the launch's arguments
+    /// break: the launch was refused before the driver was called.
+    #[error("the contract `{condition}` does not hold: {values}")]
+    ContractViolated {
+        /// The condition, as the declaration writes it.
+        condition: &'static str,
+        /// The values of the terms it names.
+        values: String,
+    },
+
     /// A launch feature this GPU or driver does not have.
     #[error("{0}")]
     Unsupported(&'static str),

@@ -62,12 +62,12 @@ pub use cuda_kernel_macros::kernel;
 
 pub use declare::buffer::ParamBuffer;
 pub use declare::cuda_declaration::{cuda_header, write_cuda_header};
-pub use declare::device_arg::{DeviceArg, DeviceArgMut, DeviceMemory, Null};
+pub use declare::device_arg::{DeviceArg, DeviceArgMut, DeviceMemory, ExactLength, Null};
 pub use declare::kernel::Kernel;
 pub use declare::layout::{
     MAX_PARAM_BYTES, MAX_PARAM_BYTES_LEGACY, MAX_STATIC_ALIGN, ParamLayout, ParamSlot,
 };
-pub use declare::param::{CType, KernelParam};
+pub use declare::param::{AddressFree, CType, KernelParam};
 #[doc(no_inline)]
 pub use declare::vector::*;
 pub use declare::{ffi, low_precision, vector};

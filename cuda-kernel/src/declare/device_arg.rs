@@ -41,6 +41,82 @@ pub trait DeviceArg<T> {
     }
 }
 
+/// Device memory whose length a contract may rely on: its `element_count` (and
+/// `element_count_mut`) is exact, and `is_null` says whether it is NULL. A launcher with a
+/// contract (`#[requires(...)]`) takes only such memory for its pointer parameters, since the
+/// contract is checked against those lengths. cudarc's slices and views, [`Null`], `Option`s
+/// of them and [`DeviceMemory`] are.
+///
+/// # Safety
+///
+/// Where `element_count` (or `element_count_mut`) returns `Some(n)`, the address the launch
+/// passes holds at least `n` elements of `T`, valid for the launch; `is_null` is `true` only
+/// where that address is 0.
+///
+/// ```
+/// use cuda_kernel::{DeviceArg, ExactLength, Null};
+/// use cuda_kernel::cudarc::driver::{CudaStream, SyncOnDrop, sys::CUdeviceptr};
+///
+/// /// A tensor's storage: a cudarc slice and the element count it was made for.
+/// struct Storage(cuda_kernel::cudarc::driver::CudaSlice<f32>);
+///
+/// impl DeviceArg<f32> for Storage {
+///     fn device_arg<'a>(&'a self, s: &'a CudaStream) -> (CUdeviceptr, Option<SyncOnDrop<'a>>) {
+///         self.0.device_arg(s)
+///     }
+///     fn element_count(&self) -> Option<usize> {
+///         self.0.element_count()
+///     }
+/// }
+/// // SAFETY: the length is the cudarc slice's own.
+/// unsafe impl ExactLength for Storage {}
+/// assert!(ExactLength::is_null(&Null));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not vouch for its length, which this launch's contract checks",
+    label = "a kernel with #[requires] takes memory of exact length",
+    note = "cudarc's slices and views, `Null`, `Option`s of them and `DeviceMemory` are `ExactLength`; for a type of your own whose `element_count` is exact, `unsafe impl cuda_kernel::ExactLength for {Self} {{}}`"
+)]
+pub unsafe trait ExactLength {
+    /// Whether the memory is NULL ([`Null`], or `None`): what a contract's `p.is_null()` reads.
+    #[inline(always)]
+    fn is_null(&self) -> bool {
+        false
+    }
+}
+
+// SAFETY: cudarc's slices and views report their own length, in elements of their type.
+unsafe impl<T> ExactLength for CudaSlice<T> {}
+// SAFETY: as above.
+unsafe impl<T> ExactLength for CudaView<'_, T> {}
+// SAFETY: as above.
+unsafe impl<T> ExactLength for CudaViewMut<'_, T> {}
+// SAFETY: as above.
+unsafe impl<T> ExactLength for UnifiedSlice<T> {}
+// SAFETY: as above.
+unsafe impl<T> ExactLength for UnifiedView<'_, T> {}
+// SAFETY: as above.
+unsafe impl<T> ExactLength for UnifiedViewMut<'_, T> {}
+
+// SAFETY: NULL, with no elements.
+unsafe impl ExactLength for Null {
+    #[inline(always)]
+    fn is_null(&self) -> bool {
+        true
+    }
+}
+
+// SAFETY: `None` is NULL with no elements; `Some` is the memory's own.
+unsafe impl<A: ExactLength> ExactLength for Option<A> {
+    #[inline(always)]
+    fn is_null(&self) -> bool {
+        self.as_ref().is_none_or(A::is_null)
+    }
+}
+
+// SAFETY: `from_raw`'s caller vouched for the length.
+unsafe impl<T> ExactLength for DeviceMemory<T> {}
+
 /// Device memory a `*mut T` parameter writes: a `CudaSlice<T>` or `CudaViewMut<T>` (and
 /// cudarc's unified-memory slice and mutable view), borrowed mutably, or [`Null`].
 #[diagnostic::on_unimplemented(
@@ -146,6 +222,11 @@ impl<T> DeviceArg<T> for Null {
     fn device_arg<'a>(&'a self, _: &'a CudaStream) -> (CUdeviceptr, Option<SyncOnDrop<'a>>) {
         (0, None)
     }
+
+    #[inline(always)]
+    fn element_count(&self) -> Option<usize> {
+        Some(0)
+    }
 }
 
 impl<T> DeviceArgMut<T> for Null {
@@ -155,6 +236,11 @@ impl<T> DeviceArgMut<T> for Null {
         _: &'a CudaStream,
     ) -> (CUdeviceptr, Option<SyncOnDrop<'a>>) {
         (0, None)
+    }
+
+    #[inline(always)]
+    fn element_count_mut(&self) -> Option<usize> {
+        Some(0)
     }
 }
 
@@ -198,7 +284,7 @@ impl<T, A: DeviceArg<T>> DeviceArg<T> for Option<A> {
 
     #[inline]
     fn element_count(&self) -> Option<usize> {
-        self.as_ref().and_then(A::element_count)
+        self.as_ref().map_or(Some(0), A::element_count)
     }
 }
 
@@ -226,7 +312,7 @@ impl<T, A: DeviceArgMut<T>> DeviceArgMut<T> for Option<A> {
 
     #[inline]
     fn element_count_mut(&self) -> Option<usize> {
-        self.as_ref().and_then(A::element_count_mut)
+        self.as_ref().map_or(Some(0), A::element_count_mut)
     }
 }
 

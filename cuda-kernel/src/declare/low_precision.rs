@@ -20,7 +20,7 @@ pub use float4::{E8M0, F4E2M1, F4E2M1x2};
 pub use float8::{F8E4M3, F8E5M2};
 
 use crate::declare::param::pod_param;
-use crate::{CType, KernelParam};
+use crate::{AddressFree, CType, KernelParam};
 
 macro_rules! crate_type_param {
     ($($ty:ty => $cuda:literal;)*) => {$(
@@ -35,6 +35,8 @@ macro_rules! crate_type_param {
                 out[0] = self.to_bits();
             }
         }
+        // SAFETY: a number's bits.
+        unsafe impl AddressFree for $ty {}
     )*};
 }
 

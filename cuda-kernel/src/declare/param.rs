@@ -80,6 +80,39 @@ impl std::fmt::Display for CType {
     }
 }
 
+/// A parameter type that holds no device address a kernel follows: the numbers, `bool`, the
+/// half and low-precision types, CUDA's vector types and arrays of them. A kernel with a
+/// contract (`#[requires(...)]`) checks the memory of its pointer parameters; a value, or the
+/// element of a pointer, that carries addresses of its own is memory no contract sees, so a
+/// launcher with a contract takes only types that are `AddressFree` there.
+///
+/// # Safety
+///
+/// No value of the type holds a device address that a kernel reads or writes through (a
+/// pointer field, or an integer the kernel turns into one).
+///
+/// ```
+/// use cuda_kernel::{AddressFree, KernelParam};
+///
+/// #[derive(Clone, Copy, KernelParam)]
+/// #[repr(C)]
+/// struct Shape {
+///     rows: u32,
+///     cols: u32,
+/// }
+/// // SAFETY: two numbers, neither used as an address.
+/// unsafe impl AddressFree for Shape {}
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "a contract cannot cover `{Self}`: it may hold device addresses the kernel follows",
+    label = "not known to be free of device addresses",
+    note = "a launch checked by #[requires] is safe only if every memory the kernel touches is a pointer parameter the contract checks; if `{Self}` holds no address, say so with `unsafe impl cuda_kernel::AddressFree for {Self} {{}}`, else leave the kernel without a contract"
+)]
+pub unsafe trait AddressFree {}
+
+// SAFETY: an array holds its elements and nothing else.
+unsafe impl<T: AddressFree, const N: usize> AddressFree for [T; N] {}
+
 /// Implements `KernelParam` for a `Pod` type whose host layout is its device layout, and asserts
 /// at compile time that the host size and alignment are the device's.
 macro_rules! pod_param {
@@ -98,6 +131,8 @@ macro_rules! pod_param {
                 out.copy_from_slice(bytemuck::bytes_of(self));
             }
         }
+        // SAFETY: numbers (or numbers' components), none of them an address.
+        unsafe impl $crate::AddressFree for $ty {}
     )*};
 }
 pub(crate) use pod_param;
@@ -118,6 +153,9 @@ pod_param! {
     f16 => 2, 2, "__half";
     bf16 => 2, 2, "__nv_bfloat16";
 }
+
+// SAFETY: a truth value, not an address.
+unsafe impl AddressFree for bool {}
 
 // SAFETY: C++ `bool` on the device is one byte holding 0 or 1.
 unsafe impl KernelParam for bool {

@@ -75,6 +75,15 @@ pub unsafe trait PlanKernel<'a>: Kernel {
     type Args;
     /// Writes `args` into `params`, a zeroed buffer of `LAYOUT.size` bytes.
     fn pack_args(args: &Self::Args, params: &mut [u8]);
+
+    /// Checks the kernel's contract (`#[requires(...)]`) for a launch with `config` and `args`,
+    /// as its `launch` does: what [`Plan::record`] and [`Plan::set`] call before the driver.
+    /// Nothing to check by default (a kernel without a contract).
+    #[inline(always)]
+    fn check_args(args: &Self::Args, config: &Config) -> Result<(), Error> {
+        let _ = (args, config);
+        Ok(())
+    }
 }
 
 /// A shared borrow for `'a` of memory holding `T`s, as a type.
@@ -87,6 +96,7 @@ type BorrowsMut<'a, T> = PhantomData<(&'a mut (), fn() -> T)>;
 #[derive(Debug)]
 pub struct PlanRef<'a, T> {
     ptr: CUdeviceptr,
+    len: Option<usize>,
     _marker: Borrows<'a, T>,
 }
 
@@ -95,6 +105,7 @@ pub struct PlanRef<'a, T> {
 #[derive(Debug)]
 pub struct PlanMut<'a, T> {
     ptr: CUdeviceptr,
+    len: Option<usize>,
     _marker: BorrowsMut<'a, T>,
 }
 
@@ -112,6 +123,7 @@ macro_rules! handle_methods {
             pub const fn null() -> Self {
                 $handle {
                     ptr: 0,
+                    len: Some(0),
                     _marker: PhantomData,
                 }
             }
@@ -119,6 +131,13 @@ macro_rules! handle_methods {
             /// The device address the launches get.
             pub fn address(&self) -> CUdeviceptr {
                 self.ptr
+            }
+
+            /// The memory's length in elements, where the memory reports it
+            /// ([`DeviceArg::element_count`]): what a kernel's contract is checked against
+            /// when a launch is recorded or updated.
+            pub fn element_count(&self) -> Option<usize> {
+                self.len
             }
         }
     )*};
@@ -131,6 +150,7 @@ impl<'a, T> PlanMut<'a, T> {
     pub fn read(self) -> PlanRef<'a, T> {
         PlanRef {
             ptr: self.ptr,
+            len: self.len,
             _marker: PhantomData,
         }
     }
@@ -216,6 +236,7 @@ impl<'a> Plan<'a> {
         self.buffers.push(Box::new(Reads(memory, PhantomData)));
         PlanRef {
             ptr,
+            len: memory.element_count(),
             _marker: PhantomData,
         }
     }
@@ -227,11 +248,13 @@ impl<'a> Plan<'a> {
     ) -> PlanMut<'a, T> {
         // As in `input`.
         let _entered = result::enter(self.stream.context()).ok();
+        let len = memory.element_count_mut();
         let (ptr, guard) = memory.device_arg_mut(&self.stream);
         drop(guard);
         self.buffers.push(Box::new(Writes(memory, PhantomData)));
         PlanMut {
             ptr,
+            len,
             _marker: PhantomData,
         }
     }
@@ -247,7 +270,7 @@ impl<'a> Plan<'a> {
     }
 
     /// Records a launch of `kernel` after the ones recorded before, checked against the
-    /// device's limits as a launch is.
+    /// device's limits and the kernel's contract (`#[requires(...)]`), as a launch is.
     ///
     /// # Safety
     /// As for the kernel's `launch`: the kernel's accesses through `args` stay inside the
@@ -261,6 +284,8 @@ impl<'a> Plan<'a> {
     ) -> Result<PlanNode<K>, Error> {
         let site = Site::here();
         let config = config.into();
+        K::check_args(&args, &config)
+            .map_err(|e| observe::failed(kernel.__loaded().name(), &site, None, false, e))?;
         let mut params = ParamBytes::new(K::LAYOUT.size);
         K::pack_args(&args, params.bytes_mut());
         if observe::log_on() {
@@ -358,6 +383,8 @@ impl<'a> Plan<'a> {
             recorded.config.cooperative,
             recorded.config.priority,
         ) != (config.cluster, config.cooperative, config.priority);
+        K::check_args(&args, &config)
+            .map_err(|e| observe::failed(recorded.kernel.name(), &site, None, false, e))?;
         let mut params = ParamBytes::new(K::LAYOUT.size);
         K::pack_args(&args, params.bytes_mut());
         let graph_node = recorded.node;

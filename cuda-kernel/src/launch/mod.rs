@@ -11,6 +11,7 @@ use crate::driver::result::{self, Entered};
 use crate::{Error, Kernel, Loaded};
 
 pub(crate) mod config;
+pub mod contract;
 pub(crate) mod observe;
 
 use config::{Config, DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits, shared_memory_limit};
