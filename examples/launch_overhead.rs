@@ -1,7 +1,9 @@
 //! Host time per launch of an empty 4-parameter kernel, every way of launching it, in one run on
 //! one stream: raw `cuLaunchKernel` with `kernelParams`, raw with a packed buffer, cudarc's
 //! `launch_builder`, and the typed launcher, each with cudarc's event tracking on and off; and
-//! CUDA-graph replay per kernel. Prints the median of 7 rounds of 100,000 launches.
+//! CUDA-graph replay per kernel. Prints the median of 7 rounds of 100,000 launches. Beside
+//! them, `vector_add` launched typed without a contract and with its 3-condition contract
+//! (`kernels::checked`), and the ratio of the two round by round.
 //!
 //! Then, below the single-launch floor (all as ratios to raw `cuLaunchKernel` in the same run):
 //! typed launches of 0, 4, 16 and 64 parameters; a typed plan of 1,000 launches replayed (host
@@ -45,6 +47,8 @@ fn run() -> Result<(), Error> {
     let stream = ctx.new_stream()?;
     let module = cuda_kernel::driver::load_ptx(&ctx, VECTOR_ADD_PTX)?;
     let empty = Empty4::load(&module)?;
+    let unchecked = kernels::VectorAdd::load(&module)?;
+    let checked = kernels::checked::VectorAdd::load(&module)?;
     let function = empty.function().ok_or("loaded from a module")?.clone();
     let a = stream.alloc_zeros::<f32>(1)?;
     let b = stream.alloc_zeros::<f32>(1)?;
@@ -139,6 +143,8 @@ fn run() -> Result<(), Error> {
         "raw cuLaunchKernel, packed buffer",
         "cudarc launch_builder",
         "typed launcher (cuda-kernel)",
+        "typed vector_add, no contract",
+        "typed vector_add, 3-condition contract",
     ];
     // results[tracking][variant] = seconds of each round
     let mut results = vec![vec![Vec::new(); variants.len()]; 2];
@@ -163,8 +169,17 @@ fn run() -> Result<(), Error> {
                         unsafe { builder.launch(cudarc_config) }?;
                         Ok(())
                     })?,
-                    _ => time(&mut || {
+                    3 => time(&mut || {
                         empty.launch(&stream, config, &a, &b, &mut c, n)?;
+                        Ok(())
+                    })?,
+                    // SAFETY: vector_add touches indices below n = 1 of one-element buffers.
+                    4 => time(&mut || {
+                        unsafe { unchecked.launch(&stream, config, &a, &b, &mut c, n) }?;
+                        Ok(())
+                    })?,
+                    _ => time(&mut || {
+                        checked.launch(&stream, config, &a, &b, &mut c, n)?;
                         Ok(())
                     })?,
                 };
@@ -186,6 +201,22 @@ fn run() -> Result<(), Error> {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2] / LAUNCHES as f64 * 1e6
     };
+    // The contract's cost, round by round: the checked launch over the unchecked one run
+    // beside it, so that drift between rounds cancels.
+    for (t, label) in ["on", "off"].into_iter().enumerate() {
+        let mut ratios: Vec<f64> = results[t][5]
+            .iter()
+            .zip(&results[t][4])
+            .map(|(checked, unchecked)| checked / unchecked)
+            .collect();
+        ratios.sort_by(f64::total_cmp);
+        println!(
+            "contract (event tracking {label}): {:5.3}x the same launch without, median of paired rounds ({:5.3} to {:5.3})",
+            ratios[ratios.len() / 2],
+            ratios[0],
+            ratios[ratios.len() - 1]
+        );
+    }
     for (t, label) in ["on", "off"].into_iter().enumerate() {
         let base = median(&results[t][0]);
         println!("event tracking {label}:");

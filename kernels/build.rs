@@ -14,6 +14,7 @@ fn main() {
         .include("cuda")
         .declarations("src/lib.rs")
         .declarations("src/params.rs")
+        .declarations("src/checked.rs")
         .committed_ptx("ptx")
         // `takes_struct` is a fixture of the PTX reader's tests, never launched.
         .allow_undeclared("cuda/cxx_fixtures.cu")

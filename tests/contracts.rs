@@ -125,3 +125,450 @@ fn overflow_in_a_contract_is_a_violation_not_a_wrap() {
         message(&e)
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// On the GPU: the repository's kernels and llm.c's, declared with contracts in
+// kernels/src/checked.rs. For each, a launch meeting the contract runs (clean under
+// compute-sanitizer's memcheck, docs/gpu-results.md) and one breaking it is refused before the
+// driver is called.
+
+mod support;
+
+use cuda_kernel::Plan;
+use cuda_kernel::cudarc::driver::{CudaSlice, CudaStream as Stream};
+use kernels::checked::*;
+
+/// The launch was refused for the condition `condition`, and the stream is still usable.
+#[track_caller]
+fn assert_refused(result: Result<(), Error>, condition: &str, stream: &Stream) {
+    let e = result.expect_err("the contract refuses this launch");
+    match e.root() {
+        Error::ContractViolated { condition: c, .. } => assert_eq!(*c, condition, "{e}"),
+        other => panic!("not a contract violation: {other}"),
+    }
+    stream.synchronize().expect("nothing reached the GPU");
+}
+
+fn zeros(stream: &Arc<Stream>, n: usize) -> CudaSlice<f32> {
+    stream.alloc_zeros::<f32>(n).unwrap()
+}
+
+fn filled(stream: &Arc<Stream>, n: usize) -> CudaSlice<f32> {
+    let host: Vec<f32> = (0..n).map(|i| (i % 17) as f32 * 0.25 - 2.0).collect();
+    stream.clone_htod(&host).unwrap()
+}
+
+use std::sync::Arc;
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn repository_kernels_launch_safely_within_their_contracts() {
+    let (ctx, stream) = support::gpu();
+    let add =
+        VectorAdd::load(&cuda_kernel::driver::load_ptx(&ctx, kernels::VECTOR_ADD_PTX).unwrap())
+            .unwrap();
+    let (a, b, mut c) = (
+        filled(&stream, 1000),
+        filled(&stream, 1000),
+        zeros(&stream, 1000),
+    );
+    add.launch(
+        &stream,
+        Config::for_elements(1000, 256),
+        &a,
+        &b,
+        &mut c,
+        1000,
+    )
+    .unwrap();
+    let (ha, hc) = (
+        stream.clone_dtoh(&a).unwrap(),
+        stream.clone_dtoh(&c).unwrap(),
+    );
+    assert!(ha.iter().zip(&hc).all(|(x, y)| 2.0 * x == *y));
+    let short = stream.alloc_zeros::<f32>(999).unwrap();
+    let e = add.launch(
+        &stream,
+        Config::for_elements(1000, 256),
+        &a,
+        &short.slice(..),
+        &mut c,
+        1000,
+    );
+    assert_refused(e, "b.len() >= n", &stream);
+    // A view counts by its own length.
+    let mut view = c.slice_mut(10..);
+    let e = add.launch(
+        &stream,
+        Config::for_elements(1000, 256),
+        &a,
+        &b,
+        &mut view,
+        1000,
+    );
+    assert_refused(e, "c.len() >= n", &stream);
+
+    let templates = cuda_kernel::driver::load_ptx(&ctx, kernels::TEMPLATES_PTX).unwrap();
+    let reduce = Reduce0::<f32>::load(&templates).unwrap();
+    let x = stream.clone_htod(&vec![1.0f32; 1024]).unwrap();
+    let mut partial = zeros(&stream, 4);
+    let config = Config::new((4, 1, 1), (256, 1, 1));
+    reduce
+        .launch(&stream, config.shared::<f32>(512), &x, &mut partial, 1024)
+        .unwrap();
+    assert_eq!(stream.clone_dtoh(&partial).unwrap(), [256.0; 4]);
+    // cuda-samples gives one float per thread, which only a power-of-two block keeps inside.
+    let e = reduce.launch(&stream, config.shared::<f32>(256), &x, &mut partial, 1024);
+    assert_refused(
+        e,
+        "config.shared_mem_bytes >= 2 * config.block.0 * size_of::<T>()",
+        &stream,
+    );
+    let e = reduce.launch(
+        &stream,
+        Config::new((5, 1, 1), (256, 1, 1)).shared::<f32>(512),
+        &x,
+        &mut partial,
+        1024,
+    );
+    assert_refused(e, "g_odata.len() >= config.grid.0", &stream);
+
+    let matmul = MatrixMulCUDA::<16>::load(&templates).unwrap();
+    let (w_a, w_b, h_a) = (32usize, 48usize, 32usize);
+    let ha: Vec<f32> = (0..h_a * w_a).map(|i| (i % 7) as f32).collect();
+    let hb: Vec<f32> = (0..w_a * w_b).map(|i| (i % 5) as f32 - 1.0).collect();
+    let (ma, mb) = (
+        stream.clone_htod(&ha).unwrap(),
+        stream.clone_htod(&hb).unwrap(),
+    );
+    let mut mc = zeros(&stream, h_a * w_b);
+    let config = Config::new((3, 2, 1), (16, 16, 1));
+    matmul
+        .launch(&stream, config, &mut mc, &ma, &mb, 32, 48)
+        .unwrap();
+    let hc = stream.clone_dtoh(&mc).unwrap();
+    for (row, col) in [(0, 0), (5, 47), (31, 20)] {
+        let want: f32 = (0..w_a)
+            .map(|k| ha[row * w_a + k] * hb[k * w_b + col])
+            .sum();
+        assert_eq!(hc[row * w_b + col], want);
+    }
+    let e = matmul.launch(
+        &stream,
+        Config::new((4, 2, 1), (16, 16, 1)),
+        &mut mc,
+        &ma,
+        &mb,
+        32,
+        48,
+    );
+    assert_refused(e, "config.grid.0 * BLOCK_SIZE <= w_b", &stream);
+    let e = matmul.launch(
+        &stream,
+        Config::new((3, 2, 1), (32, 8, 1)),
+        &mut mc,
+        &ma,
+        &mb,
+        32,
+        48,
+    );
+    assert_refused(
+        e,
+        "config.block.0 == BLOCK_SIZE && config.block.1 == BLOCK_SIZE",
+        &stream,
+    );
+    let e = matmul.launch(&stream, config, &mut mc, &ma, &mb, 40, 48);
+    assert_refused(e, "w_a % BLOCK_SIZE == 0", &stream);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn llm_c_kernels_launch_safely_within_their_contracts() {
+    let (ctx, stream) = support::gpu();
+    let m = cuda_kernel::driver::load_ptx(&ctx, LLMC_PTX).unwrap();
+    let ok = |r: Result<(), Error>| {
+        r.unwrap();
+        stream.synchronize().unwrap();
+    };
+
+    // layernorm_forward_kernel3: 64 rows of 128, one warp per row.
+    let k = LayernormForwardKernel3::load(&m).unwrap();
+    let (n, c) = (64usize, 128usize);
+    let (inp, w, bias) = (
+        filled(&stream, n * c),
+        filled(&stream, c),
+        filled(&stream, c),
+    );
+    let (mut out, mut mean, mut rstd) =
+        (zeros(&stream, n * c), zeros(&stream, n), zeros(&stream, n));
+    let config = Config::new((16, 1, 1), (128, 1, 1));
+    ok(k.launch(
+        &stream, config, &mut out, &mut mean, &mut rstd, &inp, &w, &bias, 64, 128,
+    ));
+    ok(k.launch(
+        &stream, config, &mut out, &mut Null, &mut Null, &inp, &w, &bias, 64, 128,
+    ));
+    let short = filled(&stream, 64);
+    let e = k.launch(
+        &stream, config, &mut out, &mut mean, &mut rstd, &inp, &short, &bias, 64, 128,
+    );
+    assert_refused(e, "weight.len() >= c", &stream);
+    let e = k.launch(
+        &stream,
+        Config::new((16, 1, 1), (100, 1, 1)),
+        &mut out,
+        &mut Null,
+        &mut Null,
+        &inp,
+        &w,
+        &bias,
+        64,
+        128,
+    );
+    assert_refused(e, "config.block_threads() % 32 == 0", &stream);
+
+    // permute and unpermute: B=2, N=8, NH=4, d=16.
+    let (b, nn, nh, d) = (2i32, 8i32, 4i32, 16i32);
+    let each = (b * nn * nh * d) as usize;
+    let qkv = filled(&stream, 3 * each);
+    let (mut q, mut kk, mut v) = (
+        zeros(&stream, each),
+        zeros(&stream, each),
+        zeros(&stream, each),
+    );
+    let config = Config::for_elements(each as u32, 256);
+    let permute = PermuteKernel::load(&m).unwrap();
+    ok(permute.launch(&stream, config, &mut q, &mut kk, &mut v, &qkv, b, nn, nh, d));
+    let e = permute.launch(
+        &stream,
+        config,
+        &mut q,
+        &mut kk,
+        &mut v,
+        &qkv.slice(1..),
+        b,
+        nn,
+        nh,
+        d,
+    );
+    assert_refused(e, "inp.len() >= b * n * 3 * nh * d", &stream);
+    let e = permute.launch(
+        &stream, config, &mut q, &mut kk, &mut v, &qkv, -2, -8, nh, d,
+    );
+    assert_refused(e, "b >= 0 && n >= 0 && nh >= 0 && d >= 0", &stream);
+    let back = PermuteKernelBackward::load(&m).unwrap();
+    let mut dqkv = zeros(&stream, 3 * each);
+    ok(back.launch(&stream, config, &mut dqkv, &q, &kk, &v, b, nn, nh, d));
+    let e = back.launch(
+        &stream,
+        config,
+        &mut dqkv,
+        &q,
+        &kk,
+        &v.slice(..each - 1),
+        b,
+        nn,
+        nh,
+        d,
+    );
+    assert_refused(e, "dv.len() >= b * nh * n * d", &stream);
+    let unpermute = UnpermuteKernel::load(&m).unwrap();
+    let mut flat = zeros(&stream, each);
+    ok(unpermute.launch(&stream, config, &q, &mut flat, b, nn, nh, d));
+    let e = unpermute.launch(&stream, config, &q, &mut flat, b, nn + 1, nh, d);
+    assert_refused(e, "inp.len() >= b * nh * n * d", &stream);
+    let unback = UnpermuteKernelBackward::load(&m).unwrap();
+    ok(unback.launch(&stream, config, &mut q, &flat, b, nn, nh, d));
+    let e = unback.launch(&stream, config, &mut q, &flat, b, nn, nh, d + 1);
+    assert_refused(e, "dinp.len() >= b * nh * n * d", &stream);
+
+    // Elementwise kernels over 1000 elements.
+    let n = 1000i32;
+    let config = Config::for_elements(1000, 256);
+    let (x, y) = (filled(&stream, 1000), filled(&stream, 1000));
+    let mut out = zeros(&stream, 1000);
+    let residual = ResidualForwardKernel::load(&m).unwrap();
+    ok(residual.launch(&stream, config, &mut out, &x, &y, n));
+    let (hx, hout) = (
+        stream.clone_dtoh(&x).unwrap(),
+        stream.clone_dtoh(&out).unwrap(),
+    );
+    assert!(hx.iter().zip(&hout).all(|(a, o)| 2.0 * a == *o));
+    let e = residual.launch(&stream, config, &mut out, &x, &y.slice(..500), n);
+    assert_refused(e, "inp2.len() >= n", &stream);
+    let gelu = GeluForwardKernel::load(&m).unwrap();
+    ok(gelu.launch(&stream, config, &mut out, &x, n));
+    let e = gelu.launch(&stream, config, &mut out.slice_mut(1..), &x, n);
+    assert_refused(e, "out.len() >= n", &stream);
+    let gelu_back = GeluBackwardKernel::load(&m).unwrap();
+    let mut dinp = zeros(&stream, 1000);
+    ok(gelu_back.launch(&stream, config, &mut dinp, &x, &y, n));
+    let e = gelu_back.launch(&stream, config, &mut dinp, &x, &y, n + 1);
+    assert_refused(e, "dinp.len() >= n", &stream);
+
+    // matmul_backward_bias_kernel4: B=2, T=8, OC=64; two blocks of 128 threads, 32 columns each.
+    let bias_grad = MatmulBackwardBiasKernel4::load(&m).unwrap();
+    let dout = stream.clone_htod(&vec![1.0f32; 2 * 8 * 64]).unwrap();
+    let mut dbias = zeros(&stream, 64);
+    let config = Config::new((2, 1, 1), (128, 1, 1)).shared::<f32>(128);
+    ok(bias_grad.launch(&stream, config, &mut dbias, &dout, 2, 8, 64));
+    assert_eq!(stream.clone_dtoh(&dbias).unwrap(), vec![16.0; 64]);
+    let e = bias_grad.launch(
+        &stream,
+        Config::new((2, 1, 1), (128, 1, 1)),
+        &mut dbias,
+        &dout,
+        2,
+        8,
+        64,
+    );
+    assert_refused(e, "config.shared_mem_bytes >= 4 * config.block.0", &stream);
+    let e = bias_grad.launch(
+        &stream,
+        Config::new((3, 1, 1), (128, 1, 1)).shared::<f32>(128),
+        &mut dbias,
+        &dout,
+        2,
+        8,
+        64,
+    );
+    assert_refused(e, "config.grid.0 * 32 <= oc", &stream);
+
+    // layernorm_backward_kernel2: B=2, T=4, C=64; two warps per block, 2 * C floats of shared.
+    let ln_back = LayernormBackwardKernel2::load(&m).unwrap();
+    let (bt, c) = (8usize, 64usize);
+    let (dout, inp, w) = (
+        filled(&stream, bt * c),
+        filled(&stream, bt * c),
+        filled(&stream, c),
+    );
+    let (mean, rstd) = (
+        filled(&stream, bt),
+        stream.clone_htod(&vec![1.0f32; bt]).unwrap(),
+    );
+    let (mut dinp, mut dw, mut db) = (zeros(&stream, bt * c), zeros(&stream, c), zeros(&stream, c));
+    let config = Config::new((4, 1, 1), (64, 1, 1)).shared::<f32>(128);
+    ok(ln_back.launch(
+        &stream, config, &mut dinp, &mut dw, &mut db, &dout, &inp, &w, &mean, &rstd, 2, 4, 64,
+    ));
+    let e = ln_back.launch(
+        &stream,
+        Config::new((4, 1, 1), (64, 1, 1)).shared::<f32>(64),
+        &mut dinp,
+        &mut dw,
+        &mut db,
+        &dout,
+        &inp,
+        &w,
+        &mean,
+        &rstd,
+        2,
+        4,
+        64,
+    );
+    assert_refused(e, "config.shared_mem_bytes >= 8 * c", &stream);
+    let e = ln_back.launch(
+        &stream,
+        config,
+        &mut dinp,
+        &mut dw,
+        &mut db,
+        &dout,
+        &inp,
+        &w,
+        &mean.slice(..4),
+        &rstd,
+        2,
+        4,
+        64,
+    );
+    assert_refused(e, "mean.len() >= b * t", &stream);
+
+    // softmax_autoregressive_backward_kernel: two 8-by-8 matrices, blocks of 256 threads.
+    let sm_back = SoftmaxAutoregressiveBackwardKernel::load(&m).unwrap();
+    let (att, datt) = (filled(&stream, 2 * 64), filled(&stream, 2 * 64));
+    let mut dpre = zeros(&stream, 2 * 64);
+    let config = Config::new((2, 2, 1), (256, 1, 1));
+    ok(sm_back.launch(&stream, config, &mut dpre, &datt, &att, 1, 8, 64, 0.125));
+    let e = sm_back.launch(
+        &stream,
+        Config::new((2, 3, 1), (256, 1, 1)),
+        &mut dpre,
+        &datt,
+        &att,
+        1,
+        8,
+        64,
+        0.125,
+    );
+    assert_refused(e, "dpreatt.len() >= config.grid.1 * t * t", &stream);
+    let e = sm_back.launch(
+        &stream,
+        Config::new((2, 2, 1), (128, 1, 1)),
+        &mut dpre,
+        &datt,
+        &att,
+        1,
+        8,
+        64,
+        0.125,
+    );
+    assert_refused(
+        e,
+        "config.block.0 == 256 && config.block.1 == 1 && config.block.2 == 1",
+        &stream,
+    );
+
+    // adamw_kernel2 over 1000 parameters.
+    let adamw = AdamwKernel2::load(&m).unwrap();
+    let (mut p, g) = (filled(&stream, 1000), filled(&stream, 1000));
+    let (mut m1, mut v1) = (zeros(&stream, 1000), zeros(&stream, 1000));
+    let config = Config::for_elements(1000, 256);
+    ok(adamw.launch(
+        &stream, config, &mut p, &g, &mut m1, &mut v1, 1000, 1e-3, 0.9, 0.999, 0.1, 0.001, 1e-8,
+        0.0,
+    ));
+    let e = adamw.launch(
+        &stream,
+        config,
+        &mut p,
+        &g,
+        &mut m1.slice_mut(..999),
+        &mut v1,
+        1000,
+        1e-3,
+        0.9,
+        0.999,
+        0.1,
+        0.001,
+        1e-8,
+        0.0,
+    );
+    assert_refused(e, "m_memory.len() >= num_parameters", &stream);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn plans_check_contracts_when_they_record_and_update() {
+    let (ctx, stream) = support::gpu();
+    let add =
+        VectorAdd::load(&cuda_kernel::driver::load_ptx(&ctx, kernels::VECTOR_ADD_PTX).unwrap())
+            .unwrap();
+    let (a, b, mut c) = (
+        filled(&stream, 1000),
+        filled(&stream, 1000),
+        zeros(&stream, 1000),
+    );
+    let mut plan = Plan::new(&stream).unwrap();
+    let (ar, br, cw) = (plan.input(&a), plan.input(&b), plan.output(&mut c));
+    let config = Config::for_elements(1000, 256);
+    // SAFETY: the contract is checked; vector_add touches indices below n.
+    let node = unsafe { plan.record(&add, config, (ar, br, cw, 1000)) }.unwrap();
+    let e = unsafe { plan.record(&add, config, (ar, br, cw, 1001)) }.map(|_| ());
+    assert_refused(e, "a.len() >= n", &stream);
+    let e = unsafe { plan.set(&node, config, (ar, br, cw, 2000)) };
+    assert_refused(e, "a.len() >= n", &stream);
+    plan.replay(&stream).unwrap();
+    stream.synchronize().unwrap();
+    assert_eq!(plan.len(), 1);
+}

@@ -224,6 +224,7 @@ fn term(p: &TokenStream, term_: &Term) -> TokenStream {
             ConfigTerm::Block(axis) => quote!(#p::contract::block(config, #axis)),
             ConfigTerm::SharedMemBytes => quote!(#p::contract::shared_mem_bytes(config)),
         },
+        Term::SizeOf(ty) => quote!(#p::contract::value(<#ty as #p::KernelParam>::SIZE)),
         Term::Arith(a, op, b) => {
             let f = format_ident!(
                 "{}",

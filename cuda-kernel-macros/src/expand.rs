@@ -1254,7 +1254,7 @@ fn contract_methods(p: &TokenStream, kernel: &Kernel, body: Body) -> TokenStream
     quote! {
         #[doc(hidden)]
         #[inline]
-        #[allow(clippy::too_many_arguments, unused_variables)]
+        #[allow(clippy::too_many_arguments, unused_variables, non_snake_case)]
         pub fn __contract(config: &#p::Config, #(#params),*) -> #p::core::result::Result<(), #p::Error> {
             #checks
         }

@@ -93,6 +93,9 @@ pub enum Term {
     Len(Ident),
     /// A number of the launch configuration.
     Config(ConfigTerm),
+    /// `size_of::<T>()`: the size in bytes of a parameter type on the device (for dynamic
+    /// shared memory of a template's element type).
+    SizeOf(Box<Type>),
     /// Arithmetic on two terms.
     Arith(Box<Term>, Arith, Box<Term>),
 }
@@ -361,6 +364,19 @@ impl Scope<'_> {
                 }
                 Some(Term::Len(self.pointer(cx, &call.receiver, "len()")?))
             }
+            Expr::Call(call) => match size_of_type(call) {
+                Some(ty) => Some(Term::SizeOf(Box::new(ty.clone()))),
+                None => {
+                    cx.error(
+                        expr,
+                        format!(
+                            "the one function a contract calls is `size_of::<T>()`, the device \
+                             size of a parameter type: {SHAPES}"
+                        ),
+                    );
+                    None
+                }
+            },
             Expr::Field(field) => match config_field(field) {
                 Some(term) => Some(Term::Config(term)),
                 None => {
@@ -455,6 +471,24 @@ const CONFIG_TERMS: &str = "the launch configuration gives `config.threads()` (t
 fn plain_ident(expr: &Expr) -> Option<&Ident> {
     match expr {
         Expr::Path(p) if p.qself.is_none() && p.attrs.is_empty() => p.path.get_ident(),
+        _ => None,
+    }
+}
+
+/// `size_of::<T>()` (or `core::mem::size_of`, `std::mem::size_of`): `T`.
+fn size_of_type(call: &syn::ExprCall) -> Option<&Type> {
+    let Expr::Path(path) = &*call.func else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    if last.ident != "size_of" || !call.args.is_empty() || path.qself.is_some() {
+        return None;
+    }
+    match &last.arguments {
+        syn::PathArguments::AngleBracketed(args) if args.args.len() == 1 => match &args.args[0] {
+            syn::GenericArgument::Type(ty) => Some(ty),
+            _ => None,
+        },
         _ => None,
     }
 }
@@ -594,6 +628,7 @@ impl fmt::Display for Term {
             Term::Value(ident) => write!(f, "{ident}"),
             Term::Len(ident) => write!(f, "{ident}.len()"),
             Term::Config(term) => write!(f, "{term}"),
+            Term::SizeOf(ty) => write!(f, "size_of::<{}>()", crate::check::type_text(ty)),
             Term::Arith(a, op, b) => {
                 let own = self.precedence();
                 // Left-associative: the right side needs parentheses at equal precedence.
@@ -665,6 +700,7 @@ mod tests {
             "#[requires(a.len() >= n, c.len() >= (rows * cols), config.threads() <= a.len() + 1)]
              #[requires(bias.is_null() || bias.len() >= n && n > 0, !c.is_null())]
              #[requires(c.len() >= rows - (cols - 1), config.grid.1 * config.block.0 >= 2)]
+             #[requires(config.shared_mem_bytes >= config.block.0 * size_of::<f32>())]
              fn k(a: *const f32, bias: *const f32, c: *mut f32, n: i32, rows: u32, cols: usize);",
         );
         assert!(cx.is_empty(), "{:?}", cx.messages());
@@ -684,6 +720,7 @@ mod tests {
                 "!c.is_null()",
                 "c.len() >= rows - (cols - 1)",
                 "config.grid.1 * config.block.0 >= 2",
+                "config.shared_mem_bytes >= config.block.0 * size_of::<f32>()",
             ]
         );
     }

@@ -15,6 +15,7 @@
 
 #![warn(missing_docs)]
 
+pub mod checked;
 pub mod params;
 
 use cuda_kernel::ffi::size_t;
