@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine, from the repository root, over the bundle scripts/device-bundle.sh
 # built: the GPU tests, then the examples. Writes logs to $OUT (or ./device-out).
-# usage: device-run.sh [tests|examples|sanitize|all]   (default all: tests and examples)
+# usage: device-run.sh [tests|examples|sanitize|contracts|nvtx|all]   (default all: tests and
+#   examples)
 #   sanitize: every GPU test binary under compute-sanitizer (memcheck; racecheck too for the
 #   suites whose kernels use shared memory); the `fault` binary is expected to fault, and its
 #   memcheck report must name the same kernel as the verify mode's error.
@@ -27,6 +28,23 @@ if [ "$what" = nvtx ]; then
             grep -E "vector_add\(|No kernels were profiled|gpu__time_duration|NVTX|==PROF==|==ERROR==" | head -8
     done
     exit 0
+fi
+if [ "$what" = contracts ]; then
+    # Contracts: the GPU tests, the same under memcheck (a launch a contract admits must stay
+    # inside its memory), and the launch overhead with and without a contract.
+    export PATH=/usr/local/cuda/bin:$PATH
+    .device/tests/contracts --ignored --test-threads=1 2>&1 | tee "$out/test-contracts.txt" || status=1
+    compute-sanitizer --tool memcheck .device/tests/contracts --ignored --test-threads=1 \
+        >"$out/sanitize-contracts-memcheck.txt" 2>&1 || status=1
+    grep -E "ERROR SUMMARY|test result" "$out/sanitize-contracts-memcheck.txt"
+    compute-sanitizer --tool racecheck .device/tests/contracts --ignored --test-threads=1 \
+        >"$out/sanitize-contracts-racecheck.txt" 2>&1 || status=1
+    grep -E "RACECHECK SUMMARY|test result" "$out/sanitize-contracts-racecheck.txt"
+    if [ -x .device/examples/launch_overhead ]; then
+        for i in 1 2 3; do .device/examples/launch_overhead 2>&1 | grep -E "^contract|device:"; done |
+            tee "$out/contract-overhead.txt"
+    fi
+    exit $status
 fi
 if [ "$what" = sanitize ]; then
     export PATH=/usr/local/cuda/bin:$PATH

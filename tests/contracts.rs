@@ -572,3 +572,297 @@ fn plans_check_contracts_when_they_record_and_update() {
     stream.synchronize().unwrap();
     assert_eq!(plan.len(), 1);
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn candle_kernels_launch_safely_within_their_contracts() {
+    let (ctx, stream) = support::gpu();
+    let ok = |r: Result<(), Error>| {
+        r.unwrap();
+        stream.synchronize().unwrap();
+    };
+    let fills = cuda_kernel::driver::load_ptx(&ctx, CANDLE_FILL_PTX).unwrap();
+
+    let fill = Fill::<f32>::load(&fills).unwrap();
+    let mut buf = zeros(&stream, 1000);
+    let config = Config::for_elements(1000, 256);
+    ok(fill.launch(&stream, config, &mut buf, 1.5, 1000));
+    assert!(stream.clone_dtoh(&buf).unwrap().iter().all(|v| *v == 1.5));
+    let e = fill.launch(&stream, config, &mut buf, 1.5, 1001);
+    assert_refused(e, "buf.len() >= numel", &stream);
+
+    let copy = Copy2d::<f32>::load(&fills).unwrap();
+    let src = filled(&stream, 40);
+    let mut dst = zeros(&stream, 32);
+    ok(copy.launch(
+        &stream,
+        Config::for_elements(24, 32),
+        &src,
+        &mut dst,
+        4,
+        6,
+        10,
+        8,
+    ));
+    let (hs, hd) = (
+        stream.clone_dtoh(&src).unwrap(),
+        stream.clone_dtoh(&dst).unwrap(),
+    );
+    assert_eq!(hd[3 * 8 + 5], hs[3 * 10 + 5]);
+    let mut short = zeros(&stream, 29);
+    let e = copy.launch(
+        &stream,
+        Config::for_elements(24, 32),
+        &src,
+        &mut short,
+        4,
+        6,
+        10,
+        8,
+    );
+    assert_refused(
+        e,
+        "d1 * d2 == 0 || dst.len() >= (d1 - 1) * dst_s + d2",
+        &stream,
+    );
+
+    let set = ConstSet::<f32>::load(&fills).unwrap();
+    let mut out = zeros(&stream, 100);
+    ok(set.launch(
+        &stream,
+        Config::for_elements(100, 64),
+        100,
+        1,
+        &Null,
+        2.0,
+        &mut out,
+    ));
+    let info = stream.clone_htod(&[100usize, 1]).unwrap();
+    let e = set.launch(
+        &stream,
+        Config::for_elements(100, 64),
+        100,
+        1,
+        &Some(info),
+        2.0,
+        &mut out,
+    );
+    assert_refused(e, "info.is_null()", &stream);
+
+    let reduces = cuda_kernel::driver::load_ptx(&ctx, CANDLE_REDUCE_PTX).unwrap();
+    let (rows, cols) = (8usize, 64i32);
+    let x = filled(&stream, rows * 64);
+    let mut y = zeros(&stream, rows * 64);
+
+    let softmax = Softmax::<f32>::load(&reduces).unwrap();
+    ok(softmax.launch(
+        &stream,
+        Config::new((8, 1, 1), (1, 32, 1)),
+        &x,
+        &mut y,
+        cols,
+    ));
+    let hy = stream.clone_dtoh(&y).unwrap();
+    let row_sum: f32 = hy[64..128].iter().sum();
+    assert!((row_sum - 1.0).abs() < 1e-4, "{row_sum}");
+    let e = softmax.launch(
+        &stream,
+        Config::new((9, 1, 1), (1, 32, 1)),
+        &x,
+        &mut y,
+        cols,
+    );
+    assert_refused(e, "src.len() >= config.grid.0 * n_cols", &stream);
+
+    let rms = Rmsnorm::<f32>::load(&reduces).unwrap();
+    let alpha = filled(&stream, 64);
+    let config = Config::new((8, 1, 1), (32, 1, 1));
+    ok(rms.launch(&stream, config, &x, &mut y, &alpha, cols, 32, 1e-5));
+    ok(rms.launch(&stream, config, &x, &mut y, &Null, cols, 32, 1e-5));
+    let e = rms.launch(
+        &stream,
+        Config::new((8, 1, 1), (48, 1, 1)),
+        &x,
+        &mut y,
+        &alpha,
+        cols,
+        48,
+        1e-5,
+    );
+    assert_refused(e, "block_size % 32 == 0", &stream);
+
+    let ln = Layernorm::<f32>::load(&reduces).unwrap();
+    ok(ln.launch(&stream, config, &x, &mut y, &alpha, &alpha, cols, 32, 1e-5));
+    let e = ln.launch(
+        &stream,
+        config,
+        &x,
+        &mut y,
+        &alpha.slice(..63),
+        &Null,
+        cols,
+        32,
+        1e-5,
+    );
+    assert_refused(e, "alpha.is_null() || alpha.len() >= n_cols", &stream);
+
+    // Rotary embeddings: 4 rows of 16 values; cos and sin of 8 (one table) or per batch.
+    let (src, cos, sin) = (
+        filled(&stream, 128),
+        filled(&stream, 32),
+        filled(&stream, 32),
+    );
+    let mut dst = zeros(&stream, 128);
+    let rope_i = RopeI::<f32>::load(&reduces).unwrap();
+    ok(rope_i.launch(
+        &stream,
+        Config::for_elements(32, 32),
+        &src,
+        &cos.slice(..8),
+        &sin,
+        &mut dst,
+        4,
+        16,
+        0,
+    ));
+    let e = rope_i.launch(
+        &stream,
+        Config::for_elements(32, 32),
+        &src,
+        &cos.slice(..7),
+        &sin,
+        &mut dst,
+        4,
+        16,
+        0,
+    );
+    assert_refused(
+        e,
+        "stride_b > 0 || cos.len() >= td / 2 && sin.len() >= td / 2",
+        &stream,
+    );
+    let rope = Rope::<f32>::load(&reduces).unwrap();
+    ok(rope.launch(
+        &stream,
+        Config::for_elements(32, 32),
+        &src,
+        &cos,
+        &sin,
+        &mut dst,
+        4,
+        16,
+        8,
+        0,
+    ));
+    let e = rope.launch(
+        &stream,
+        Config::for_elements(32, 32),
+        &src,
+        &cos,
+        &sin,
+        &mut dst,
+        4,
+        16,
+        6,
+        0,
+    );
+    assert_refused(e, "td % d == 0", &stream);
+    let rope_thd = RopeThd::<f32>::load(&reduces).unwrap();
+    ok(rope_thd.launch(
+        &stream,
+        Config::for_elements(64, 64),
+        &src,
+        &cos,
+        &sin,
+        &mut dst,
+        2,
+        4,
+        2,
+        8,
+        64,
+    ));
+    let e = rope_thd.launch(
+        &stream,
+        Config::for_elements(64, 64),
+        &src,
+        &cos.slice(..31),
+        &sin,
+        &mut dst,
+        2,
+        4,
+        2,
+        8,
+        64,
+    );
+    assert_refused(
+        e,
+        "stride_b == 0 || b * t * h * d == 0 || cos.len() >= ((b * t * h * d - 1) / stride_b + 1) * (t * d / 2)",
+        &stream,
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn cuda_samples_kernels_launch_safely_within_their_contracts() {
+    let (ctx, stream) = support::gpu();
+    let m = cuda_kernel::driver::load_ptx(&ctx, CUDA_SAMPLES_PTX).unwrap();
+    let ok = |r: Result<(), Error>| {
+        r.unwrap();
+        stream.synchronize().unwrap();
+    };
+    let add = SamplesVectorAdd::load(&m).unwrap();
+    let (a, b, mut c) = (
+        filled(&stream, 500),
+        filled(&stream, 500),
+        zeros(&stream, 500),
+    );
+    ok(add.launch(&stream, Config::for_elements(500, 128), &a, &b, &mut c, 500));
+    let e = add.launch(&stream, Config::for_elements(500, 128), &a, &b, &mut c, 501);
+    assert_refused(e, "a.len() >= num_elements", &stream);
+
+    // A 96 by 64 matrix (width 96, height 64), as the sample launches its kernels: a block of
+    // (32, 16) per 32 by 32 tile.
+    let (w, h) = (96usize, 64usize);
+    let host: Vec<f32> = (0..w * h).map(|i| i as f32).collect();
+    let idata = stream.clone_htod(&host).unwrap();
+    let mut odata = zeros(&stream, w * h);
+    let config = Config::new((3, 2, 1), (32, 16, 1));
+    let (wi, hi) = (w as i32, h as i32);
+    macro_rules! each {
+        ($($k:ident: $transposes:expr),* $(,)?) => {$({
+            let k = $k::load(&m).unwrap();
+            ok(k.launch(&stream, config, &mut odata, &idata, wi, hi));
+            if $transposes {
+                let out = stream.clone_dtoh(&odata).unwrap();
+                assert_eq!(out[5 * h + 7], host[7 * w + 5], stringify!($k));
+            }
+            let e = k.launch(&stream, Config::new((4, 2, 1), (32, 16, 1)), &mut odata, &idata, wi, hi);
+            assert_refused(e, "config.grid.0 * 32 <= width", &stream);
+            let e = k.launch(&stream, Config::new((3, 2, 1), (32, 32, 1)), &mut odata, &idata, wi, hi);
+            assert_refused(e, "config.block.0 == 32 && config.block.1 == 16 && config.block.2 == 1", &stream);
+            let e = k.launch(&stream, config, &mut odata, &idata.slice(1..), wi, hi);
+            assert_refused(e, "idata.len() >= width * height", &stream);
+        })*};
+    }
+    each!(
+        Copy: false,
+        CopySharedMem: false,
+        TransposeNaive: true,
+        TransposeCoalesced: true,
+        TransposeNoBankConflicts: true,
+        TransposeDiagonal: true,
+        TransposeCoarseGrained: false,
+    );
+    // The fine-grained partial transpose writes inside only for height <= width.
+    let fine = TransposeFineGrained::load(&m).unwrap();
+    ok(fine.launch(&stream, config, &mut odata, &idata, wi, hi));
+    let e = fine.launch(
+        &stream,
+        Config::new((2, 3, 1), (32, 16, 1)),
+        &mut odata,
+        &idata,
+        hi,
+        wi,
+    );
+    assert_refused(e, "height <= width", &stream);
+}

@@ -173,7 +173,7 @@ impl Build {
 
     /// A `.cu` file to compile, relative to the crate's `Cargo.toml`. Its PTX is
     /// `$OUT_DIR/<stem>.ptx`. A file whose kernels need a newer architecture names it in a
-    /// `// ptx-arch: compute_90` line.
+    /// `// ptx-arch: compute_90` line (the first word after the colon; a comment may follow).
     pub fn file(&mut self, path: impl AsRef<Path>) -> &mut Build {
         self.files.push(path.as_ref().to_path_buf());
         self
@@ -405,9 +405,9 @@ impl Build {
             let arch = String::from_utf8_lossy(&text)
                 .lines()
                 .find_map(|l| {
-                    l.trim()
-                        .strip_prefix("// ptx-arch:")
-                        .map(|a| a.trim().to_string())
+                    // The architecture is the first word; a comment may follow it.
+                    let rest = l.trim().strip_prefix("// ptx-arch:")?;
+                    rest.split_whitespace().next().map(str::to_string)
                 })
                 .unwrap_or_else(|| self.ptx_arch.clone());
             let header = scan::header(&stem, &declarations);

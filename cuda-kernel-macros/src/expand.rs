@@ -239,6 +239,9 @@ fn expand_module(
         #[doc = #type_doc]
         #stand_in_allows
         #[derive(Debug, Clone)]
+        // Fields are named as the kernels are (`transposeNaive`); rustc reads this lint's level
+        // on the struct, not on its fields.
+        #[allow(non_snake_case)]
         #vis struct #name {
             #(#fields,)*
             #(#global_fields,)*

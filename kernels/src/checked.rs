@@ -25,7 +25,7 @@
 //! # Ok::<(), cuda_kernel::Error>(())
 //! ```
 
-use cuda_kernel::ffi::c_long;
+use cuda_kernel::ffi::{c_long, size_t};
 use cuda_kernel::kernel;
 
 /// PTX of `kernels/cuda/llmc.cu`: llm.c's kernels, declared here with contracts.
@@ -227,5 +227,263 @@ unsafe extern "C" {
         beta2_correction: f32,
         eps: f32,
         weight_decay: f32,
+    );
+}
+
+/// PTX of `kernels/cuda/candle_fill.cu`: candle's fill, copy and constant-set kernels.
+pub const CANDLE_FILL_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/candle_fill.ptx"));
+
+/// PTX of `kernels/cuda/candle_reduce.cu`: candle's softmax, norms, rotary embeddings and
+/// reductions.
+pub const CANDLE_REDUCE_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/candle_reduce.ptx"));
+
+#[kernel(ptx = "$OUT_DIR/candle_fill.ptx", module = pub CandleFillKernels)]
+unsafe extern "C" {
+    /// `buf[i] = value` for `i < numel`, grid-strided.
+    #[kernel(name = "fill_{T}")]
+    #[requires(buf.len() >= numel)]
+    pub fn fill<T>(buf: *mut T, value: T, numel: size_t);
+
+    /// `d1` rows of `d2` elements from `src` (rows `src_s` apart) to `dst` (rows `dst_s`
+    /// apart), in `u32` index arithmetic.
+    #[kernel(name = "copy2d_{T}")]
+    #[requires(d1 * d2 <= 4294967295)]
+    #[requires(d1 * d2 == 0 || src.len() >= (d1 - 1) * src_s + d2)]
+    #[requires(d1 * d2 == 0 || dst.len() >= (d1 - 1) * dst_s + d2)]
+    #[requires((d1 - 1) * src_s + d2 <= 4294967295, (d1 - 1) * dst_s + d2 <= 4294967295)]
+    pub fn copy2d<T>(src: *const T, dst: *mut T, d1: u32, d2: u32, src_s: u32, dst_s: u32);
+
+    /// `out[i] = inp` for `numel` elements. With `info` (dims, then strides) the kernel
+    /// follows strides no contract can see: a checked launch is for contiguous data, `info`
+    /// NULL.
+    #[kernel(name = "const_set_{T}")]
+    #[requires(info.is_null(), out.len() >= numel)]
+    pub fn const_set<T>(numel: size_t, num_dims: size_t, info: *const size_t, inp: T, out: *mut T);
+}
+
+#[kernel(ptx = "$OUT_DIR/candle_reduce.ptx", module = pub CandleReduceKernels)]
+unsafe extern "C" {
+    /// Softmax of rows of `n_cols`: one row per thread along x, its 32 lanes along y (candle
+    /// launches blocks of (1, 32, 1)), no row guard: every launched row must be there.
+    #[kernel(name = "softmax_{T}")]
+    #[requires(config.block.0 == 1 && config.block.1 == 32 && config.block.2 == 1, n_cols >= 0)]
+    #[requires(config.grid.0 * n_cols <= 2147483647)]
+    #[requires(src.len() >= config.grid.0 * n_cols, dst.len() >= config.grid.0 * n_cols)]
+    pub fn softmax<T>(src: *const T, dst: *mut T, n_cols: i32);
+
+    /// RMS norm of rows of `n_cols`, one block of `block_size` threads per row.
+    #[kernel(name = "rmsnorm_{T}")]
+    #[requires(config.block.0 == block_size, block_size % 32 == 0, block_size > 0)]
+    #[requires(config.block.1 == 1 && config.block.2 == 1, n_cols >= 0)]
+    #[requires(config.grid.0 * n_cols <= 2147483647)]
+    #[requires(src.len() >= config.grid.0 * n_cols, dst.len() >= config.grid.0 * n_cols)]
+    #[requires(alpha.is_null() || alpha.len() >= n_cols)]
+    pub fn rmsnorm<T>(
+        src: *const T,
+        dst: *mut T,
+        alpha: *const T,
+        n_cols: i32,
+        block_size: i32,
+        eps: f32,
+    );
+
+    /// Layer norm of rows of `n_cols`, one block of `block_size` threads per row.
+    #[kernel(name = "layernorm_{T}")]
+    #[requires(config.block.0 == block_size, block_size % 32 == 0, block_size > 0)]
+    #[requires(config.block.1 == 1 && config.block.2 == 1, n_cols >= 0)]
+    #[requires(config.grid.0 * n_cols <= 2147483647)]
+    #[requires(src.len() >= config.grid.0 * n_cols, dst.len() >= config.grid.0 * n_cols)]
+    #[requires(alpha.is_null() || alpha.len() >= n_cols, beta.is_null() || beta.len() >= n_cols)]
+    pub fn layernorm<T>(
+        src: *const T,
+        dst: *mut T,
+        alpha: *const T,
+        beta: *const T,
+        n_cols: i32,
+        block_size: i32,
+        eps: f32,
+    );
+
+    /// Interleaved rotary embedding of `bh` rows of `td` values; `cos` and `sin` hold `td / 2`
+    /// per batch, the batch `stride_b` values apart in `src` (0: one table for all).
+    #[kernel(name = "rope_i_{T}")]
+    #[requires(td % 2 == 0, bh * td <= 2147483647)]
+    #[requires(src.len() >= bh * td, dst.len() >= bh * td)]
+    #[requires(stride_b == 0 || bh * td == 0 || cos.len() >= ((bh * td - 1) / stride_b + 1) * (td / 2))]
+    #[requires(stride_b == 0 || bh * td == 0 || sin.len() >= ((bh * td - 1) / stride_b + 1) * (td / 2))]
+    #[requires(stride_b > 0 || cos.len() >= td / 2 && sin.len() >= td / 2)]
+    pub fn rope_i<T>(
+        src: *const T,
+        cos: *const T,
+        sin: *const T,
+        dst: *mut T,
+        bh: u32,
+        td: u32,
+        stride_b: u32,
+    );
+
+    /// Rotary embedding of `bh` rows of `td = t * d` values, halves `d / 2` apart.
+    #[kernel(name = "rope_{T}")]
+    #[requires(d >= 2, d % 2 == 0, td % d == 0, bh * td <= 2147483647)]
+    #[requires(src.len() >= bh * td, dst.len() >= bh * td)]
+    #[requires(stride_b == 0 || bh * td == 0 || cos.len() >= ((bh * td - 1) / stride_b + 1) * (td / 2))]
+    #[requires(stride_b == 0 || bh * td == 0 || sin.len() >= ((bh * td - 1) / stride_b + 1) * (td / 2))]
+    #[requires(stride_b > 0 || cos.len() >= td / 2 && sin.len() >= td / 2)]
+    pub fn rope<T>(
+        src: *const T,
+        cos: *const T,
+        sin: *const T,
+        dst: *mut T,
+        bh: u32,
+        td: u32,
+        d: u32,
+        stride_b: u32,
+    );
+
+    /// Rotary embedding over (b, t, h, d), halves `d / 2` apart; `cos` and `sin` hold
+    /// `t * d / 2` per batch.
+    #[kernel(name = "rope_thd_{T}")]
+    #[requires(d >= 2, d % 2 == 0, b * t * h * d <= 2147483647)]
+    #[requires(src.len() >= b * t * h * d, dst.len() >= b * t * h * d)]
+    #[requires(stride_b == 0 || b * t * h * d == 0 || cos.len() >= ((b * t * h * d - 1) / stride_b + 1) * (t * d / 2))]
+    #[requires(stride_b == 0 || b * t * h * d == 0 || sin.len() >= ((b * t * h * d - 1) / stride_b + 1) * (t * d / 2))]
+    #[requires(stride_b > 0 || cos.len() >= t * d / 2 && sin.len() >= t * d / 2)]
+    pub fn rope_thd<T>(
+        src: *const T,
+        cos: *const T,
+        sin: *const T,
+        dst: *mut T,
+        b: u32,
+        t: u32,
+        h: u32,
+        d: u32,
+        stride_b: u32,
+    );
+}
+
+/// PTX of `kernels/cuda/cuda_samples.cu`: cuda-samples' `vectorAdd` and transpose kernels.
+pub const CUDA_SAMPLES_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/cuda_samples.ptx"));
+
+#[kernel(ptx = "$OUT_DIR/cuda_samples.ptx", module = pub CudaSamplesKernels)]
+unsafe extern "C" {
+    /// cuda-samples' `vectorAdd`: `C[i] = A[i] + B[i]` for `i < numElements`.
+    #[kernel(cpp, rename = SamplesVectorAdd)]
+    #[requires(a.len() >= num_elements, b.len() >= num_elements, c.len() >= num_elements)]
+    pub fn vectorAdd(a: *const f32, b: *const f32, c: *mut f32, num_elements: i32);
+
+    /// A tile-by-tile copy of a `width` by `height` matrix. Blocks of (`TILE_DIM`, `BLOCK_ROWS`) = (32, 16) threads, one per 32 by 32 tile
+    /// (the sample's matrices are multiples of the tile); `idata` is only read.
+    #[kernel(cpp)]
+    #[requires(config.block.0 == 32 && config.block.1 == 16 && config.block.2 == 1)]
+    #[requires(width >= 0 && height >= 0, width % 32 == 0, height % 32 == 0)]
+    #[requires(config.grid.0 * 32 <= width, config.grid.1 * 32 <= height)]
+    #[requires(width * height <= 2147483647)]
+    #[requires(idata.len() >= width * height, odata.len() >= width * height)]
+    pub fn copy(odata: *mut f32, #[kernel(read_only)] idata: *mut f32, width: i32, height: i32);
+
+    /// The copy through a shared-memory tile. Blocks of (`TILE_DIM`, `BLOCK_ROWS`) = (32, 16) threads, one per 32 by 32 tile
+    /// (the sample's matrices are multiples of the tile); `idata` is only read.
+    #[kernel(cpp)]
+    #[requires(config.block.0 == 32 && config.block.1 == 16 && config.block.2 == 1)]
+    #[requires(width >= 0 && height >= 0, width % 32 == 0, height % 32 == 0)]
+    #[requires(config.grid.0 * 32 <= width, config.grid.1 * 32 <= height)]
+    #[requires(width * height <= 2147483647)]
+    #[requires(idata.len() >= width * height, odata.len() >= width * height)]
+    pub fn copySharedMem(
+        odata: *mut f32,
+        #[kernel(read_only)] idata: *mut f32,
+        width: i32,
+        height: i32,
+    );
+
+    /// The transpose, reading rows and writing columns. Blocks of (`TILE_DIM`, `BLOCK_ROWS`) = (32, 16) threads, one per 32 by 32 tile
+    /// (the sample's matrices are multiples of the tile); `idata` is only read.
+    #[kernel(cpp)]
+    #[requires(config.block.0 == 32 && config.block.1 == 16 && config.block.2 == 1)]
+    #[requires(width >= 0 && height >= 0, width % 32 == 0, height % 32 == 0)]
+    #[requires(config.grid.0 * 32 <= width, config.grid.1 * 32 <= height)]
+    #[requires(width * height <= 2147483647)]
+    #[requires(idata.len() >= width * height, odata.len() >= width * height)]
+    pub fn transposeNaive(
+        odata: *mut f32,
+        #[kernel(read_only)] idata: *mut f32,
+        width: i32,
+        height: i32,
+    );
+
+    /// The transpose through a shared-memory tile, coalesced both ways. Blocks of (`TILE_DIM`, `BLOCK_ROWS`) = (32, 16) threads, one per 32 by 32 tile
+    /// (the sample's matrices are multiples of the tile); `idata` is only read.
+    #[kernel(cpp)]
+    #[requires(config.block.0 == 32 && config.block.1 == 16 && config.block.2 == 1)]
+    #[requires(width >= 0 && height >= 0, width % 32 == 0, height % 32 == 0)]
+    #[requires(config.grid.0 * 32 <= width, config.grid.1 * 32 <= height)]
+    #[requires(width * height <= 2147483647)]
+    #[requires(idata.len() >= width * height, odata.len() >= width * height)]
+    pub fn transposeCoalesced(
+        odata: *mut f32,
+        #[kernel(read_only)] idata: *mut f32,
+        width: i32,
+        height: i32,
+    );
+
+    /// `transposeCoalesced` with the tile padded against bank conflicts. Blocks of (`TILE_DIM`, `BLOCK_ROWS`) = (32, 16) threads, one per 32 by 32 tile
+    /// (the sample's matrices are multiples of the tile); `idata` is only read.
+    #[kernel(cpp)]
+    #[requires(config.block.0 == 32 && config.block.1 == 16 && config.block.2 == 1)]
+    #[requires(width >= 0 && height >= 0, width % 32 == 0, height % 32 == 0)]
+    #[requires(config.grid.0 * 32 <= width, config.grid.1 * 32 <= height)]
+    #[requires(width * height <= 2147483647)]
+    #[requires(idata.len() >= width * height, odata.len() >= width * height)]
+    pub fn transposeNoBankConflicts(
+        odata: *mut f32,
+        #[kernel(read_only)] idata: *mut f32,
+        width: i32,
+        height: i32,
+    );
+
+    /// The padded transpose with blocks ordered along diagonals. Blocks of (`TILE_DIM`, `BLOCK_ROWS`) = (32, 16) threads, one per 32 by 32 tile
+    /// (the sample's matrices are multiples of the tile); `idata` is only read.
+    #[kernel(cpp)]
+    #[requires(config.block.0 == 32 && config.block.1 == 16 && config.block.2 == 1)]
+    #[requires(width >= 0 && height >= 0, width % 32 == 0, height % 32 == 0)]
+    #[requires(config.grid.0 * 32 <= width, config.grid.1 * 32 <= height)]
+    #[requires(width * height <= 2147483647)]
+    #[requires(idata.len() >= width * height, odata.len() >= width * height)]
+    pub fn transposeDiagonal(
+        odata: *mut f32,
+        #[kernel(read_only)] idata: *mut f32,
+        width: i32,
+        height: i32,
+    );
+
+    /// The sample's partial transpose within tiles (a benchmark of the sample, not a full transpose); its writes stay inside only for `height <= width`. Blocks of (`TILE_DIM`, `BLOCK_ROWS`) = (32, 16) threads, one per 32 by 32 tile
+    /// (the sample's matrices are multiples of the tile); `idata` is only read.
+    #[kernel(cpp)]
+    #[requires(config.block.0 == 32 && config.block.1 == 16 && config.block.2 == 1)]
+    #[requires(width >= 0 && height >= 0, width % 32 == 0, height % 32 == 0)]
+    #[requires(config.grid.0 * 32 <= width, config.grid.1 * 32 <= height)]
+    #[requires(width * height <= 2147483647)]
+    #[requires(idata.len() >= width * height, odata.len() >= width * height)]
+    #[requires(height <= width)]
+    pub fn transposeFineGrained(
+        odata: *mut f32,
+        #[kernel(read_only)] idata: *mut f32,
+        width: i32,
+        height: i32,
+    );
+
+    /// The sample's partial transpose of whole tiles (a benchmark of the sample). Blocks of (`TILE_DIM`, `BLOCK_ROWS`) = (32, 16) threads, one per 32 by 32 tile
+    /// (the sample's matrices are multiples of the tile); `idata` is only read.
+    #[kernel(cpp)]
+    #[requires(config.block.0 == 32 && config.block.1 == 16 && config.block.2 == 1)]
+    #[requires(width >= 0 && height >= 0, width % 32 == 0, height % 32 == 0)]
+    #[requires(config.grid.0 * 32 <= width, config.grid.1 * 32 <= height)]
+    #[requires(width * height <= 2147483647)]
+    #[requires(idata.len() >= width * height, odata.len() >= width * height)]
+    pub fn transposeCoarseGrained(
+        odata: *mut f32,
+        #[kernel(read_only)] idata: *mut f32,
+        width: i32,
+        height: i32,
     );
 }
