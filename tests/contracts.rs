@@ -142,6 +142,7 @@ use kernels::checked::*;
 #[track_caller]
 fn assert_refused(result: Result<(), Error>, condition: &str, stream: &Stream) {
     let e = result.expect_err("the contract refuses this launch");
+    println!("refused: {e}");
     match e.root() {
         Error::ContractViolated { condition: c, .. } => assert_eq!(*c, condition, "{e}"),
         other => panic!("not a contract violation: {other}"),

@@ -387,18 +387,22 @@ fn mutated_blocks_never_panic_the_macro() {
         .parent()
         .unwrap();
     // The kernels crate's blocks and the generic and run-time named ones of the tests, over the
-    // repository's small PTX files.
+    // repository's PTX files.
+    // The contracts of kernels/src/checked.rs and the malformed ones of tests/ui/contract.
     let mut sources = vec![
         repo.join("kernels/src/lib.rs"),
+        repo.join("kernels/src/checked.rs"),
         repo.join("tests/pass/generics.rs"),
     ];
-    let mut generic: Vec<_> = std::fs::read_dir(repo.join("tests/ui/generic"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
-        .collect();
-    generic.sort();
-    sources.extend(generic);
+    for dir in ["tests/ui/generic", "tests/ui/contract"] {
+        let mut files: Vec<_> = std::fs::read_dir(repo.join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+            .collect();
+        files.sort();
+        sources.extend(files);
+    }
     let mut corpus = Vec::new();
     for file in sources {
         // Each block with its own arguments; `$OUT_DIR` (the build step's) is the committed PTX.
