@@ -414,3 +414,123 @@ fn launchers_are_loaded_once_and_shared_across_threads() {
         );
     }
 }
+
+/// The backend's kernels with contracts (`kernels::checked`): contiguous launches need no
+/// `unsafe` and compute what the unchecked ones do; a strided launch, or one asking for more
+/// elements than its memory holds, is refused before the GPU sees it.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn checked_launchers_run_contiguous_data_and_refuse_what_their_contracts_exclude() {
+    use cuda_kernel::{Config, Null};
+    use tensor_backend::kernels::checked;
+
+    fn refused(result: Result<(), cuda_kernel::Error>, condition: &str) {
+        let e = result.expect_err("refused");
+        match e.root() {
+            cuda_kernel::Error::ContractViolated { condition: c, .. } => assert_eq!(*c, condition),
+            other => panic!("not a contract violation: {other}"),
+        }
+    }
+
+    let dev = device();
+    let stream = dev.stream();
+    let ctx = stream.context();
+    let host: Vec<f32> = (0..1000).map(|i| i as f32 / 100.0).collect();
+    let x = stream.clone_htod(&host).unwrap();
+    let mut y = stream.alloc_zeros::<f32>(1000).unwrap();
+    let config = Config::for_elements(1000, 256);
+
+    let unary = checked::UnaryKernels::load(ctx).unwrap();
+    let exp = unary.unary::<f32>("exp").unwrap();
+    exp.launch(stream, config, 1000, 1, &Null, &x, &mut y)
+        .unwrap();
+    let got = stream.clone_dtoh(&y).unwrap();
+    assert!((got[250] - host[250].exp()).abs() <= 1e-5 * host[250].exp());
+    let info = stream.clone_htod(&[1000usize, 1]).unwrap();
+    refused(
+        exp.launch(stream, config, 1000, 1, &Some(info), &x, &mut y),
+        "info.is_null()",
+    );
+    refused(
+        exp.launch(stream, config, 1001, 1, &Null, &x, &mut y),
+        "inp.len() >= numel",
+    );
+    let powf = unary.powf::<f32>().unwrap();
+    powf.launch(stream, config, 1000, 1, &Null, 2.0, &x, &mut y)
+        .unwrap();
+
+    let binary = checked::BinaryKernels::load(ctx).unwrap();
+    let add = binary.binary::<f32>("add").unwrap();
+    add.launch(stream, config, 1000, 1, &Null, &x, &x, &mut y)
+        .unwrap();
+    assert_eq!(stream.clone_dtoh(&y).unwrap()[7], 2.0 * host[7]);
+    refused(
+        add.launch(stream, config, 1000, 1, &Null, &x, &x.slice(..999), &mut y),
+        "rhs.len() >= numel",
+    );
+
+    let casts = checked::CastKernels::load(ctx).unwrap();
+    let to_f64 = casts.cast::<f32, f64>().unwrap();
+    let mut z = stream.alloc_zeros::<f64>(1000).unwrap();
+    to_f64
+        .launch(stream, config, 1000, 1, &Null, &x, &mut z)
+        .unwrap();
+    assert_eq!(stream.clone_dtoh(&z).unwrap()[3], host[3] as f64);
+
+    let reduce = checked::ReduceKernels::load(ctx).unwrap();
+    let sum = reduce.reduce::<f32>("sum").unwrap();
+    let mut sums = stream.alloc_zeros::<f32>(10).unwrap();
+    let blocks = Config::new((10, 1, 1), (256, 1, 1));
+    sum.launch(stream, blocks, 1000, 100, 1, &Null, &x, &mut sums)
+        .unwrap();
+    let want: f32 = host[..100].iter().sum();
+    assert!((stream.clone_dtoh(&sums).unwrap()[0] - want).abs() < 1e-3);
+    refused(
+        sum.launch(
+            stream,
+            Config::new((10, 1, 1), (512, 1, 1)),
+            1000,
+            100,
+            1,
+            &Null,
+            &x,
+            &mut sums,
+        ),
+        "config.block.0 <= 256",
+    );
+    refused(
+        sum.launch(
+            stream,
+            Config::new((11, 1, 1), (256, 1, 1)),
+            1000,
+            100,
+            1,
+            &Null,
+            &x,
+            &mut sums,
+        ),
+        "dst.len() >= config.grid.0",
+    );
+
+    let select = checked::SelectKernels::load(ctx).unwrap();
+    let where_u8 = select.where_cond::<u8, f32>().unwrap();
+    let ids = stream.clone_htod(&vec![1u8; 1000]).unwrap();
+    where_u8
+        .launch(stream, config, 1000, 1, &Null, &ids, &x, &x, &mut y)
+        .unwrap();
+    refused(
+        where_u8.launch(
+            stream,
+            config,
+            1000,
+            1,
+            &Null,
+            &ids.slice(..10),
+            &x,
+            &x,
+            &mut y,
+        ),
+        "ids.len() >= numel",
+    );
+    stream.synchronize().unwrap();
+}
