@@ -550,6 +550,23 @@ fn llm_c_kernels_launch_safely_within_their_contracts() {
 
 #[test]
 #[ignore = "needs a CUDA GPU"]
+fn library_launchers_check_contracts_on_every_device() {
+    let library = cuda_kernel::Library::load_ptx(kernels::VECTOR_ADD_PTX).unwrap();
+    let add = VectorAdd::load_library(&library).unwrap();
+    for ordinal in 0..cuda_kernel::driver::device_count().unwrap() {
+        let ctx = cuda_kernel::driver::context(ordinal).unwrap();
+        let stream = ctx.new_stream().unwrap();
+        let (a, b, mut c) = (filled(&stream, 64), filled(&stream, 64), zeros(&stream, 64));
+        add.launch(&stream, Config::for_elements(64, 64), &a, &b, &mut c, 64)
+            .unwrap();
+        stream.synchronize().unwrap();
+        let e = add.launch(&stream, Config::for_elements(65, 64), &a, &b, &mut c, 65);
+        assert_refused(e, "a.len() >= n", &stream);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
 fn plans_check_contracts_when_they_record_and_update() {
     let (ctx, stream) = support::gpu();
     let add =
