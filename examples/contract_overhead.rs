@@ -7,8 +7,10 @@
 //! the contract's checks alone (`check_contract`, no launch).
 //!
 //! ```text
-//! cargo run --release --example contract_overhead
+//! cargo run --release --example contract_overhead [ROUNDS]
 //! ```
+//!
+//! (`ROUNDS` defaults to 61; 1 makes a short run, for compute-sanitizer.)
 
 use std::hint::black_box;
 use std::process::ExitCode;
@@ -19,6 +21,7 @@ use kernels::VECTOR_ADD_PTX;
 
 type Error = Box<dyn std::error::Error>;
 
+/// Paired rounds, unless the command line says otherwise.
 const ROUNDS: usize = 61;
 const LAUNCHES: usize = 20_000;
 
@@ -33,6 +36,12 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<(), Error> {
+    let rounds: usize = match std::env::args().nth(1) {
+        Some(arg) => arg
+            .parse()
+            .map_err(|_| format!("not a number of rounds: {arg}"))?,
+        None => ROUNDS,
+    };
     let ctx = cuda_kernel::driver::context(0)?;
     let stream = ctx.new_stream()?;
     let module = cuda_kernel::driver::load_ptx(&ctx, VECTOR_ADD_PTX)?;
@@ -60,7 +69,7 @@ fn run() -> Result<(), Error> {
 
     let version = cuda_kernel::driver::version()?;
     println!(
-        "driver supports CUDA {}.{}; {ROUNDS} paired rounds of {LAUNCHES} launches each way",
+        "driver supports CUDA {}.{}; {rounds} paired rounds of {LAUNCHES} launches each way",
         version / 1000,
         version % 1000 / 10
     );
@@ -76,7 +85,7 @@ fn run() -> Result<(), Error> {
         time(false)?; // warm up
         time(true)?;
         let (mut ratios, mut with, mut without) = (Vec::new(), Vec::new(), Vec::new());
-        for round in 0..ROUNDS {
+        for round in 0..rounds.max(1) {
             let (first, second) = if round % 2 == 0 {
                 (false, true)
             } else {

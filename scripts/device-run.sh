@@ -42,6 +42,10 @@ if [ "$what" = contracts ]; then
     grep -E "RACECHECK SUMMARY|test result" "$out/sanitize-contracts-racecheck.txt"
     if [ -x .device/examples/contract_overhead ]; then
         .device/examples/contract_overhead 2>&1 | tee "$out/contract-overhead.txt"
+        # The example's launches under memcheck too (one round).
+        compute-sanitizer --tool memcheck .device/examples/contract_overhead 1 \
+            >"$out/sanitize-contract_overhead-memcheck.txt" 2>&1 || status=1
+        grep -E "ERROR SUMMARY" "$out/sanitize-contract_overhead-memcheck.txt"
     fi
     exit $status
 fi

@@ -550,12 +550,40 @@ fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), Error> {
         .map_err(|e| Error::from(format!("cannot write {}: {e}", path.display())))
 }
 
+/// PTX with the hashes nvcc derives from the source file's path made equal: names of
+/// internal-linkage objects (`_INTERNAL_85b4dd50_7_llmc_cu_6022c32d...`, and the anonymous
+/// namespace `_GLOBAL__N__85b4dd50_...` inside them, which `<cooperative_groups/reduce.h>` and
+/// `cuda::std` headers bring) differ between two checkouts of the same sources, and only there.
+fn without_path_hashes(ptx: &str) -> std::borrow::Cow<'_, str> {
+    const MARK: &str = "_INTERNAL_";
+    let mut hashes: Vec<&str> = Vec::new();
+    for (at, _) in ptx.match_indices(MARK) {
+        let hash = ptx[at + MARK.len()..].get(..8);
+        if let Some(hash) = hash.filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit())) {
+            if !hashes.contains(&hash) {
+                hashes.push(hash);
+            }
+        }
+    }
+    if hashes.is_empty() {
+        return std::borrow::Cow::Borrowed(ptx);
+    }
+    let mut out = ptx.to_string();
+    for hash in hashes {
+        out = out.replace(hash, "00000000");
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// With nvcc: the committed PTX should be what nvcc made; rewritten on request, an error when
 /// `strict`, a warning otherwise (the build goes on with nvcc's PTX).
 fn compare_committed(dir: &Path, stem: &str, text: &str, strict: bool) -> Result<(), String> {
     let path = dir.join(format!("{stem}.ptx"));
     let old = std::fs::read_to_string(&path).ok();
-    if old.as_deref() == Some(text) {
+    if old
+        .as_deref()
+        .is_some_and(|old| without_path_hashes(old) == without_path_hashes(text))
+    {
         return Ok(());
     }
     let write = std::env::var_os(WRITE_PTX_ENV).is_some_and(|v| v == "1");
@@ -746,4 +774,25 @@ fn gap_warnings(
         }
     }
     warnings
+}
+
+#[cfg(test)]
+mod path_hash_tests {
+    use super::without_path_hashes;
+
+    #[test]
+    fn ptx_of_the_same_source_at_two_paths_compares_equal() {
+        let here = ".global .align 1 .b8 _ZN37_INTERNAL_85b4dd50_7_llmc_cu_6022c32d4cuda3std3__439_GLOBAL__N__85b4dd50_7_llmc_cu_6022c32d6ignoreE[1];\n";
+        let there = ".global .align 1 .b8 _ZN37_INTERNAL_f19b07df_7_llmc_cu_6022c32d4cuda3std3__439_GLOBAL__N__f19b07df_7_llmc_cu_6022c32d6ignoreE[1];\n";
+        assert_ne!(here, there);
+        assert_eq!(without_path_hashes(here), without_path_hashes(there));
+        // Another source (another file name in the symbol) still differs.
+        let other = here.replace("llmc_cu", "main_cu");
+        assert_ne!(without_path_hashes(here), without_path_hashes(&other));
+        // PTX without such names is compared as it is.
+        assert!(matches!(
+            without_path_hashes(".entry k()\n"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
 }
