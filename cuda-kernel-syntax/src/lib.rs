@@ -42,7 +42,7 @@ pub mod check;
 pub mod contract;
 #[cfg(feature = "syn")]
 pub mod cuda;
-#[cfg(feature = "syn")]
+#[cfg(feature = "demangle")]
 pub mod demangle;
 #[cfg(feature = "syn")]
 pub mod mangle;

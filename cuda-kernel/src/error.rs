@@ -299,6 +299,16 @@ impl LaunchError {
     }
 }
 
+/// A kernel's symbol as messages show it: a C++ kernel demangled
+/// (`reduce0<float>(float*, float*, unsigned int)`), an `extern "C"` one as it is.
+fn shown(symbol: &str) -> std::borrow::Cow<'_, str> {
+    if symbol.starts_with("_Z") {
+        std::borrow::Cow::Owned(cuda_kernel_syntax::demangle::shown(symbol))
+    } else {
+        std::borrow::Cow::Borrowed(symbol)
+    }
+}
+
 impl std::fmt::Display for LaunchError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let at = self.location;
@@ -317,13 +327,15 @@ impl std::fmt::Display for LaunchError {
             write!(
                 f,
                 "`{}`, launched at {at}, failed on the device (the verify mode synchronized its stream after it): {}",
-                self.kernel, self.error
+                shown(&self.kernel),
+                self.error
             )?;
         } else {
             write!(
                 f,
                 "launch of `{}` at {at} failed: {}",
-                self.kernel, self.error
+                shown(&self.kernel),
+                self.error
             )?;
         }
         if let Some(launch) = &self.launch {
@@ -464,6 +476,34 @@ mod tests {
 
     static SLOTS: [ParamSlot; 2] =
         ParamLayout::place([ParamSlot::of::<*const f32>("a"), ParamSlot::of::<u32>("n")]);
+
+    #[test]
+    fn a_cpp_kernel_is_named_demangled_in_launch_errors() {
+        let error = |kernel: &str| LaunchError {
+            kernel: kernel.to_string(),
+            location: std::panic::Location::caller(),
+            launch: None,
+            on_device: false,
+            replay: false,
+            error: Error::Unsupported("refused"),
+        };
+        let text = error("_Z7reduce0IfEvPT_S1_j").to_string();
+        assert!(
+            text.starts_with("launch of `reduce0<float>(float*, float*, unsigned int)` at "),
+            "{text}"
+        );
+        assert!(
+            error("vector_add")
+                .to_string()
+                .starts_with("launch of `vector_add` at ")
+        );
+        // Not a symbol the demangler reads: shown as it is.
+        assert!(
+            error("_Zjunk")
+                .to_string()
+                .starts_with("launch of `_Zjunk` at ")
+        );
+    }
 
     #[test]
     fn mismatch_names_kernel_parameter_and_both_layouts() {
