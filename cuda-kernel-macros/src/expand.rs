@@ -1251,8 +1251,10 @@ fn contract_methods(p: &TokenStream, kernel: &Kernel, body: Body) -> TokenStream
         .map(|c| format!(" - `{c}`\n"))
         .collect();
     let doc = format!(
-        " Checks the kernel's contract for a launch with `config` and these arguments, without\n          launching: what [`launch`](Self::launch) checks before it calls the driver.\n\n{listed}\n          Returns [`Error::ContractViolated`](::cuda_kernel::Error::ContractViolated) for the \
-         first\n condition that does not hold."
+        " Checks the kernel's contract for a launch with `config` and these arguments,\n \
+         without launching: what [`launch`](Self::launch) checks before it calls the driver.\n\n\
+         {listed}\n Returns [`Error::ContractViolated`](::cuda_kernel::Error::ContractViolated) \
+         for the first condition that does not hold."
     );
     quote! {
         #[doc(hidden)]
