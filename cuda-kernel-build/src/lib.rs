@@ -55,8 +55,11 @@
 
 #![warn(missing_docs)]
 
+mod generate;
 mod nvcc;
 mod scan;
+
+pub use generate::{Generated, generate};
 
 pub use scan::module_tree;
 
@@ -96,6 +99,7 @@ pub struct Build {
     struct_declarations: bool,
     check_committed: Option<bool>,
     allow_undeclared: Vec<PathBuf>,
+    generate: bool,
 }
 
 impl Default for Build {
@@ -115,8 +119,11 @@ pub struct Compiled {
     pub binaries: Vec<PathBuf>,
     /// Whether nvcc compiled (`false`: committed PTX was used).
     pub compiled_by_nvcc: bool,
-    /// What the build printed as `cargo:warning`s about declarations escaping the checks.
+    /// What the build printed as `cargo:warning`s about declarations escaping the checks (and
+    /// kernels the generated declarations leave out).
     pub warnings: Vec<String>,
+    /// With [`Build::generate_declarations`]: `$OUT_DIR/cuda-kernel/<stem>.rs` of each file.
+    pub generated: Vec<PathBuf>,
 }
 
 /// Why a build failed: every problem found, each naming its file.
@@ -168,6 +175,7 @@ impl Build {
             struct_declarations: true,
             check_committed: None,
             allow_undeclared: Vec::new(),
+            generate: false,
         }
     }
 
@@ -263,6 +271,32 @@ impl Build {
     /// say): the header then only names them (`struct Params;`) for the kernel prototypes.
     pub fn struct_declarations(&mut self, on: bool) -> &mut Build {
         self.struct_declarations = on;
+        self
+    }
+
+    /// Writes the `#[kernel]` declarations of every file's kernels that no hand-written block
+    /// of the crate declares, as `$OUT_DIR/cuda-kernel/<stem>.rs` (one block with a module type
+    /// `Kernels`), read from the file as nvcc preprocesses it for the PTX's architecture (so
+    /// `#if __CUDA_ARCH__` branches and macros expand as they do for the PTX). Include it in a
+    /// module of its own:
+    ///
+    /// ```ignore
+    /// pub mod fill {
+    ///     include!(concat!(env!("OUT_DIR"), "/cuda-kernel/fill.rs"));
+    /// }
+    /// ```
+    ///
+    /// `extern "C"` kernels are declared by name and C++ ones with `#[kernel(cpp)]`, their C
+    /// types through the type table (`size_t` as `ffi::size_t`, `int64_t` as `i64`, `const
+    /// float*` as `*const f32`, typedefs resolved); the generated blocks go through every check
+    /// a hand-written one does (the PTX check at compile time, the driver at load). A kernel
+    /// this cannot declare yet (a template, a struct parameter, a kernel in a namespace) is a
+    /// `cargo:warning` naming it and why: declare it by hand, and a hand-written declaration
+    /// of a kernel always wins (the kernel is left out of the generated block). With
+    /// [`committed_ptx`](Build::committed_ptx) the generated file is committed beside the PTX
+    /// (written with `CUDA_KERNEL_WRITE_PTX=1`), so that machines without nvcc build from it.
+    pub fn generate_declarations(&mut self, on: bool) -> &mut Build {
+        self.generate = on;
         self
     }
 
@@ -501,6 +535,27 @@ impl Build {
                 }
             }
         }
+        if problems.is_empty() && self.generate {
+            let written = generate_all(
+                nvcc_path.as_deref(),
+                &jobs,
+                &includes,
+                &declarations,
+                committed_dir.as_deref(),
+                &out_dir,
+                strict,
+            );
+            match written {
+                Ok((paths, warnings)) => {
+                    compiled.generated = paths;
+                    for warning in &warnings {
+                        println!("cargo::warning={warning}");
+                    }
+                    compiled.warnings.extend(warnings);
+                }
+                Err(mut p) => problems.append(&mut p),
+            }
+        }
         if problems.is_empty() {
             let unlisted_files: Vec<PathBuf> = match listed {
                 true => tree
@@ -511,16 +566,16 @@ impl Build {
                 false => Vec::new(),
             };
             let unlisted = scan::scan_sources(&scan::parsable(&unlisted_files)).unwrap_or_default();
-            compiled.warnings = gap_warnings(
-                &jobs,
-                &compiled.ptx,
-                &declarations,
-                &unlisted,
-                &self.allow_undeclared,
-            );
-            for warning in &compiled.warnings {
+            // Generated declarations cover a file's kernels, or name those they cannot.
+            let allowed: Vec<PathBuf> = match self.generate {
+                true => self.files.clone(),
+                false => self.allow_undeclared.clone(),
+            };
+            let gaps = gap_warnings(&jobs, &compiled.ptx, &declarations, &unlisted, &allowed);
+            for warning in &gaps {
                 println!("cargo::warning={warning}");
             }
+            compiled.warnings.extend(gaps);
             // A kernels crate with `links = "name"` tells the crates depending on it where its
             // PTX is: their build scripts read `DEP_<NAME>_PTX_DIR` ([`dependency_ptx`]).
             if std::env::var_os("CARGO_MANIFEST_LINKS").is_some() && self.out_dir.is_none() {
@@ -530,6 +585,111 @@ impl Build {
         } else {
             Err(Error { problems })
         }
+    }
+}
+
+/// [`Build::generate_declarations`]: each file preprocessed by nvcc as for its PTX, its
+/// kernels declared (those the crate declares by hand left out), the Rust written to
+/// `$OUT_DIR/cuda-kernel/<stem>.rs` and, on request, committed beside the PTX; without nvcc,
+/// the committed copy. Returns the files written and the kernels left out.
+fn generate_all(
+    nvcc: Option<&Path>,
+    jobs: &[nvcc::Job],
+    includes: &[PathBuf],
+    declarations: &scan::Declarations,
+    committed: Option<&Path>,
+    out_dir: &Path,
+    strict: bool,
+) -> Result<(Vec<PathBuf>, Vec<String>), Vec<String>> {
+    let hand_written: Vec<String> = declarations
+        .blocks
+        .iter()
+        .flat_map(|b| &b.block.kernels)
+        .flat_map(|k| {
+            let ident = syn::ext::IdentExt::unraw(&k.ident).to_string();
+            let named = k.name_arg.as_ref().map(syn::LitStr::value);
+            std::iter::once(ident).chain(named)
+        })
+        .collect();
+    let (mut paths, mut warnings, mut problems) = (Vec::new(), Vec::new(), Vec::new());
+    let write = std::env::var_os(WRITE_PTX_ENV).is_some_and(|v| v == "1");
+    for job in jobs {
+        let out = out_dir.join("cuda-kernel").join(format!("{}.rs", job.stem));
+        let committed_path = committed.map(|d| d.join(format!("{}.rs", job.stem)));
+        let rust = match nvcc {
+            Some(nvcc) => {
+                let text = match nvcc::preprocess(nvcc, job, includes) {
+                    Ok(text) => text,
+                    Err(p) => {
+                        problems.push(p);
+                        continue;
+                    }
+                };
+                let name = job.source.file_name().map(|n| n.to_os_string());
+                let here =
+                    |file: &str| Path::new(file).file_name().map(|f| f.to_os_string()) == name;
+                let shown = job
+                    .source
+                    .file_name()
+                    .map_or_else(|| job.stem.clone(), |n| n.to_string_lossy().into_owned());
+                let generated = generate::generate(
+                    &shown,
+                    &text,
+                    &here,
+                    &format!("$OUT_DIR/{}.ptx", job.stem),
+                    "Kernels",
+                    &hand_written,
+                );
+                warnings.extend(generated.warnings);
+                let rust = if generated.rust.is_empty() {
+                    format!(
+                        "// {shown}: no kernel to declare that the crate does not declare by hand.
+"
+                    )
+                } else {
+                    generated.rust
+                };
+                if let Some(path) = &committed_path {
+                    let old = std::fs::read_to_string(path).ok();
+                    if write {
+                        if let Err(e) = std::fs::write(path, &rust) {
+                            problems.push(format!("cannot write {}: {e}", path.display()));
+                        }
+                    } else if old.as_deref() != Some(rust.as_str()) {
+                        let message = format!(
+                            "{} differs from the declarations generated from {shown} now:                              rebuild with {WRITE_PTX_ENV}=1 to write it, then commit it",
+                            path.display()
+                        );
+                        if strict {
+                            problems.push(message);
+                        } else {
+                            warnings.push(message);
+                        }
+                    }
+                }
+                rust
+            }
+            None => match committed_path.as_ref().map(std::fs::read_to_string) {
+                Some(Ok(rust)) => rust,
+                _ => {
+                    problems.push(format!(
+                        "generated declarations of {}.cu need nvcc, or a committed {}.rs beside                          the committed PTX (Build::committed_ptx, written with {WRITE_PTX_ENV}=1)",
+                        job.stem, job.stem
+                    ));
+                    continue;
+                }
+            },
+        };
+        if let Err(e) = write_if_changed(&out, rust.as_bytes()) {
+            problems.extend(e.problems);
+            continue;
+        }
+        paths.push(out);
+    }
+    if problems.is_empty() {
+        Ok((paths, warnings))
+    } else {
+        Err(problems)
     }
 }
 

@@ -136,6 +136,30 @@ fn compile(nvcc: &Path, job: &Job, includes: &[PathBuf]) -> Result<String, Failu
         .map_err(|e| Failure::Other(format!("cannot read {}: {e}", out.display())))
 }
 
+/// The job's source as nvcc preprocesses it for the PTX (its architecture and flags, device
+/// side), for [`generate`](crate::generate).
+pub fn preprocess(nvcc: &Path, job: &Job, includes: &[PathBuf]) -> Result<String, String> {
+    let args = job
+        .args
+        .iter()
+        .map(|a| if a == "-ptx" { "-E" } else { a.as_str() });
+    let output = Command::new(nvcc)
+        .args(args)
+        .args(includes.iter().map(|d| format!("-I{}", d.display())))
+        .arg(&job.source)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", nvcc.display()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "nvcc could not preprocess {}:\n{}",
+            job.source.display(),
+            String::from_utf8_lossy(&output.stderr).trim_end()
+        ));
+    }
+    String::from_utf8(output.stdout)
+        .map_err(|_| format!("nvcc's preprocessed {} is not UTF-8", job.source.display()))
+}
+
 /// nvcc's error, with each kernel whose definition differs from its Rust declaration named
 /// where it is declared. nvcc reports the difference as an overload: `more than one instance
 /// of overloaded function "k" has "C" linkage` (or, for C++ kernels, none at all: they

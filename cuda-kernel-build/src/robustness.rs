@@ -1,6 +1,7 @@
 //! Nothing in a crate's sources may panic the build step: mutations of the repository's Rust
 //! sources through the scanner and the header writer, and of nvcc's error output through the
-//! explanation of a failed prototype check (`CUDA_KERNEL_MUTATIONS`, 20,000 by default, each).
+//! explanation of a failed prototype check, and of CUDA sources through the declaration
+//! generator (`CUDA_KERNEL_MUTATIONS`, 20,000 by default, each).
 
 use std::path::{Path, PathBuf};
 
@@ -59,5 +60,36 @@ fn mutated_nvcc_output_never_panics_the_explanation() {
     .map(String::from);
     mutate::run("nvcc explanation", 32, &stderr, |text| {
         let _ = nvcc::explain(Path::new("cuda/vector_add.cu"), text, &declarations);
+    });
+}
+
+/// The declaration generator reads whatever a `.cu` file (preprocessed) holds: the repository's
+/// vendored CUDA sources, cut into kernels with a line marker each, mutated.
+#[test]
+fn mutated_cuda_sources_never_panic_the_declaration_generator() {
+    let mut corpus = Vec::new();
+    for file in [
+        "llmc.cu",
+        "cuda_samples.cu",
+        "candle_fill.cu",
+        "templates.cu",
+        "echo.cu",
+    ] {
+        let text = std::fs::read_to_string(repo().join("kernels/cuda").join(file)).unwrap();
+        // As nvcc -E writes it: `__global__` spelled as the attribute, a line marker first.
+        let text = text.replace("__global__", "__attribute__((global))");
+        for (i, part) in text.split("\n\n").enumerate() {
+            if part.contains("global") {
+                corpus.push(format!("# 1 \"{file}\"\n{part}\n"));
+            }
+            if i > 40 {
+                break;
+            }
+        }
+    }
+    assert!(corpus.len() >= 10, "{}", corpus.len());
+    let here = |_: &str| true;
+    mutate::run("declaration generator", 41, &corpus, |text| {
+        let _ = crate::generate::generate("k.cu", text, &here, "k.ptx", "Kernels", &[]);
     });
 }

@@ -1,0 +1,679 @@
+//! Declarations from the source: the `#[kernel]` block of a `.cu` file, written from its
+//! device-side preprocessed text (`nvcc -E` with the PTX build's architecture and flags, so
+//! that `#if __CUDA_ARCH__` branches and macros expand as they do for the PTX).
+//!
+//! A small scanner of our own rather than tree-sitter: it needs no C compiler at build time,
+//! and preprocessed text leaves only what it must read: `__attribute__((global))` function
+//! definitions, their parameter lists, the typedefs they use and the `extern "C"` and namespace
+//! blocks around them. Kernels it cannot express (templates, structs, namespaces) are named in
+//! a warning with the reason, never skipped in silence.
+
+use std::fmt::Write as _;
+
+use cuda_kernel_syntax::types;
+
+/// What generating a file's declarations gave.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Generated {
+    /// The Rust source of the block (empty when no kernel could be declared).
+    pub rust: String,
+    /// The kernels declared, by name.
+    pub declared: Vec<String>,
+    /// Kernels left out, each with why.
+    pub warnings: Vec<String>,
+}
+
+/// A token of preprocessed C++.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Token {
+    Ident(String),
+    Punct(char),
+    Literal(String),
+    /// `# 12 "file"`: the text after it comes from `file`.
+    Line(String),
+}
+
+fn tokenize(text: &str) -> Vec<Token> {
+    let mut out = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    let mut line_start = true;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c == b'\n' {
+            line_start = true;
+            i += 1;
+            continue;
+        }
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        if c == b'#' && line_start {
+            let end = text[i..].find('\n').map_or(bytes.len(), |e| i + e);
+            let line = &text[i..end];
+            if let Some(file) = line.split('"').nth(1) {
+                out.push(Token::Line(file.to_string()));
+            }
+            i = end;
+            continue;
+        }
+        line_start = false;
+        if c == b'/' && bytes.get(i + 1) == Some(&b'/') {
+            i = text[i..].find('\n').map_or(bytes.len(), |e| i + e);
+            continue;
+        }
+        if c == b'/' && bytes.get(i + 1) == Some(&b'*') {
+            i = text[i + 2..]
+                .find("*/")
+                .map_or(bytes.len(), |e| i + 2 + e + 2);
+            continue;
+        }
+        if c == b'"' || c == b'\'' {
+            let mut j = i + 1;
+            while j < bytes.len() && bytes[j] != c {
+                j += if bytes[j] == b'\\' { 2 } else { 1 };
+            }
+            let end = (j + 1).min(bytes.len());
+            out.push(Token::Literal(
+                text.get(i..end).unwrap_or_default().to_string(),
+            ));
+            i = end;
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == b'_' {
+            let mut j = i;
+            while j < bytes.len() && (bytes[j].is_ascii_alphanumeric() || bytes[j] == b'_') {
+                j += 1;
+            }
+            out.push(Token::Ident(text[i..j].to_string()));
+            i = j;
+            continue;
+        }
+        if c.is_ascii_digit() {
+            let mut j = i;
+            while j < bytes.len() && (bytes[j].is_ascii_alphanumeric() || bytes[j] == b'.') {
+                j += 1;
+            }
+            out.push(Token::Literal(text[i..j].to_string()));
+            i = j;
+            continue;
+        }
+        // Multi-byte characters are punctuation of no interest here.
+        let ch = text[i..].chars().next().unwrap_or(' ');
+        out.push(Token::Punct(ch));
+        i += ch.len_utf8();
+    }
+    out
+}
+
+fn is_ident(token: Option<&Token>, name: &str) -> bool {
+    matches!(token, Some(Token::Ident(i)) if i == name)
+}
+
+fn is_punct(token: Option<&Token>, c: char) -> bool {
+    matches!(token, Some(Token::Punct(p)) if *p == c)
+}
+
+/// The index just past the bracket closing the one at `open`.
+fn skip_group(tokens: &[Token], open: usize, left: char, right: char) -> usize {
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < tokens.len() {
+        if is_punct(tokens.get(i), left) {
+            depth += 1;
+        } else if is_punct(tokens.get(i), right) {
+            depth = depth.saturating_sub(1);
+            if depth == 0 {
+                return i + 1;
+            }
+        }
+        i += 1;
+    }
+    tokens.len()
+}
+
+/// What a `{` opens.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Block {
+    ExternC,
+    Namespace(String),
+    Other,
+}
+
+/// A kernel definition found in the text.
+#[derive(Clone, Debug)]
+struct Found {
+    name: String,
+    extern_c: bool,
+    namespace: Option<String>,
+    template: bool,
+    params: Vec<Vec<Token>>,
+}
+
+/// The kernels defined in `text` by files `from_here` accepts, and the typedefs seen.
+fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> (Vec<Found>, Vec<(String, Vec<Token>)>) {
+    let tokens = tokenize(text);
+    let mut found: Vec<Found> = Vec::new();
+    let mut typedefs = Vec::new();
+    let mut blocks: Vec<Block> = Vec::new();
+    let mut file = String::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        match &tokens[i] {
+            Token::Line(f) => {
+                file.clone_from(f);
+                i += 1;
+            }
+            Token::Punct('{') => {
+                let kind = if matches!(tokens.get(i.wrapping_sub(1)), Some(Token::Literal(l)) if l == "\"C\"")
+                    && is_ident(tokens.get(i.wrapping_sub(2)), "extern")
+                {
+                    Block::ExternC
+                } else if is_ident(tokens.get(i.wrapping_sub(2)), "namespace") {
+                    match &tokens[i - 1] {
+                        Token::Ident(name) => Block::Namespace(name.clone()),
+                        _ => Block::Other,
+                    }
+                } else if is_ident(tokens.get(i.wrapping_sub(1)), "namespace") {
+                    Block::Namespace(String::new())
+                } else {
+                    Block::Other
+                };
+                blocks.push(kind);
+                i += 1;
+            }
+            Token::Punct('}') => {
+                blocks.pop();
+                i += 1;
+            }
+            Token::Ident(t) if t == "typedef" && !blocks.contains(&Block::Other) => {
+                let end = (i..tokens.len())
+                    .find(|&j| is_punct(tokens.get(j), ';'))
+                    .unwrap_or(tokens.len());
+                if (i..end).any(|j| is_punct(tokens.get(j), '{')) {
+                    // `typedef struct { ... } X;`: its braces are scanned as any others.
+                    i += 1;
+                    continue;
+                }
+                let body = &tokens[i + 1..end];
+                if let (Some(Token::Ident(name)), true) = (body.last(), body.len() >= 2) {
+                    let simple = body[..body.len() - 1]
+                        .iter()
+                        .all(|t| matches!(t, Token::Ident(_) | Token::Punct('*')));
+                    if simple {
+                        typedefs.push((name.clone(), body[..body.len() - 1].to_vec()));
+                    }
+                }
+                i = end;
+            }
+            Token::Ident(a)
+                if a == "__attribute__"
+                    && is_punct(tokens.get(i + 1), '(')
+                    && is_punct(tokens.get(i + 2), '(')
+                    && is_ident(tokens.get(i + 3), "global") =>
+            {
+                let start = i;
+                i = skip_group(&tokens, i + 1, '(', ')');
+                // Up to the parameter list: other attributes, `void`, the name.
+                let mut name = None;
+                while i < tokens.len() && !is_punct(tokens.get(i), '(') {
+                    if is_ident(tokens.get(i), "__attribute__") {
+                        i = skip_group(&tokens, i + 1, '(', ')');
+                        continue;
+                    }
+                    if let Token::Ident(n) = &tokens[i] {
+                        name = Some(n.clone());
+                    }
+                    if is_punct(tokens.get(i), ';') || is_punct(tokens.get(i), '{') {
+                        break;
+                    }
+                    i += 1;
+                }
+                let Some(name) = name.filter(|_| is_punct(tokens.get(i), '(')) else {
+                    continue;
+                };
+                let close = skip_group(&tokens, i, '(', ')');
+                // Without its `)` (the text ends first), the list runs to the end.
+                let inner = tokens
+                    .get(i + 1..close.saturating_sub(1))
+                    .unwrap_or_default();
+                let params = split_params(inner);
+                i = close;
+                // A definition, not a declaration.
+                while i < tokens.len() && is_ident(tokens.get(i), "__attribute__") {
+                    i = skip_group(&tokens, i + 1, '(', ')');
+                }
+                if !is_punct(tokens.get(i), '{') || !from_here(&file) {
+                    continue;
+                }
+                // What precedes it: `extern "C"`, a template head.
+                let back = &tokens[start.saturating_sub(4)..start];
+                let extern_c = blocks.contains(&Block::ExternC)
+                    || back.windows(2).any(|w| {
+                        is_ident(w.first(), "extern")
+                            && matches!(w.get(1), Some(Token::Literal(l)) if l == "\"C\"")
+                    });
+                let template = (0..start).rev().take(64).any(|j| {
+                    is_ident(tokens.get(j), "template")
+                        && is_punct(tokens.get(j + 1), '<')
+                        && skip_group(&tokens, j + 1, '<', '>') <= start
+                        && (skip_group(&tokens, j + 1, '<', '>')..start)
+                            .all(|k| !is_punct(tokens.get(k), ';') && !is_punct(tokens.get(k), '}'))
+                });
+                let namespace = blocks.iter().find_map(|b| match b {
+                    Block::Namespace(n) => Some(n.clone()),
+                    _ => None,
+                });
+                if found.iter().all(|f| f.name != name) {
+                    found.push(Found {
+                        name,
+                        extern_c,
+                        namespace,
+                        template,
+                        params,
+                    });
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    (found, typedefs)
+}
+
+/// A parameter list split at its top-level commas.
+fn split_params(tokens: &[Token]) -> Vec<Vec<Token>> {
+    let mut out = vec![Vec::new()];
+    let mut depth = 0i32;
+    for token in tokens {
+        match token {
+            Token::Punct('(' | '<' | '[') => depth += 1,
+            Token::Punct(')' | '>' | ']') => depth -= 1,
+            Token::Punct(',') if depth == 0 => {
+                out.push(Vec::new());
+                continue;
+            }
+            _ => {}
+        }
+        if let Some(last) = out.last_mut() {
+            last.push(token.clone());
+        }
+    }
+    if out.len() == 1 && (out[0].is_empty() || out[0] == [Token::Ident("void".into())]) {
+        return Vec::new();
+    }
+    out
+}
+
+/// Type words that are never a parameter's name.
+const TYPE_WORDS: &[&str] = &[
+    "const", "volatile", "unsigned", "signed", "int", "long", "short", "char", "float", "double",
+    "bool", "void",
+];
+
+/// One parameter as Rust declares it: name and type, or why it cannot be.
+fn param(
+    tokens: &[Token],
+    index: usize,
+    typedefs: &[(String, Vec<Token>)],
+) -> Result<(String, String), String> {
+    let mut words: Vec<Token> = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        match &tokens[i] {
+            Token::Ident(a) if a == "__attribute__" => {
+                i = skip_group(tokens, i + 1, '(', ')');
+                continue;
+            }
+            Token::Ident(r) if r == "__restrict__" || r == "__restrict" || r == "restrict" => {}
+            Token::Ident(s) if s == "struct" => {}
+            Token::Punct('[') => {
+                // `float x[]`: a pointer, as C passes arrays (the star before the name).
+                let at = match words.last() {
+                    Some(Token::Ident(n)) if !TYPE_WORDS.contains(&n.as_str()) => words.len() - 1,
+                    _ => words.len(),
+                };
+                words.insert(at, Token::Punct('*'));
+                i = skip_group(tokens, i, '[', ']');
+                continue;
+            }
+            Token::Punct('&') => return Err("takes a reference".to_string()),
+            Token::Punct('<' | ':') => {
+                return Err("takes a class template or a qualified type".to_string());
+            }
+            other => words.push(other.clone()),
+        }
+        i += 1;
+    }
+    // The name: a last identifier that is not a type word, after a type (not qualifiers
+    // alone: in `const size_t` the last word is the type).
+    let typed_before = |words: &[Token]| {
+        words[..words.len() - 1].iter().any(|t| match t {
+            Token::Ident(w) => w != "const" && w != "volatile",
+            _ => true,
+        })
+    };
+    let name = match words.last() {
+        Some(Token::Ident(n))
+            if words.len() >= 2 && !TYPE_WORDS.contains(&n.as_str()) && typed_before(&words) =>
+        {
+            let n = n.clone();
+            words.pop();
+            n
+        }
+        _ => format!("arg{index}"),
+    };
+    let ty = rust_type(&words, typedefs)?;
+    Ok((rust_name(&name), ty))
+}
+
+/// A parameter name as a Rust identifier (`type` becomes `r#type`).
+fn rust_name(name: &str) -> String {
+    const KEYWORDS: &[&str] = &[
+        "as", "async", "await", "box", "break", "const", "continue", "crate", "dyn", "else",
+        "enum", "extern", "false", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match",
+        "mod", "move", "mut", "pub", "ref", "return", "static", "struct", "super", "trait", "true",
+        "type", "unsafe", "use", "where", "while", "yield", "abstract", "become", "do", "final",
+        "macro", "override", "priv", "try", "typeof", "unsized", "virtual",
+    ];
+    if name == "self" || name == "Self" || name == "super" || name == "crate" {
+        format!("{name}_")
+    } else if KEYWORDS.contains(&name) {
+        format!("r#{name}")
+    } else {
+        name.to_string()
+    }
+}
+
+/// The Rust type of a parameter's type words (`const float *`, `unsigned int`, `size_t`).
+fn rust_type(words: &[Token], typedefs: &[(String, Vec<Token>)]) -> Result<String, String> {
+    // Base words up to the first star, then one level per star with the const after it.
+    let first_star = words
+        .iter()
+        .position(|t| matches!(t, Token::Punct('*')))
+        .unwrap_or(words.len());
+    let mut base_const = false;
+    let mut base: Vec<String> = Vec::new();
+    for word in &words[..first_star] {
+        match word {
+            Token::Ident(w) if w == "const" => base_const = true,
+            Token::Ident(w) if w == "volatile" => {}
+            Token::Ident(w) => base.push(w.clone()),
+            _ => return Err("has a type this generator does not read".to_string()),
+        }
+    }
+    // Typedefs of the file (and its headers): resolved to the words they stand for.
+    let mut stars_from_typedef = 0;
+    for _ in 0..8 {
+        let [single] = &base[..] else { break };
+        if builtin(single).is_some() {
+            break;
+        }
+        let Some((_, target)) = typedefs.iter().rev().find(|(n, _)| n == single) else {
+            break;
+        };
+        let mut next = Vec::new();
+        for t in target {
+            match t {
+                Token::Ident(w) if w == "const" => base_const = true,
+                Token::Ident(w) => next.push(w.clone()),
+                Token::Punct('*') => stars_from_typedef += 1,
+                _ => {}
+            }
+        }
+        base = next;
+    }
+    if stars_from_typedef > 0 {
+        return Err("takes a pointer through a typedef".to_string());
+    }
+    let spelled = c_spelling(&base);
+    let Some(mut ty) = builtin(&spelled) else {
+        return Err(format!(
+            "takes `{spelled}`, not a built-in parameter type (a struct is declared by hand, with #[derive(KernelParam)])"
+        ));
+    };
+    let mut pointee_const = base_const;
+    let mut rest = words[first_star..].iter().peekable();
+    while let Some(token) = rest.next() {
+        match token {
+            Token::Punct('*') => {
+                ty = format!("{} {ty}", if pointee_const { "*const" } else { "*mut" });
+                pointee_const = is_ident(rest.peek().copied(), "const");
+                if pointee_const {
+                    rest.next();
+                }
+            }
+            Token::Ident(w) if w == "volatile" => {}
+            _ => return Err("has a declarator this generator does not read".to_string()),
+        }
+    }
+    Ok(ty)
+}
+
+/// C's words for a type, in the type table's spelling (`unsigned` is `unsigned int`,
+/// `long int` is `long`, `uint32_t` is `unsigned int`).
+fn c_spelling(words: &[String]) -> String {
+    let mut w: Vec<&str> = words.iter().map(String::as_str).collect();
+    let has_int = w.contains(&"int");
+    if has_int && (w.contains(&"long") || w.contains(&"short")) {
+        w.retain(|x| *x != "int");
+    }
+    let joined = w.join(" ");
+    let fixed = match joined.as_str() {
+        "unsigned" => "unsigned int",
+        "signed" | "signed int" => "int",
+        "long unsigned" | "unsigned long" => "unsigned long",
+        "long long unsigned" | "unsigned long long" => "unsigned long long",
+        "signed long" => "long",
+        "signed short" => "short",
+        "uint8_t" => "unsigned char",
+        "int8_t" => "signed char",
+        "uint16_t" => "unsigned short",
+        "int16_t" => "short",
+        "uint32_t" => "unsigned int",
+        "int32_t" => "int",
+        "__nv_bfloat16_raw" => "__nv_bfloat16",
+        "half" => "__half",
+        "half2" => "__half2",
+        other => other,
+    };
+    fixed.to_string()
+}
+
+/// The Rust path generated code names a C type by: the type table's, with `size_t`, `long`
+/// and the other C-named types through `cuda_kernel::ffi`, as the manual writes them.
+fn builtin(c: &str) -> Option<String> {
+    const FFI: &[&str] = &[
+        "size_t",
+        "ptrdiff_t",
+        "long",
+        "unsigned long",
+        "long long",
+        "unsigned long long",
+        "char",
+    ];
+    let t = if FFI.contains(&c) {
+        types::all().find(|t| t.cuda == c && t.alias_of.is_some())
+    } else {
+        types::by_cuda_name(c)
+    }?;
+    Some(if types::primitive(t.rust).is_some() {
+        t.rust.to_string()
+    } else {
+        format!("::cuda_kernel::{}", t.rust)
+    })
+}
+
+/// The `#[kernel]` block of one `.cu` file: `ptx` is the block's `ptx = "..."` path, `module`
+/// the module type's name, `hand_written` the kernels the crate declares itself (left out).
+pub fn generate(
+    source: &str,
+    preprocessed: &str,
+    from_here: &dyn Fn(&str) -> bool,
+    ptx: &str,
+    module: &str,
+    hand_written: &[String],
+) -> Generated {
+    let (found, typedefs) = scan(preprocessed, from_here);
+    let mut out = Generated::default();
+    let mut items = String::new();
+    for kernel in found {
+        if hand_written.contains(&kernel.name) {
+            continue;
+        }
+        let why = if kernel.template {
+            Some(
+                "a template: declare it by hand with #[kernel(cpp)] and its type parameters"
+                    .to_string(),
+            )
+        } else {
+            kernel.namespace.as_ref().map(|ns| {
+                format!(
+                    "in namespace `{ns}`, which #[kernel(cpp)] does not mangle: declare it by \
+                     hand with #[kernel(name = \"...\")]"
+                )
+            })
+        };
+        if let Some(why) = why {
+            out.warnings.push(format!(
+                "{source}: `{}` is not generated: {why}",
+                kernel.name
+            ));
+            continue;
+        }
+        let params: Result<Vec<(String, String)>, String> = kernel
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                param(p, i, &typedefs).map_err(|why| format!("parameter {} {why}", i + 1))
+            })
+            .collect();
+        let params = match params {
+            Ok(params) => params,
+            Err(why) => {
+                out.warnings.push(format!(
+                    "{source}: `{}` is not generated: its {why}; declare it by hand",
+                    kernel.name
+                ));
+                continue;
+            }
+        };
+        let list: Vec<String> = params.iter().map(|(n, t)| format!("{n}: {t}")).collect();
+        let cpp = if kernel.extern_c {
+            ""
+        } else {
+            "    #[kernel(cpp)]\n"
+        };
+        // Names as the source writes them (`N`, `transposeNaive`).
+        let _ = write!(
+            items,
+            "    /// `{}` of {source}.\n{cpp}    #[allow(non_snake_case)]\n    pub fn {}({});\n",
+            kernel.name,
+            rust_name(&kernel.name),
+            list.join(", ")
+        );
+        out.declared.push(kernel.name);
+    }
+    if !out.declared.is_empty() {
+        out.rust = format!(
+            "// Generated by cuda-kernel-build from {source}: every kernel the file defines that\n\
+             // no hand-written #[kernel] block of the crate declares. Do not edit.\n\
+             #[::cuda_kernel::kernel(ptx = \"{ptx}\", module = pub {module})]\n\
+             unsafe extern \"C\" {{\n{items}}}\n"
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT: &str = r#"
+# 1 "cuda/k.cu"
+typedef unsigned long size_t;
+typedef float floatX;
+# 1 "/usr/local/cuda/include/cuda_runtime.h" 1
+extern "C" __attribute__((global)) void from_a_header(float *x) { }
+# 5 "cuda/k.cu" 2
+extern "C" __attribute__((global)) void fill_f32(float *buf, float value, const size_t numel) { }
+extern "C" {
+__attribute__((global)) void __attribute__((launch_bounds(256, 2))) inside(const floatX *__restrict__ x, floatX * const y, unsigned n, long long big) { }
+}
+__attribute__((global)) void cpp_kernel(const float* const* rows, int, char c[]) { }
+template <typename T> __attribute__((global)) void templ(T *x) { }
+namespace ns { __attribute__((global)) void spaced(float *x) { } }
+struct P { int a; };
+__attribute__((global)) void takes_struct(P p) { }
+__attribute__((global)) void declared_only(float *x);
+extern "C" __attribute__((global)) void by_hand(float *x) { }
+extern "C" __attribute__((global)) void keyword_param(int type, const size_t) { }
+"#;
+
+    fn here(file: &str) -> bool {
+        file == "cuda/k.cu"
+    }
+
+    #[test]
+    fn kernels_of_the_file_are_declared_as_their_source_writes_them() {
+        let g = generate(
+            "cuda/k.cu",
+            TEXT,
+            &here,
+            "$OUT_DIR/k.ptx",
+            "Kernels",
+            &["by_hand".into()],
+        );
+        assert_eq!(
+            g.declared,
+            ["fill_f32", "inside", "cpp_kernel", "keyword_param"],
+            "{}",
+            g.rust
+        );
+        assert!(
+            g.rust
+                .contains("pub fn keyword_param(r#type: i32, arg1: ::cuda_kernel::ffi::size_t);"),
+            "{}",
+            g.rust
+        );
+        assert!(
+            g.rust.contains(
+                "pub fn fill_f32(buf: *mut f32, value: f32, numel: ::cuda_kernel::ffi::size_t);"
+            ),
+            "{}",
+            g.rust
+        );
+        assert!(g.rust.contains(
+            "pub fn inside(x: *const f32, y: *mut f32, n: u32, big: ::cuda_kernel::ffi::c_longlong);"
+        ), "{}", g.rust);
+        assert!(g.rust.contains(
+            "    #[kernel(cpp)]\n    #[allow(non_snake_case)]\n    pub fn cpp_kernel(rows: *const *const f32, arg1: i32, c: *mut ::cuda_kernel::ffi::c_char);"
+        ), "{}", g.rust);
+        let warned: Vec<&str> = g
+            .warnings
+            .iter()
+            .map(|w| w.split('`').nth(1).unwrap())
+            .collect();
+        assert_eq!(
+            warned,
+            ["templ", "spaced", "takes_struct"],
+            "{:?}",
+            g.warnings
+        );
+        assert!(g.warnings[2].contains("takes `P`, not a built-in parameter type"));
+    }
+
+    #[test]
+    fn nothing_to_declare_writes_nothing() {
+        let g = generate(
+            "cuda/k.cu",
+            "# 1 \"cuda/k.cu\"\nint x;\n",
+            &here,
+            "k.ptx",
+            "K",
+            &[],
+        );
+        assert_eq!(g, Generated::default());
+    }
+}

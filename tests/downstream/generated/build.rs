@@ -1,0 +1,11 @@
+fn main() {
+    cuda_kernel_build::Build::new()
+        .files([
+            "../../../kernels/cuda/candle_fill.cu",
+            "../../../kernels/cuda/llmc.cu",
+        ])
+        .include("../../../kernels/cuda")
+        .committed_ptx("ptx")
+        .generate_declarations(true)
+        .compile();
+}

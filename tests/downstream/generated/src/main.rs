@@ -1,0 +1,59 @@
+//! Typed launchers for every kernel of three real files, from a few lines of build script: the
+//! generated modules (`$OUT_DIR/cuda-kernel/<stem>.rs`), plus one kernel declared by hand with
+//! a contract, which the generated block leaves out.
+
+use cuda_kernel::{Config, kernel};
+
+pub mod fill {
+    include!(concat!(env!("OUT_DIR"), "/cuda-kernel/candle_fill.rs"));
+}
+
+pub mod llmc {
+    include!(concat!(env!("OUT_DIR"), "/cuda-kernel/llmc.rs"));
+}
+
+// Declared by hand, with a contract: wins over the generated declaration.
+#[kernel(ptx = "$OUT_DIR/candle_fill.ptx")]
+unsafe extern "C" {
+    #[requires(buf.len() >= numel)]
+    pub fn fill_f32(buf: *mut f32, value: f32, numel: cuda_kernel::ffi::size_t);
+}
+
+fn main() -> Result<(), cuda_kernel::Error> {
+    // What the generated launchers send, without a GPU.
+    let buf = fill::FillU32::pack(0x1000, 7, 16);
+    assert_eq!(buf.bytes()[8..12], 7u32.to_le_bytes());
+    let copy = fill::Copy2dF32::pack(0x1000, 0x2000, 4, 6, 10, 8);
+    assert_eq!(copy.bytes().len(), 32);
+    let gelu = llmc::GeluForwardKernel::pack(0x1000, 0x2000, 10);
+    assert_eq!(gelu.bytes()[16..20], 10i32.to_le_bytes());
+    println!(
+        "generated: {}, {}, {} and the hand-written {}",
+        fill::FillU32::NAME,
+        fill::Copy2dF32::NAME,
+        llmc::GeluForwardKernel::NAME,
+        FillF32::NAME
+    );
+    if std::env::args().any(|a| a == "--gpu") {
+        let ctx = cuda_kernel::driver::context(0)?;
+        let stream = ctx.default_stream();
+        let kernels = llmc::Kernels::load(&ctx)?;
+        let x = stream.clone_htod(&[0.5f32; 1000])?;
+        let mut y = stream.alloc_zeros::<f32>(1000)?;
+        // SAFETY: gelu_forward_kernel touches indices below n = 1000 of two 1000-float buffers.
+        unsafe {
+            kernels
+                .gelu_forward_kernel
+                .launch(&stream, Config::for_elements(1000, 256), &mut y, &x, 1000)?
+        };
+        let fill = FillF32::load(&cuda_kernel::driver::load_ptx(
+            &ctx,
+            include_str!(concat!(env!("OUT_DIR"), "/candle_fill.ptx")),
+        )?)?;
+        fill.launch(&stream, Config::for_elements(1000, 256), &mut y, 2.0, 1000)?;
+        let host = stream.clone_dtoh(&y)?;
+        assert!(host.iter().all(|v| *v == 2.0));
+        println!("generated: launched on the GPU, ok");
+    }
+    Ok(())
+}
