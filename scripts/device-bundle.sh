@@ -48,6 +48,8 @@ cargo build --release --quiet --manifest-path tests/downstream/two-crates/Cargo.
 cp target/downstream/release/app .device/examples/two-crates-app
 cargo build --release --quiet --manifest-path tests/downstream/cudaforge/Cargo.toml --target-dir target/downstream
 cp target/downstream/release/on-cudaforge .device/examples/
+cargo build --release --quiet --manifest-path tests/downstream/generated/Cargo.toml --target-dir target/downstream
+cp target/downstream/release/generated .device/examples/
 cp scripts/device-run.sh scripts/device-probe.sh .device/scripts/
 ls -la .device/tests .device/examples
 du -sh .device

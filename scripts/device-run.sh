@@ -112,6 +112,8 @@ if [ "$what" != tests ]; then
         .device/examples/two-crates-app
         echo "== on-cudaforge (kernels built by cudaforge, checked by cuda-kernel)"
         .device/examples/on-cudaforge
+        echo "== generated (declarations generated from candle's fill.cu and llm.c's kernels)"
+        .device/examples/generated --gpu
         echo "== vector_add"
         .device/examples/vector_add && .device/examples/vector_add 1000003 && .device/examples/vector_add 1
         echo "== bandwidth"

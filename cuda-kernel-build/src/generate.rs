@@ -147,7 +147,8 @@ struct Found {
     name: String,
     extern_c: bool,
     namespace: Option<String>,
-    template: bool,
+    /// The template head's parameters, for a function template.
+    template: Option<Vec<Vec<Token>>>,
     params: Vec<Vec<Token>>,
 }
 
@@ -254,12 +255,22 @@ fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> (Vec<Found>, Vec<(Strin
                         is_ident(w.first(), "extern")
                             && matches!(w.get(1), Some(Token::Literal(l)) if l == "\"C\"")
                     });
-                let template = (0..start).rev().take(64).any(|j| {
-                    is_ident(tokens.get(j), "template")
-                        && is_punct(tokens.get(j + 1), '<')
-                        && skip_group(&tokens, j + 1, '<', '>') <= start
-                        && (skip_group(&tokens, j + 1, '<', '>')..start)
-                            .all(|k| !is_punct(tokens.get(k), ';') && !is_punct(tokens.get(k), '}'))
+                let template = (0..start).rev().take(64).find_map(|j| {
+                    if !is_ident(tokens.get(j), "template") || !is_punct(tokens.get(j + 1), '<') {
+                        return None;
+                    }
+                    let close = skip_group(&tokens, j + 1, '<', '>');
+                    let head_ends_here = close <= start
+                        && (close..start).all(|k| {
+                            !is_punct(tokens.get(k), ';') && !is_punct(tokens.get(k), '}')
+                        });
+                    head_ends_here.then(|| {
+                        split_params(
+                            tokens
+                                .get(j + 2..close.saturating_sub(1))
+                                .unwrap_or_default(),
+                        )
+                    })
                 });
                 let namespace = blocks.iter().find_map(|b| match b {
                     Block::Namespace(n) => Some(n.clone()),
@@ -316,6 +327,7 @@ fn param(
     tokens: &[Token],
     index: usize,
     typedefs: &[(String, Vec<Token>)],
+    type_params: &[String],
 ) -> Result<(String, String), String> {
     let mut words: Vec<Token> = Vec::new();
     let mut i = 0;
@@ -363,7 +375,7 @@ fn param(
         }
         _ => format!("arg{index}"),
     };
-    let ty = rust_type(&words, typedefs)?;
+    let ty = rust_type(&words, typedefs, type_params)?;
     Ok((rust_name(&name), ty))
 }
 
@@ -386,7 +398,11 @@ fn rust_name(name: &str) -> String {
 }
 
 /// The Rust type of a parameter's type words (`const float *`, `unsigned int`, `size_t`).
-fn rust_type(words: &[Token], typedefs: &[(String, Vec<Token>)]) -> Result<String, String> {
+fn rust_type(
+    words: &[Token],
+    typedefs: &[(String, Vec<Token>)],
+    type_params: &[String],
+) -> Result<String, String> {
     // Base words up to the first star, then one level per star with the const after it.
     let first_star = words
         .iter()
@@ -427,7 +443,8 @@ fn rust_type(words: &[Token], typedefs: &[(String, Vec<Token>)]) -> Result<Strin
         return Err("takes a pointer through a typedef".to_string());
     }
     let spelled = c_spelling(&base);
-    let Some(mut ty) = builtin(&spelled) else {
+    let type_param = type_params.iter().find(|t| **t == spelled).cloned();
+    let Some(mut ty) = type_param.or_else(|| builtin(&spelled)) else {
         return Err(format!(
             "takes `{spelled}`, not a built-in parameter type (a struct is declared by hand, with #[derive(KernelParam)])"
         ));
@@ -504,8 +521,134 @@ fn builtin(c: &str) -> Option<String> {
     })
 }
 
+/// A template head's parameter as Rust declares it: `T`, or `const N: u32`.
+fn template_param(tokens: &[Token]) -> Result<String, String> {
+    // A default (`= 256`) is no part of the declaration: instances name every argument.
+    let tokens = match tokens.iter().position(|t| matches!(t, Token::Punct('='))) {
+        Some(eq) => &tokens[..eq],
+        None => tokens,
+    };
+    match tokens {
+        [Token::Ident(kind), Token::Ident(name)] if kind == "typename" || kind == "class" => {
+            Ok(name.clone())
+        }
+        [words @ .., Token::Ident(name)] if !words.is_empty() => {
+            let mut base = Vec::new();
+            for word in words {
+                match word {
+                    Token::Ident(w) if w == "const" => {}
+                    Token::Ident(w) => base.push(w.clone()),
+                    _ => return Err("a template parameter this generator does not read".into()),
+                }
+            }
+            let spelled = c_spelling(&base);
+            let integer =
+                types::all().any(|t| t.cuda == spelled && t.class == types::Class::Integer);
+            match builtin(&spelled).filter(|_| integer) {
+                Some(ty) => Ok(format!("const {name}: {ty}")),
+                None => Err(format!("a template value parameter of type `{spelled}`")),
+            }
+        }
+        _ => Err("a template parameter this generator does not read".into()),
+    }
+}
+
+/// A kernel ready to declare.
+struct Declared {
+    name: String,
+    extern_c: bool,
+    /// `<T, const N: u32>` for a template, empty otherwise.
+    generics: Vec<String>,
+    params: Vec<(String, String)>,
+}
+
+/// The Rust names of the element types a family's member names end in (`fill_f32`): the
+/// scalar and half types, named in symbols by their Rust names.
+fn family_tags() -> Vec<(String, String)> {
+    types::SCALARS
+        .iter()
+        .chain(&types::HALF)
+        .filter(|t| t.rust != "bool")
+        .filter_map(|t| Some((t.name().to_string(), builtin(t.cuda)?)))
+        .collect()
+}
+
+/// A family found: its prefix (`fill`), its parameters with `T`, its members' names.
+type Family = (String, Vec<(String, String)>, Vec<String>);
+
+/// Families of `extern "C"` kernels stamped out per element type (candle's `fill_u8`,
+/// `fill_f32`, ...): the kernels named `<prefix>_<tag>` with the same parameter names, where
+/// each parameter either has one type in all of them or each member's own element type (under
+/// the same pointers), and at least one does. A prefix with a member that does not fit, or one
+/// the crate declares by hand, forms no family. Returns each family's prefix, its parameters
+/// with `T`, and its members.
+fn families(kernels: &[Declared], hand_written: &[String]) -> Vec<Family> {
+    let tags = family_tags();
+    // Per prefix: its members, each with its element type's Rust path.
+    let mut groups: Vec<(String, Vec<(&Declared, &str)>)> = Vec::new();
+    for kernel in kernels
+        .iter()
+        .filter(|k| k.extern_c && k.generics.is_empty())
+    {
+        let Some((prefix, rust)) = tags.iter().find_map(|(tag, rust)| {
+            let prefix = kernel.name.strip_suffix(tag.as_str())?.strip_suffix('_')?;
+            (!prefix.is_empty()).then(|| (prefix.to_string(), rust.as_str()))
+        }) else {
+            continue;
+        };
+        match groups.iter_mut().find(|(p, _)| *p == prefix) {
+            Some((_, members)) => members.push((kernel, rust)),
+            None => groups.push((prefix, vec![(kernel, rust)])),
+        }
+    }
+    let with_t = |ty: &str, rust: &str| -> String {
+        ty.split(' ')
+            .map(|w| if w == rust { "T" } else { w })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut out = Vec::new();
+    for (prefix, members) in groups {
+        let by_hand = tags
+            .iter()
+            .any(|(tag, _)| hand_written.contains(&format!("{prefix}_{tag}")));
+        if members.len() < 2 || by_hand || kernels.iter().any(|k| k.name == prefix) {
+            continue;
+        }
+        let first = members[0].0;
+        let same_names = members.iter().all(|(k, _)| {
+            k.params.len() == first.params.len()
+                && k.params.iter().zip(&first.params).all(|(a, b)| a.0 == b.0)
+        });
+        if !same_names {
+            continue;
+        }
+        let mut shape = Vec::new();
+        for (i, (name, ty)) in first.params.iter().enumerate() {
+            let fixed = members.iter().all(|(k, _)| k.params[i].1 == *ty);
+            let generic = with_t(ty, members[0].1);
+            let varies = members
+                .iter()
+                .all(|(k, rust)| with_t(&k.params[i].1, rust) == generic)
+                && generic.split(' ').any(|w| w == "T");
+            match (fixed, varies) {
+                (true, _) => shape.push((name.clone(), ty.clone())),
+                (false, true) => shape.push((name.clone(), generic)),
+                (false, false) => break,
+            }
+        }
+        let complete = shape.len() == first.params.len();
+        if complete && shape.iter().any(|(_, t)| t.split(' ').any(|w| w == "T")) {
+            let names = members.iter().map(|(k, _)| k.name.clone()).collect();
+            out.push((prefix, shape, names));
+        }
+    }
+    out
+}
+
 /// The `#[kernel]` block of one `.cu` file: `ptx` is the block's `ptx = "..."` path, `module`
-/// the module type's name, `hand_written` the kernels the crate declares itself (left out).
+/// the module type's name, `hand_written` the kernels the crate declares itself (left out),
+/// `entries` the PTX's entry symbols (a template is declared when it has instances there).
 pub fn generate(
     source: &str,
     preprocessed: &str,
@@ -513,67 +656,117 @@ pub fn generate(
     ptx: &str,
     module: &str,
     hand_written: &[String],
+    entries: &[String],
 ) -> Generated {
     let (found, typedefs) = scan(preprocessed, from_here);
     let mut out = Generated::default();
-    let mut items = String::new();
+    let mut kernels: Vec<Declared> = Vec::new();
     for kernel in found {
         if hand_written.contains(&kernel.name) {
             continue;
         }
-        let why = if kernel.template {
-            Some(
-                "a template: declare it by hand with #[kernel(cpp)] and its type parameters"
-                    .to_string(),
-            )
-        } else {
-            kernel.namespace.as_ref().map(|ns| {
-                format!(
-                    "in namespace `{ns}`, which #[kernel(cpp)] does not mangle: declare it by \
-                     hand with #[kernel(name = \"...\")]"
-                )
-            })
-        };
-        if let Some(why) = why {
+        let mut warn = |why: String| {
             out.warnings.push(format!(
                 "{source}: `{}` is not generated: {why}",
                 kernel.name
             ));
+        };
+        if let Some(ns) = &kernel.namespace {
+            warn(format!(
+                "in namespace `{ns}`, which #[kernel(cpp)] does not mangle: declare it by hand \
+                 with #[kernel(name = \"...\")]"
+            ));
             continue;
         }
+        let generics = match &kernel.template {
+            None => Vec::new(),
+            Some(head) => {
+                let instance = format!("_Z{}{}I", kernel.name.len(), kernel.name);
+                if !entries.iter().any(|e| e.starts_with(&instance)) {
+                    warn(
+                        "a template the PTX has no instance of (nvcc compiles the instances the \
+                         .cu names: add an explicit instantiation)"
+                            .to_string(),
+                    );
+                    continue;
+                }
+                match head
+                    .iter()
+                    .map(|p| template_param(p))
+                    .collect::<Result<Vec<_>, _>>()
+                {
+                    Ok(generics) => generics,
+                    Err(why) => {
+                        warn(format!("a template with {why}: declare it by hand"));
+                        continue;
+                    }
+                }
+            }
+        };
+        let type_params: Vec<String> = generics
+            .iter()
+            .filter(|g| !g.starts_with("const "))
+            .cloned()
+            .collect();
         let params: Result<Vec<(String, String)>, String> = kernel
             .params
             .iter()
             .enumerate()
             .map(|(i, p)| {
-                param(p, i, &typedefs).map_err(|why| format!("parameter {} {why}", i + 1))
+                param(p, i, &typedefs, &type_params)
+                    .map_err(|why| format!("parameter {} {why}", i + 1))
             })
             .collect();
-        let params = match params {
-            Ok(params) => params,
-            Err(why) => {
-                out.warnings.push(format!(
-                    "{source}: `{}` is not generated: its {why}; declare it by hand",
-                    kernel.name
-                ));
-                continue;
-            }
-        };
+        match params {
+            Ok(params) => kernels.push(Declared {
+                name: kernel.name,
+                extern_c: kernel.extern_c,
+                generics,
+                params,
+            }),
+            Err(why) => warn(format!("its {why}; declare it by hand")),
+        }
+    }
+    let families = families(&kernels, hand_written);
+    let mut items = String::new();
+    for (prefix, params, members) in &families {
         let list: Vec<String> = params.iter().map(|(n, t)| format!("{n}: {t}")).collect();
+        let _ = write!(
+            items,
+            "    /// `{prefix}_{{T}}` of {source}: {}.\n    #[kernel(name = \"{prefix}_{{T}}\")]\n    \
+             #[allow(non_snake_case)]\n    pub fn {}<T>({});\n",
+            members.join(", "),
+            rust_name(prefix),
+            list.join(", ")
+        );
+        out.declared.extend(members.iter().cloned());
+    }
+    let in_family = |name: &str| families.iter().any(|(_, _, m)| m.iter().any(|x| x == name));
+    for kernel in kernels.iter().filter(|k| !in_family(&k.name)) {
+        let list: Vec<String> = kernel
+            .params
+            .iter()
+            .map(|(n, t)| format!("{n}: {t}"))
+            .collect();
         let cpp = if kernel.extern_c {
             ""
         } else {
             "    #[kernel(cpp)]\n"
         };
+        let generics = if kernel.generics.is_empty() {
+            String::new()
+        } else {
+            format!("<{}>", kernel.generics.join(", "))
+        };
         // Names as the source writes them (`N`, `transposeNaive`).
         let _ = write!(
             items,
-            "    /// `{}` of {source}.\n{cpp}    #[allow(non_snake_case)]\n    pub fn {}({});\n",
+            "    /// `{}` of {source}.\n{cpp}    #[allow(non_snake_case)]\n    pub fn {}{generics}({});\n",
             kernel.name,
             rust_name(&kernel.name),
             list.join(", ")
         );
-        out.declared.push(kernel.name);
+        out.declared.push(kernel.name.clone());
     }
     if !out.declared.is_empty() {
         out.rust = format!(
@@ -624,6 +817,7 @@ extern "C" __attribute__((global)) void keyword_param(int type, const size_t) { 
             "$OUT_DIR/k.ptx",
             "Kernels",
             &["by_hand".into()],
+            &[],
         );
         assert_eq!(
             g.declared,
@@ -673,7 +867,63 @@ extern "C" __attribute__((global)) void keyword_param(int type, const size_t) { 
             "k.ptx",
             "K",
             &[],
+            &[],
         );
         assert_eq!(g, Generated::default());
+    }
+
+    const TEMPLATES_AND_FAMILIES: &str = r#"
+# 1 "cuda/k.cu"
+typedef unsigned long size_t;
+template <typename T, unsigned int BLOCK = 128>
+__attribute__((global)) void red(const T *x, T *y, unsigned n) { }
+template <typename T> __attribute__((global)) void never(T *x) { }
+extern "C" __attribute__((global)) void fill_u8(unsigned char *b, unsigned char v, size_t n) { }
+extern "C" __attribute__((global)) void fill_f32(float *b, float v, size_t n) { }
+extern "C" __attribute__((global)) void fill_f64(double *b, double v, size_t n) { }
+extern "C" __attribute__((global)) void odd_f32(float *b, size_t n) { }
+extern "C" __attribute__((global)) void odd_f64(double *b, int n) { }
+extern "C" __attribute__((global)) void copy_f32(const float *a, float *b) { }
+extern "C" __attribute__((global)) void copy_f64(const double *a, double *b) { }
+"#;
+
+    #[test]
+    fn templates_with_instances_and_dtype_families_are_declared_once() {
+        let entries = ["_Z3redIfLj128EEvPKT_PS0_j".to_string()];
+        let g = generate(
+            "k.cu",
+            TEMPLATES_AND_FAMILIES,
+            &|f| f == "cuda/k.cu",
+            "k.ptx",
+            "K",
+            &["copy_f64".into()],
+            &entries,
+        );
+        assert!(
+            g.rust.contains(
+                "    #[kernel(cpp)]\n    #[allow(non_snake_case)]\n    \
+                 pub fn red<T, const BLOCK: u32>(x: *const T, y: *mut T, n: u32);"
+            ),
+            "{}",
+            g.rust
+        );
+        assert!(
+            g.rust.contains(
+                "#[kernel(name = \"fill_{T}\")]\n    #[allow(non_snake_case)]\n    \
+                 pub fn fill<T>(b: *mut T, v: T, n: ::cuda_kernel::ffi::size_t);"
+            ),
+            "{}",
+            g.rust
+        );
+        // Members of other shapes stay kernels of their own; so does the rest of a family one
+        // of whose members the crate declares by hand.
+        for single in ["pub fn odd_f32(", "pub fn odd_f64(", "pub fn copy_f32("] {
+            assert!(g.rust.contains(single), "{single}\n{}", g.rust);
+        }
+        assert!(!g.rust.contains("copy_f64(") && !g.rust.contains("fn fill_f32("));
+        assert_eq!(g.warnings.len(), 1, "{:?}", g.warnings);
+        assert!(
+            g.warnings[0].contains("`never` is not generated: a template the PTX has no instance")
+        );
     }
 }

@@ -632,6 +632,13 @@ fn generate_all(
                     .source
                     .file_name()
                     .map_or_else(|| job.stem.clone(), |n| n.to_string_lossy().into_owned());
+                // The PTX's entries: a template is declared where it has instances.
+                let entries: Vec<String> =
+                    std::fs::read_to_string(out_dir.join(format!("{}.ptx", job.stem)))
+                        .ok()
+                        .and_then(|ptx| cuda_kernel_syntax::ptx::entries(&ptx).ok())
+                        .map(|entries| entries.into_iter().map(|e| e.name).collect())
+                        .unwrap_or_default();
                 let generated = generate::generate(
                     &shown,
                     &text,
@@ -639,6 +646,7 @@ fn generate_all(
                     &format!("$OUT_DIR/{}.ptx", job.stem),
                     "Kernels",
                     &hand_written,
+                    &entries,
                 );
                 warnings.extend(generated.warnings);
                 let rust = if generated.rust.is_empty() {

@@ -56,6 +56,10 @@ fn every_kernel_of_real_files_is_declared_or_named_and_the_declarations_pass_the
         let name = format!("{stem}.cu");
         let here = |file: &str| Path::new(file).file_name().is_some_and(|f| *f == *name);
         let ptx = repo().join(format!("kernels/ptx/{stem}.ptx"));
+        let mut cx = Errors::default();
+        let lit = syn::LitStr::new(ptx.to_str().unwrap(), proc_macro2::Span::call_site());
+        let ptx_file = ptx_check::read_ptx(&mut cx, &lit, None).expect("the PTX reads");
+        let entries: Vec<String> = ptx_file.entries.iter().map(|e| e.name.clone()).collect();
         let generated = cuda_kernel_build::generate(
             &format!("cuda/{stem}.cu"),
             &text,
@@ -63,10 +67,8 @@ fn every_kernel_of_real_files_is_declared_or_named_and_the_declarations_pass_the
             ptx.to_str().unwrap(),
             "Kernels",
             &[],
+            &entries,
         );
-        let mut cx = Errors::default();
-        let lit = syn::LitStr::new(ptx.to_str().unwrap(), proc_macro2::Span::call_site());
-        let ptx_file = ptx_check::read_ptx(&mut cx, &lit, None).expect("the PTX reads");
         // Parsed and checked as #[kernel] does.
         if !generated.rust.is_empty() {
             let file: syn::File = syn::parse_str(&generated.rust).unwrap_or_else(|e| {
@@ -110,12 +112,18 @@ fn every_kernel_of_real_files_is_declared_or_named_and_the_declarations_pass_the
                 entry.name
             );
         }
+        let families = generated.rust.matches("#[kernel(name = ").count();
+        let templates = generated.rust.matches("#[kernel(cpp)]").count();
         println!(
-            "{stem}.cu ({arch}): {} entries in the PTX, {} declared, {} named in warnings",
+            "{stem}.cu ({arch}): {} entries in the PTX, {} kernels declared ({families} \
+             families, {templates} C++ declarations), {} named in warnings",
             ptx_file.entries.len(),
             generated.declared.len(),
             generated.warnings.len()
         );
+        for warning in &generated.warnings {
+            println!("  {warning}");
+        }
         total.0 += ptx_file.entries.len();
         total.1 += generated.declared.len();
         total.2 += generated.warnings.len();

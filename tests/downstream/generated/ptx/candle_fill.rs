@@ -2,6 +2,14 @@
 // no hand-written #[kernel] block of the crate declares. Do not edit.
 #[::cuda_kernel::kernel(ptx = "$OUT_DIR/candle_fill.ptx", module = pub Kernels)]
 unsafe extern "C" {
+    /// `copy2d_{T}` of candle_fill.cu: copy2d_f32, copy2d_f64, copy2d_u8, copy2d_u32, copy2d_i64, copy2d_f16, copy2d_bf16.
+    #[kernel(name = "copy2d_{T}")]
+    #[allow(non_snake_case)]
+    pub fn copy2d<T>(src: *const T, dst: *mut T, d1: u32, d2: u32, src_s: u32, dst_s: u32);
+    /// `const_set_{T}` of candle_fill.cu: const_set_f32, const_set_f64, const_set_u8, const_set_u32, const_set_i64, const_set_f16, const_set_bf16.
+    #[kernel(name = "const_set_{T}")]
+    #[allow(non_snake_case)]
+    pub fn const_set<T>(numel: ::cuda_kernel::ffi::size_t, num_dims: ::cuda_kernel::ffi::size_t, info: *const ::cuda_kernel::ffi::size_t, inp: T, out: *mut T);
     /// `fill_u8` of candle_fill.cu.
     #[allow(non_snake_case)]
     pub fn fill_u8(buf: *mut u8, value: u8, numel: ::cuda_kernel::ffi::size_t);
@@ -14,54 +22,12 @@ unsafe extern "C" {
     /// `fill_f64` of candle_fill.cu.
     #[allow(non_snake_case)]
     pub fn fill_f64(buf: *mut f64, value: f64, numel: ::cuda_kernel::ffi::size_t);
-    /// `copy2d_f32` of candle_fill.cu.
-    #[allow(non_snake_case)]
-    pub fn copy2d_f32(src: *const f32, dst: *mut f32, d1: u32, d2: u32, src_s: u32, dst_s: u32);
-    /// `copy2d_f64` of candle_fill.cu.
-    #[allow(non_snake_case)]
-    pub fn copy2d_f64(src: *const f64, dst: *mut f64, d1: u32, d2: u32, src_s: u32, dst_s: u32);
-    /// `copy2d_u8` of candle_fill.cu.
-    #[allow(non_snake_case)]
-    pub fn copy2d_u8(src: *const u8, dst: *mut u8, d1: u32, d2: u32, src_s: u32, dst_s: u32);
-    /// `copy2d_u32` of candle_fill.cu.
-    #[allow(non_snake_case)]
-    pub fn copy2d_u32(src: *const u32, dst: *mut u32, d1: u32, d2: u32, src_s: u32, dst_s: u32);
-    /// `copy2d_i64` of candle_fill.cu.
-    #[allow(non_snake_case)]
-    pub fn copy2d_i64(src: *const i64, dst: *mut i64, d1: u32, d2: u32, src_s: u32, dst_s: u32);
-    /// `const_set_f32` of candle_fill.cu.
-    #[allow(non_snake_case)]
-    pub fn const_set_f32(numel: ::cuda_kernel::ffi::size_t, num_dims: ::cuda_kernel::ffi::size_t, info: *const ::cuda_kernel::ffi::size_t, inp: f32, out: *mut f32);
-    /// `const_set_f64` of candle_fill.cu.
-    #[allow(non_snake_case)]
-    pub fn const_set_f64(numel: ::cuda_kernel::ffi::size_t, num_dims: ::cuda_kernel::ffi::size_t, info: *const ::cuda_kernel::ffi::size_t, inp: f64, out: *mut f64);
-    /// `const_set_u8` of candle_fill.cu.
-    #[allow(non_snake_case)]
-    pub fn const_set_u8(numel: ::cuda_kernel::ffi::size_t, num_dims: ::cuda_kernel::ffi::size_t, info: *const ::cuda_kernel::ffi::size_t, inp: u8, out: *mut u8);
-    /// `const_set_u32` of candle_fill.cu.
-    #[allow(non_snake_case)]
-    pub fn const_set_u32(numel: ::cuda_kernel::ffi::size_t, num_dims: ::cuda_kernel::ffi::size_t, info: *const ::cuda_kernel::ffi::size_t, inp: u32, out: *mut u32);
-    /// `const_set_i64` of candle_fill.cu.
-    #[allow(non_snake_case)]
-    pub fn const_set_i64(numel: ::cuda_kernel::ffi::size_t, num_dims: ::cuda_kernel::ffi::size_t, info: *const ::cuda_kernel::ffi::size_t, inp: i64, out: *mut i64);
     /// `fill_f16` of candle_fill.cu.
     #[allow(non_snake_case)]
     pub fn fill_f16(buf: *mut ::cuda_kernel::half::f16, value: ::cuda_kernel::half::f16, numel: ::cuda_kernel::ffi::size_t);
-    /// `copy2d_f16` of candle_fill.cu.
-    #[allow(non_snake_case)]
-    pub fn copy2d_f16(src: *const ::cuda_kernel::half::f16, dst: *mut ::cuda_kernel::half::f16, d1: u32, d2: u32, src_s: u32, dst_s: u32);
-    /// `const_set_f16` of candle_fill.cu.
-    #[allow(non_snake_case)]
-    pub fn const_set_f16(numel: ::cuda_kernel::ffi::size_t, num_dims: ::cuda_kernel::ffi::size_t, info: *const ::cuda_kernel::ffi::size_t, inp: ::cuda_kernel::half::f16, out: *mut ::cuda_kernel::half::f16);
     /// `fill_bf16` of candle_fill.cu.
     #[allow(non_snake_case)]
     pub fn fill_bf16(buf: *mut ::cuda_kernel::half::bf16, value: ::cuda_kernel::half::bf16, numel: ::cuda_kernel::ffi::size_t);
-    /// `copy2d_bf16` of candle_fill.cu.
-    #[allow(non_snake_case)]
-    pub fn copy2d_bf16(src: *const ::cuda_kernel::half::bf16, dst: *mut ::cuda_kernel::half::bf16, d1: u32, d2: u32, src_s: u32, dst_s: u32);
-    /// `const_set_bf16` of candle_fill.cu.
-    #[allow(non_snake_case)]
-    pub fn const_set_bf16(numel: ::cuda_kernel::ffi::size_t, num_dims: ::cuda_kernel::ffi::size_t, info: *const ::cuda_kernel::ffi::size_t, inp: ::cuda_kernel::half::bf16, out: *mut ::cuda_kernel::half::bf16);
     /// `fill_f8_e4m3` of candle_fill.cu.
     #[allow(non_snake_case)]
     pub fn fill_f8_e4m3(buf: *mut ::cuda_kernel::low_precision::F8E4M3, value: ::cuda_kernel::low_precision::F8E4M3, numel: ::cuda_kernel::ffi::size_t);

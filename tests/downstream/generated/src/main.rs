@@ -23,14 +23,14 @@ fn main() -> Result<(), cuda_kernel::Error> {
     // What the generated launchers send, without a GPU.
     let buf = fill::FillU32::pack(0x1000, 7, 16);
     assert_eq!(buf.bytes()[8..12], 7u32.to_le_bytes());
-    let copy = fill::Copy2dF32::pack(0x1000, 0x2000, 4, 6, 10, 8);
+    let copy = fill::Copy2d::<f32>::pack(0x1000, 0x2000, 4, 6, 10, 8);
     assert_eq!(copy.bytes().len(), 32);
     let gelu = llmc::GeluForwardKernel::pack(0x1000, 0x2000, 10);
     assert_eq!(gelu.bytes()[16..20], 10i32.to_le_bytes());
     println!(
         "generated: {}, {}, {} and the hand-written {}",
         fill::FillU32::NAME,
-        fill::Copy2dF32::NAME,
+        fill::Copy2d::<f32>::symbol(),
         llmc::GeluForwardKernel::NAME,
         FillF32::NAME
     );
