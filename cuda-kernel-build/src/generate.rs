@@ -153,10 +153,29 @@ struct Found {
 }
 
 /// The kernels defined in `text` by files `from_here` accepts, and the typedefs seen.
-fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> (Vec<Found>, Vec<(String, Vec<Token>)>) {
+/// A struct defined at namespace level: its name, `aligned(N)` if given, its fields' tokens,
+/// and whether the file itself defines it.
+#[derive(Clone, Debug)]
+struct StructDef {
+    name: String,
+    align: Option<String>,
+    fields: Vec<Token>,
+    here: bool,
+}
+
+/// What the scanner found.
+#[derive(Default)]
+struct Scanned {
+    kernels: Vec<Found>,
+    typedefs: Vec<(String, Vec<Token>)>,
+    structs: Vec<StructDef>,
+}
+
+fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
     let tokens = tokenize(text);
     let mut found: Vec<Found> = Vec::new();
     let mut typedefs = Vec::new();
+    let mut structs: Vec<StructDef> = Vec::new();
     let mut blocks: Vec<Block> = Vec::new();
     let mut file = String::new();
     let mut i = 0;
@@ -187,6 +206,47 @@ fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> (Vec<Found>, Vec<(Strin
             Token::Punct('}') => {
                 blocks.pop();
                 i += 1;
+            }
+            Token::Ident(t) if t == "struct" && !blocks.contains(&Block::Other) => {
+                // `struct [attributes] NAME [attributes] { fields };`, `__align__(16)` being
+                // `__attribute__((aligned(16)))` once preprocessed.
+                let mut align = None;
+                let mut aligned = |from: usize, to: usize| {
+                    if let Some(at) = (from..to).find(|&k| is_ident(tokens.get(k), "aligned")) {
+                        if let Some(Token::Literal(n)) = tokens.get(at + 2) {
+                            align = Some(n.clone());
+                        }
+                    }
+                };
+                let mut j = i + 1;
+                while is_ident(tokens.get(j), "__attribute__") {
+                    let end = skip_group(&tokens, j + 1, '(', ')');
+                    aligned(j, end);
+                    j = end;
+                }
+                let Some(Token::Ident(name)) = tokens.get(j) else {
+                    i += 1;
+                    continue;
+                };
+                j += 1;
+                while is_ident(tokens.get(j), "__attribute__") {
+                    let end = skip_group(&tokens, j + 1, '(', ')');
+                    aligned(j, end);
+                    j = end;
+                }
+                if !is_punct(tokens.get(j), '{') {
+                    i += 1;
+                    continue;
+                }
+                let end = skip_group(&tokens, j, '{', '}');
+                let fields = tokens.get(j + 1..end.saturating_sub(1)).unwrap_or_default();
+                structs.push(StructDef {
+                    name: name.clone(),
+                    align,
+                    fields: fields.to_vec(),
+                    here: from_here(&file),
+                });
+                i = end;
             }
             Token::Ident(t) if t == "typedef" && !blocks.contains(&Block::Other) => {
                 let end = (i..tokens.len())
@@ -289,7 +349,11 @@ fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> (Vec<Found>, Vec<(Strin
             _ => i += 1,
         }
     }
-    (found, typedefs)
+    Scanned {
+        kernels: found,
+        typedefs,
+        structs,
+    }
 }
 
 /// A parameter list split at its top-level commas.
@@ -328,6 +392,7 @@ fn param(
     index: usize,
     typedefs: &[(String, Vec<Token>)],
     type_params: &[String],
+    structs: &[(String, String)],
 ) -> Result<(String, String), String> {
     let mut words: Vec<Token> = Vec::new();
     let mut i = 0;
@@ -375,7 +440,7 @@ fn param(
         }
         _ => format!("arg{index}"),
     };
-    let ty = rust_type(&words, typedefs, type_params)?;
+    let ty = rust_type(&words, typedefs, type_params, structs)?;
     Ok((rust_name(&name), ty))
 }
 
@@ -402,6 +467,7 @@ fn rust_type(
     words: &[Token],
     typedefs: &[(String, Vec<Token>)],
     type_params: &[String],
+    structs: &[(String, String)],
 ) -> Result<String, String> {
     // Base words up to the first star, then one level per star with the const after it.
     let first_star = words
@@ -444,9 +510,17 @@ fn rust_type(
     }
     let spelled = c_spelling(&base);
     let type_param = type_params.iter().find(|t| **t == spelled).cloned();
-    let Some(mut ty) = type_param.or_else(|| builtin(&spelled)) else {
+    let a_struct = || {
+        structs
+            .iter()
+            .find(|(c, _)| *c == spelled)
+            .map(|(_, r)| r.clone())
+    };
+    let Some(mut ty) = type_param.or_else(|| builtin(&spelled)).or_else(a_struct) else {
         return Err(format!(
-            "takes `{spelled}`, not a built-in parameter type (a struct is declared by hand, with #[derive(KernelParam)])"
+            "takes `{spelled}`, a struct defined outside the file or with fields this generator \
+             does not read: bind it to a Rust type with Build::bind_struct, or declare the \
+             kernel by hand"
         ));
     };
     let mut pointee_const = base_const;
@@ -646,19 +720,58 @@ fn families(kernels: &[Declared], hand_written: &[String]) -> Vec<Family> {
     out
 }
 
-/// The `#[kernel]` block of one `.cu` file: `ptx` is the block's `ptx = "..."` path, `module`
-/// the module type's name, `hand_written` the kernels the crate declares itself (left out),
-/// `entries` the PTX's entry symbols (a template is declared when it has instances there).
+/// What a file's block is generated with.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options<'a> {
+    /// The block's `ptx = "..."` path (`$OUT_DIR/fill.ptx`).
+    pub ptx: &'a str,
+    /// The module type's name.
+    pub module: &'a str,
+    /// Kernels the crate declares by hand: left out.
+    pub hand_written: &'a [String],
+    /// The PTX's entry symbols: a template is declared where it has instances there.
+    pub entries: &'a [String],
+    /// C structs bound to Rust types of the crate (`("Particle", "crate::params::Particle")`).
+    pub structs: &'a [(String, String)],
+}
+
+/// The `#[kernel]` block of one `.cu` file, from its preprocessed text; `from_here` tells the
+/// line markers of the file itself (and its local headers) from system headers'.
 pub fn generate(
     source: &str,
     preprocessed: &str,
     from_here: &dyn Fn(&str) -> bool,
-    ptx: &str,
-    module: &str,
-    hand_written: &[String],
-    entries: &[String],
+    options: &Options<'_>,
 ) -> Generated {
-    let (found, typedefs) = scan(preprocessed, from_here);
+    let Options {
+        ptx,
+        module,
+        hand_written,
+        entries,
+        structs: bound,
+    } = *options;
+    let Scanned {
+        kernels: found,
+        typedefs,
+        structs: defined,
+    } = scan(preprocessed, from_here);
+    // The file's own structs, each once its fields read (nested ones first); bound ones are
+    // the crate's.
+    let mut structs: Vec<(String, String)> = bound.to_vec();
+    let mut struct_items: Vec<(String, String, Vec<String>)> = Vec::new();
+    let mut struct_problems: Vec<(String, String)> = Vec::new();
+    for def in defined.iter().filter(|d| d.here) {
+        if structs.iter().any(|(c, _)| *c == def.name) {
+            continue;
+        }
+        match struct_item(def, &typedefs, &structs, source) {
+            Ok((item, uses)) => {
+                structs.push((def.name.clone(), rust_name(&def.name)));
+                struct_items.push((def.name.clone(), item, uses));
+            }
+            Err(why) => struct_problems.push((def.name.clone(), why)),
+        }
+    }
     let mut out = Generated::default();
     let mut kernels: Vec<Declared> = Vec::new();
     for kernel in found {
@@ -713,7 +826,7 @@ pub fn generate(
             .iter()
             .enumerate()
             .map(|(i, p)| {
-                param(p, i, &typedefs, &type_params)
+                param(p, i, &typedefs, &type_params, &structs)
                     .map_err(|why| format!("parameter {} {why}", i + 1))
             })
             .collect();
@@ -724,7 +837,15 @@ pub fn generate(
                 generics,
                 params,
             }),
-            Err(why) => warn(format!("its {why}; declare it by hand")),
+            Err(why) => {
+                // Why a struct of the file could not be generated, where that is the reason.
+                let detail = struct_problems
+                    .iter()
+                    .find(|(name, _)| why.contains(&format!("`{name}`")))
+                    .map(|(name, problem)| format!(" (`{name}`: {problem})"))
+                    .unwrap_or_default();
+                warn(format!("its {why}{detail}"));
+            }
         }
     }
     let families = families(&kernels, hand_written);
@@ -769,14 +890,169 @@ pub fn generate(
         out.declared.push(kernel.name.clone());
     }
     if !out.declared.is_empty() {
+        // The file's structs the declared kernels take, and those they hold.
+        let mut used: Vec<String> = Vec::new();
+        let mut todo: Vec<String> = struct_items
+            .iter()
+            .filter(|(name, _, _)| mentions(&items, &rust_name(name)))
+            .map(|(name, _, _)| name.clone())
+            .collect();
+        while let Some(name) = todo.pop() {
+            if used.contains(&name) {
+                continue;
+            }
+            if let Some((_, _, uses)) = struct_items.iter().find(|(n, _, _)| *n == name) {
+                todo.extend(uses.iter().cloned());
+            }
+            used.push(name);
+        }
+        let struct_text: String = struct_items
+            .iter()
+            .filter(|(name, _, _)| used.contains(name))
+            .map(|(_, item, _)| item.as_str())
+            .collect();
         out.rust = format!(
             "// Generated by cuda-kernel-build from {source}: every kernel the file defines that\n\
              // no hand-written #[kernel] block of the crate declares. Do not edit.\n\
+             {struct_text}\
              #[::cuda_kernel::kernel(ptx = \"{ptx}\", module = pub {module})]\n\
              unsafe extern \"C\" {{\n{items}}}\n"
         );
     }
     out
+}
+
+/// Whether Rust text names `word` as a whole word.
+fn mentions(text: &str, word: &str) -> bool {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '#'))
+        .any(|w| w == word)
+}
+
+/// A struct of the file as a `#[derive(KernelParam)]` Rust struct, and the file's structs its
+/// fields hold.
+fn struct_item(
+    def: &StructDef,
+    typedefs: &[(String, Vec<Token>)],
+    structs: &[(String, String)],
+    source: &str,
+) -> Result<(String, Vec<String>), String> {
+    let mut fields: Vec<(String, String)> = Vec::new();
+    let mut depth = 0i32;
+    let mut chunk: Vec<Token> = Vec::new();
+    let mut chunks: Vec<Vec<Token>> = Vec::new();
+    for token in &def.fields {
+        match token {
+            Token::Punct('{' | '(') => depth += 1,
+            Token::Punct('}' | ')') => depth -= 1,
+            Token::Punct(';') if depth == 0 => {
+                chunks.push(std::mem::take(&mut chunk));
+                continue;
+            }
+            _ => {}
+        }
+        chunk.push(token.clone());
+    }
+    if chunk.iter().any(|t| !matches!(t, Token::Punct(';'))) && !chunk.is_empty() {
+        return Err("its fields do not end with `;`".to_string());
+    }
+    for chunk in chunks {
+        for word in &chunk {
+            match word {
+                Token::Punct(':') => return Err("it has a bit-field".to_string()),
+                Token::Punct('(' | '{' | '=' | '<') => {
+                    return Err("it has members other than plain fields".to_string());
+                }
+                Token::Ident(w)
+                    if [
+                        "static", "union", "struct", "class", "public", "private", "virtual",
+                    ]
+                    .contains(&w.as_str()) =>
+                {
+                    return Err(format!("it has `{w}` members"));
+                }
+                _ => {}
+            }
+        }
+        // `float x, y[3];`: one base type, several declarators.
+        let parts = split_params(&chunk);
+        let first = parts.first().cloned().unwrap_or_default();
+        let declarator_start = first
+            .iter()
+            .rposition(|t| matches!(t, Token::Ident(w) if !TYPE_WORDS.contains(&w.as_str())))
+            .map(|end| {
+                // The name, and the stars right before it.
+                let mut start = end;
+                while start > 0 && matches!(first[start - 1], Token::Punct('*')) {
+                    start -= 1;
+                }
+                start
+            })
+            .ok_or_else(|| "a field has no name".to_string())?;
+        let base = &first[..declarator_start];
+        for (k, part) in parts.iter().enumerate() {
+            let declarator = if k == 0 {
+                &first[declarator_start..]
+            } else {
+                &part[..]
+            };
+            let mut words: Vec<Token> = base.to_vec();
+            let mut dims = Vec::new();
+            let mut i = 0;
+            while i < declarator.len() {
+                match &declarator[i] {
+                    Token::Punct('[') => {
+                        let n = match declarator.get(i + 1) {
+                            Some(Token::Literal(n)) => n
+                                .trim_end_matches(['u', 'U', 'l', 'L'])
+                                .parse::<u64>()
+                                .map_err(|_| format!("an array length `{n}`"))?,
+                            _ => return Err("an array length that is not a number".to_string()),
+                        };
+                        dims.push(n);
+                        i = skip_group(declarator, i, '[', ']');
+                        continue;
+                    }
+                    Token::Ident(a) if a == "__attribute__" => {
+                        return Err("a field with an attribute".to_string());
+                    }
+                    other => words.push(other.clone()),
+                }
+                i += 1;
+            }
+            let Some(Token::Ident(name)) = words.pop() else {
+                return Err("a field has no name".to_string());
+            };
+            let mut ty = rust_type(&words, typedefs, &[], structs)
+                .map_err(|why| format!("field `{name}` {why}"))?;
+            for n in dims.iter().rev() {
+                ty = format!("[{ty}; {n}]");
+            }
+            fields.push((rust_name(&name), ty));
+        }
+    }
+    if fields.is_empty() {
+        return Err("it has no fields".to_string());
+    }
+    let uses: Vec<String> = structs
+        .iter()
+        .filter(|(_, rust)| fields.iter().any(|(_, t)| mentions(t, rust)))
+        .map(|(c, _)| c.clone())
+        .collect();
+    let repr = match &def.align {
+        Some(n) => format!("#[repr(C, align({n}))]"),
+        None => "#[repr(C)]".to_string(),
+    };
+    let list: String = fields
+        .iter()
+        .map(|(n, t)| format!("    pub {n}: {t},\n"))
+        .collect();
+    let item = format!(
+        "/// `{name}` of {source}.\n#[derive(Clone, Copy, Debug, ::cuda_kernel::KernelParam)]\n\
+         {repr}\n#[allow(non_snake_case, non_camel_case_types)]\npub struct {rust} {{\n{list}}}\n",
+        name = def.name,
+        rust = rust_name(&def.name),
+    );
+    Ok((item, uses))
 }
 
 #[cfg(test)]
@@ -797,8 +1073,12 @@ __attribute__((global)) void __attribute__((launch_bounds(256, 2))) inside(const
 __attribute__((global)) void cpp_kernel(const float* const* rows, int, char c[]) { }
 template <typename T> __attribute__((global)) void templ(T *x) { }
 namespace ns { __attribute__((global)) void spaced(float *x) { } }
-struct P { int a; };
-__attribute__((global)) void takes_struct(P p) { }
+struct P { int a; float b[3], *c; };
+struct __attribute__((aligned(16))) Q { P inner; unsigned long long n; };
+struct Bits { int a : 3; };
+struct Unused { int x; };
+__attribute__((global)) void takes_struct(P p, Q q) { }
+__attribute__((global)) void takes_bits(Bits b) { }
 __attribute__((global)) void declared_only(float *x);
 extern "C" __attribute__((global)) void by_hand(float *x) { }
 extern "C" __attribute__((global)) void keyword_param(int type, const size_t) { }
@@ -814,14 +1094,22 @@ extern "C" __attribute__((global)) void keyword_param(int type, const size_t) { 
             "cuda/k.cu",
             TEXT,
             &here,
-            "$OUT_DIR/k.ptx",
-            "Kernels",
-            &["by_hand".into()],
-            &[],
+            &Options {
+                ptx: "$OUT_DIR/k.ptx",
+                module: "Kernels",
+                hand_written: &["by_hand".into()],
+                ..Options::default()
+            },
         );
         assert_eq!(
             g.declared,
-            ["fill_f32", "inside", "cpp_kernel", "keyword_param"],
+            [
+                "fill_f32",
+                "inside",
+                "cpp_kernel",
+                "takes_struct",
+                "keyword_param"
+            ],
             "{}",
             g.rust
         );
@@ -851,11 +1139,35 @@ extern "C" __attribute__((global)) void keyword_param(int type, const size_t) { 
             .collect();
         assert_eq!(
             warned,
-            ["templ", "spaced", "takes_struct"],
+            ["templ", "spaced", "takes_bits"],
             "{:?}",
             g.warnings
         );
-        assert!(g.warnings[2].contains("takes `P`, not a built-in parameter type"));
+        assert!(
+            g.warnings[2].contains("takes `Bits`, a struct")
+                && g.warnings[2].contains("(`Bits`: it has a bit-field)"),
+            "{}",
+            g.warnings[2]
+        );
+        // The file's structs the declared kernels take, nested ones too, as KernelParam types.
+        assert!(
+            g.rust.contains(
+                "#[repr(C)]\n#[allow(non_snake_case, non_camel_case_types)]\npub struct P {\n    \
+             pub a: i32,\n    pub b: [f32; 3],\n    pub c: *mut f32,\n}"
+            ),
+            "{}",
+            g.rust
+        );
+        assert!(g.rust.contains(
+            "#[repr(C, align(16))]\n#[allow(non_snake_case, non_camel_case_types)]\npub struct Q {\n    \
+             pub inner: P,\n    pub n: ::cuda_kernel::ffi::c_ulonglong,\n}"
+        ), "{}", g.rust);
+        assert!(
+            g.rust.contains("pub fn takes_struct(p: P, q: Q);"),
+            "{}",
+            g.rust
+        );
+        assert!(!g.rust.contains("Unused"), "{}", g.rust);
     }
 
     #[test]
@@ -864,10 +1176,7 @@ extern "C" __attribute__((global)) void keyword_param(int type, const size_t) { 
             "cuda/k.cu",
             "# 1 \"cuda/k.cu\"\nint x;\n",
             &here,
-            "k.ptx",
-            "K",
-            &[],
-            &[],
+            &Options::default(),
         );
         assert_eq!(g, Generated::default());
     }
@@ -894,10 +1203,13 @@ extern "C" __attribute__((global)) void copy_f64(const double *a, double *b) { }
             "k.cu",
             TEMPLATES_AND_FAMILIES,
             &|f| f == "cuda/k.cu",
-            "k.ptx",
-            "K",
-            &["copy_f64".into()],
-            &entries,
+            &Options {
+                ptx: "k.ptx",
+                module: "K",
+                hand_written: &["copy_f64".into()],
+                entries: &entries,
+                ..Options::default()
+            },
         );
         assert!(
             g.rust.contains(

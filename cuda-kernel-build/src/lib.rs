@@ -59,7 +59,7 @@ mod generate;
 mod nvcc;
 mod scan;
 
-pub use generate::{Generated, generate};
+pub use generate::{Generated, Options, generate};
 
 pub use scan::module_tree;
 
@@ -100,6 +100,7 @@ pub struct Build {
     check_committed: Option<bool>,
     allow_undeclared: Vec<PathBuf>,
     generate: bool,
+    bound_structs: Vec<(String, String)>,
 }
 
 impl Default for Build {
@@ -176,6 +177,7 @@ impl Build {
             check_committed: None,
             allow_undeclared: Vec::new(),
             generate: false,
+            bound_structs: Vec::new(),
         }
     }
 
@@ -297,6 +299,17 @@ impl Build {
     /// (written with `CUDA_KERNEL_WRITE_PTX=1`), so that machines without nvcc build from it.
     pub fn generate_declarations(&mut self, on: bool) -> &mut Build {
         self.generate = on;
+        self
+    }
+
+    /// For [`generate_declarations`](Build::generate_declarations): the C struct `c_name`
+    /// is the crate's Rust type at `rust_path` (a `#[derive(KernelParam)]` struct, such as one
+    /// whose CUDA declaration the build step writes into the header), so kernels taking it are
+    /// declared with that type. Structs the `.cu` file defines itself are generated as
+    /// `#[derive(KernelParam)]` structs unless bound.
+    pub fn bind_struct(&mut self, c_name: &str, rust_path: &str) -> &mut Build {
+        self.bound_structs
+            .push((c_name.to_string(), rust_path.to_string()));
         self
     }
 
@@ -538,6 +551,7 @@ impl Build {
         if problems.is_empty() && self.generate {
             let written = generate_all(
                 nvcc_path.as_deref(),
+                &self.bound_structs,
                 &jobs,
                 &includes,
                 &declarations,
@@ -592,8 +606,10 @@ impl Build {
 /// kernels declared (those the crate declares by hand left out), the Rust written to
 /// `$OUT_DIR/cuda-kernel/<stem>.rs` and, on request, committed beside the PTX; without nvcc,
 /// the committed copy. Returns the files written and the kernels left out.
+#[allow(clippy::too_many_arguments)]
 fn generate_all(
     nvcc: Option<&Path>,
+    bound_structs: &[(String, String)],
     jobs: &[nvcc::Job],
     includes: &[PathBuf],
     declarations: &scan::Declarations,
@@ -639,15 +655,15 @@ fn generate_all(
                         .and_then(|ptx| cuda_kernel_syntax::ptx::entries(&ptx).ok())
                         .map(|entries| entries.into_iter().map(|e| e.name).collect())
                         .unwrap_or_default();
-                let generated = generate::generate(
-                    &shown,
-                    &text,
-                    &here,
-                    &format!("$OUT_DIR/{}.ptx", job.stem),
-                    "Kernels",
-                    &hand_written,
-                    &entries,
-                );
+                let ptx = format!("$OUT_DIR/{}.ptx", job.stem);
+                let options = generate::Options {
+                    ptx: &ptx,
+                    module: "Kernels",
+                    hand_written: &hand_written,
+                    entries: &entries,
+                    structs: bound_structs,
+                };
+                let generated = generate::generate(&shown, &text, &here, &options);
                 warnings.extend(generated.warnings);
                 let rust = if generated.rust.is_empty() {
                     format!(

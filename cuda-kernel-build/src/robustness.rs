@@ -79,7 +79,7 @@ fn mutated_cuda_sources_never_panic_the_declaration_generator() {
         // As nvcc -E writes it: `__global__` spelled as the attribute, a line marker first.
         let text = text.replace("__global__", "__attribute__((global))");
         for (i, part) in text.split("\n\n").enumerate() {
-            if part.contains("global") {
+            if part.contains("global") || part.contains("struct") {
                 corpus.push(format!("# 1 \"{file}\"\n{part}\n"));
             }
             if i > 40 {
@@ -91,6 +91,12 @@ fn mutated_cuda_sources_never_panic_the_declaration_generator() {
     let here = |_: &str| true;
     mutate::run("declaration generator", 41, &corpus, |text| {
         let entries = ["_Z7reduce0IfEvPT_S1_j".to_string()];
-        let _ = crate::generate::generate("k.cu", text, &here, "k.ptx", "Kernels", &[], &entries);
+        let options = crate::generate::Options {
+            ptx: "k.ptx",
+            module: "Kernels",
+            entries: &entries,
+            ..Default::default()
+        };
+        let _ = crate::generate::generate("k.cu", text, &here, &options);
     });
 }

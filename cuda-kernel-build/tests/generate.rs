@@ -60,14 +60,29 @@ fn every_kernel_of_real_files_is_declared_or_named_and_the_declarations_pass_the
         let lit = syn::LitStr::new(ptx.to_str().unwrap(), proc_macro2::Span::call_site());
         let ptx_file = ptx_check::read_ptx(&mut cx, &lit, None).expect("the PTX reads");
         let entries: Vec<String> = ptx_file.entries.iter().map(|e| e.name.clone()).collect();
+        // structs.cu takes the structs the kernels crate defines in Rust (params.cuh is their
+        // CUDA declaration): bound, as Build::bind_struct does.
+        let bound = [
+            (
+                "Particle".to_string(),
+                "kernels::params::Particle".to_string(),
+            ),
+            (
+                "BigParams".to_string(),
+                "kernels::params::BigParams".to_string(),
+            ),
+        ];
         let generated = cuda_kernel_build::generate(
             &format!("cuda/{stem}.cu"),
             &text,
             &here,
-            ptx.to_str().unwrap(),
-            "Kernels",
-            &[],
-            &entries,
+            &cuda_kernel_build::Options {
+                ptx: ptx.to_str().unwrap(),
+                module: "Kernels",
+                entries: &entries,
+                structs: if stem == "structs" { &bound } else { &[] },
+                ..Default::default()
+            },
         );
         // Parsed and checked as #[kernel] does.
         if !generated.rust.is_empty() {

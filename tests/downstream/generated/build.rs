@@ -3,6 +3,7 @@ fn main() {
         .files([
             "../../../kernels/cuda/candle_fill.cu",
             "../../../kernels/cuda/llmc.cu",
+            "../../../kernels/cuda/cxx_fixtures.cu",
         ])
         .include("../../../kernels/cuda")
         .committed_ptx("ptx")

@@ -12,6 +12,13 @@ pub mod llmc {
     include!(concat!(env!("OUT_DIR"), "/cuda-kernel/llmc.rs"));
 }
 
+/// A struct parameter (`Pair`, defined in the .cu) becomes a `#[derive(KernelParam)]` struct,
+/// its size and alignment checked against the PTX at compile time; a template with instances
+/// in the PTX a generic declaration.
+pub mod fixtures {
+    include!(concat!(env!("OUT_DIR"), "/cuda-kernel/cxx_fixtures.rs"));
+}
+
 // Declared by hand, with a contract: wins over the generated declaration.
 #[kernel(ptx = "$OUT_DIR/candle_fill.ptx")]
 unsafe extern "C" {
@@ -25,6 +32,10 @@ fn main() -> Result<(), cuda_kernel::Error> {
     assert_eq!(buf.bytes()[8..12], 7u32.to_le_bytes());
     let copy = fill::Copy2d::<f32>::pack(0x1000, 0x2000, 4, 6, 10, 8);
     assert_eq!(copy.bytes().len(), 32);
+    let pair = fixtures::Pair { c: 3, d: 0.5 };
+    let takes = fixtures::TakesStruct::pack(pair, cuda_kernel::Float4::default(), 0x1000);
+    assert_eq!(takes.bytes()[8..16], 0.5f64.to_le_bytes());
+    assert_eq!(fixtures::Scale::<f32>::symbol(), "_Z5scaleIfEvPT_S0_j");
     let gelu = llmc::GeluForwardKernel::pack(0x1000, 0x2000, 10);
     assert_eq!(gelu.bytes()[16..20], 10i32.to_le_bytes());
     println!(
