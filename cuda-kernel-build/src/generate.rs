@@ -5,8 +5,10 @@
 //! A small scanner of our own rather than tree-sitter: it needs no C compiler at build time,
 //! and preprocessed text leaves only what it must read: `__attribute__((global))` function
 //! definitions, their parameter lists, the typedefs they use and the `extern "C"` and namespace
-//! blocks around them. Kernels it cannot express (templates, structs, namespaces) are named in
-//! a warning with the reason, never skipped in silence.
+//! blocks around them, the struct definitions they take and the template heads over them.
+//! Kernels it cannot express (in a namespace, over a struct with bit-fields or methods, a
+//! template without instances) are named in a warning with the reason, never skipped in
+//! silence.
 
 use std::fmt::Write as _;
 

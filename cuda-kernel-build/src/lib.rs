@@ -288,12 +288,16 @@ impl Build {
     /// }
     /// ```
     ///
-    /// `extern "C"` kernels are declared by name and C++ ones with `#[kernel(cpp)]`, their C
-    /// types through the type table (`size_t` as `ffi::size_t`, `int64_t` as `i64`, `const
-    /// float*` as `*const f32`, typedefs resolved); the generated blocks go through every check
-    /// a hand-written one does (the PTX check at compile time, the driver at load). A kernel
-    /// this cannot declare yet (a template, a struct parameter, a kernel in a namespace) is a
-    /// `cargo:warning` naming it and why: declare it by hand, and a hand-written declaration
+    /// `extern "C"` kernels are declared by name and C++ ones with `#[kernel(cpp)]`; function
+    /// templates generically, where the PTX has instances of them; a dtype family of
+    /// `extern "C"` kernels (`fill_u8`, `fill_f32`, ...) once, as `#[kernel(name =
+    /// "fill_{T}")]`; the file's own structs as `#[derive(KernelParam)]` structs (or the
+    /// crate's, through [`bind_struct`](Build::bind_struct)). C types go through the type
+    /// table (`size_t` as `ffi::size_t`, `int64_t` as `i64`, `const float*` as `*const f32`,
+    /// typedefs resolved). The generated blocks go through every check a hand-written one does
+    /// (the PTX check at compile time, the driver at load). A kernel this cannot declare (in a
+    /// namespace, taking a struct with bit-fields or methods, a template without instances) is
+    /// a `cargo:warning` naming it and why: declare it by hand, and a hand-written declaration
     /// of a kernel always wins (the kernel is left out of the generated block). With
     /// [`committed_ptx`](Build::committed_ptx) the generated file is committed beside the PTX
     /// (written with `CUDA_KERNEL_WRITE_PTX=1`), so that machines without nvcc build from it.
