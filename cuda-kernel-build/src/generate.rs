@@ -881,10 +881,15 @@ pub fn generate(
         } else {
             format!("<{}>", kernel.generics.join(", "))
         };
-        // Names as the source writes them (`N`, `transposeNaive`).
+        // Names as the source writes them (`N`, `transposeNaive`, `const blockSize: u32`).
+        let allow = if kernel.generics.is_empty() {
+            "#[allow(non_snake_case)]"
+        } else {
+            "#[allow(non_snake_case, non_upper_case_globals)]"
+        };
         let _ = write!(
             items,
-            "    /// `{}` of {source}.\n{cpp}    #[allow(non_snake_case)]\n    pub fn {}{generics}({});\n",
+            "    /// `{}` of {source}.\n{cpp}    {allow}\n    pub fn {}{generics}({});\n",
             kernel.name,
             rust_name(&kernel.name),
             list.join(", ")
@@ -1215,7 +1220,7 @@ extern "C" __attribute__((global)) void copy_f64(const double *a, double *b) { }
         );
         assert!(
             g.rust.contains(
-                "    #[kernel(cpp)]\n    #[allow(non_snake_case)]\n    \
+                "    #[kernel(cpp)]\n    #[allow(non_snake_case, non_upper_case_globals)]\n    \
                  pub fn red<T, const BLOCK: u32>(x: *const T, y: *mut T, n: u32);"
             ),
             "{}",
