@@ -446,18 +446,13 @@ fn param(
     Ok((rust_name(&name), ty))
 }
 
-/// A parameter name as a Rust identifier (`type` becomes `r#type`).
+/// A parameter name as a Rust identifier (`type` becomes `r#type`): syn says which words are
+/// keywords (and `gen`, reserved from edition 2024); those a raw identifier cannot spell take
+/// a `_`.
 fn rust_name(name: &str) -> String {
-    const KEYWORDS: &[&str] = &[
-        "as", "async", "await", "box", "break", "const", "continue", "crate", "dyn", "else",
-        "enum", "extern", "false", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match",
-        "mod", "move", "mut", "pub", "ref", "return", "static", "struct", "super", "trait", "true",
-        "type", "unsafe", "use", "where", "while", "yield", "abstract", "become", "do", "final",
-        "macro", "override", "priv", "try", "typeof", "unsized", "virtual",
-    ];
-    if name == "self" || name == "Self" || name == "super" || name == "crate" {
+    if ["self", "Self", "super", "crate"].contains(&name) {
         format!("{name}_")
-    } else if KEYWORDS.contains(&name) {
+    } else if name == "gen" || syn::parse_str::<syn::Ident>(name).is_err() {
         format!("r#{name}")
     } else {
         name.to_string()

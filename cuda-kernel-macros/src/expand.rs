@@ -367,7 +367,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
     let symbol = &kernel.symbol;
     let real = body == Body::Real;
     let type_docs = type_docs(kernel);
-    let args = launcher_args(&p, kernel, body);
+    let args = launcher_args(&p, kernel, body, quote!(&mut));
     let (unsafety, safety_doc) = launch_safety(kernel);
     let contract_methods = contract_methods(&p, kernel, body);
     let contract_bounds = match (&kernel.contract, body) {
@@ -984,12 +984,7 @@ fn expand_plan_kernel(p: &TokenStream, kernel: &Kernel) -> TokenStream {
         let memory = kernel.params.iter().enumerate().map(|(i, param)| {
             let index = syn::Index::from(i);
             match param.kind() {
-                ParamKind::ConstPtr(_) | ParamKind::MutPtr(_) => quote! {
-                    #p::contract::Memory {
-                        len: args.#index.element_count(),
-                        null: args.#index.address() == 0,
-                    }
-                },
+                ParamKind::ConstPtr(_) | ParamKind::MutPtr(_) => quote!(args.#index.__memory()),
                 ParamKind::Value => quote!(args.#index),
             }
         });
@@ -1127,8 +1122,20 @@ fn cpp_type_tokens(p: &TokenStream, ty: &CppType) -> TokenStream {
 
 /// The launcher's arguments after `stream` and `config`: device memory borrowed, values by
 /// value. In a stand-in, unnamed (`_`, so that names the checks refused cannot cause errors of
-/// their own), and a parameter whose type was refused takes any value.
-fn launcher_args(p: &TokenStream, kernel: &Kernel, body: Body) -> Vec<TokenStream> {
+/// their own), and a parameter whose type was refused takes any value. With a contract, memory
+/// must vouch for its length (`ExactLength`). `written` is how memory a `*mut T` parameter
+/// writes is borrowed: `&mut` for `launch`, `&` for `check_contract`, which only reads lengths.
+fn launcher_args(
+    p: &TokenStream,
+    kernel: &Kernel,
+    body: Body,
+    written: TokenStream,
+) -> Vec<TokenStream> {
+    // `&impl DeviceArg<T>`, or with a contract `&(impl DeviceArg<T> + ExactLength)`.
+    let bound = |arg: TokenStream| match kernel.contract {
+        Some(_) => quote!((impl #arg + #p::ExactLength)),
+        None => quote!(impl #arg),
+    };
     kernel
         .params
         .iter()
@@ -1141,22 +1148,15 @@ fn launcher_args(p: &TokenStream, kernel: &Kernel, body: Body) -> Vec<TokenStrea
                 return quote!(#name: impl #p::core::marker::Sized);
             }
             match param.kind() {
-                // A contract checks lengths that the memory vouches for.
-                ParamKind::ConstPtr(elem) if kernel.contract.is_some() => {
-                    let elem = device_element(elem);
-                    quote!(#name: &(impl #p::DeviceArg<#elem> + #p::ExactLength))
-                }
-                ParamKind::MutPtr(elem) if kernel.contract.is_some() => {
-                    let elem = device_element(elem);
-                    quote!(#name: &mut (impl #p::DeviceArgMut<#elem> + #p::ExactLength))
-                }
                 ParamKind::ConstPtr(elem) => {
                     let elem = device_element(elem);
-                    quote!(#name: &impl #p::DeviceArg<#elem>)
+                    let arg = bound(quote!(#p::DeviceArg<#elem>));
+                    quote!(#name: &#arg)
                 }
                 ParamKind::MutPtr(elem) => {
                     let elem = device_element(elem);
-                    quote!(#name: &mut impl #p::DeviceArgMut<#elem>)
+                    let arg = bound(quote!(#p::DeviceArgMut<#elem>));
+                    quote!(#name: #written #arg)
                 }
                 ParamKind::Value => {
                     let param_ty = &param.ty;
@@ -1214,26 +1214,7 @@ fn contract_methods(p: &TokenStream, kernel: &Kernel, body: Body) -> TokenStream
             }
         }
     });
-    let args = kernel.params.iter().map(|param| {
-        let ident = name(param);
-        if param.type_error.is_some() {
-            return quote!(#ident: impl #p::core::marker::Sized);
-        }
-        match param.kind() {
-            ParamKind::ConstPtr(elem) => {
-                let elem = device_element(elem);
-                quote!(#ident: &(impl #p::DeviceArg<#elem> + #p::ExactLength))
-            }
-            ParamKind::MutPtr(elem) => {
-                let elem = device_element(elem);
-                quote!(#ident: &(impl #p::DeviceArgMut<#elem> + #p::ExactLength))
-            }
-            ParamKind::Value => {
-                let ty = &param.ty;
-                quote!(#ident: #ty)
-            }
-        }
-    });
+    let args = launcher_args(p, kernel, body, quote!(&));
     let (checks, check_body, bounds) = if real {
         let memory = contract_memory(p, kernel);
         (

@@ -263,7 +263,7 @@ impl Scope<'_> {
         };
         match self.params.iter().find(|p| p.ident == *ident) {
             Some(p) if !matches!(p.kind(), ParamKind::Value) => Some(ident.clone()),
-            Some(p) => {
+            Some(_) => {
                 cx.error(
                     receiver,
                     format!(
@@ -272,7 +272,6 @@ impl Scope<'_> {
                          1`)"
                     ),
                 );
-                let _ = p;
                 None
             }
             None => {
@@ -437,7 +436,7 @@ impl Scope<'_> {
         };
         match builtin {
             Some(t) if t.class == Class::Integer && t.rust != "bool" => true,
-            Some(t) => {
+            Some(_) => {
                 cx.error(
                     at,
                     format!(
@@ -445,7 +444,6 @@ impl Scope<'_> {
                         crate::check::type_text(&param.ty)
                     ),
                 );
-                let _ = t;
                 false
             }
             None => {

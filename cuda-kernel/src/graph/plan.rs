@@ -139,6 +139,16 @@ macro_rules! handle_methods {
             pub fn element_count(&self) -> Option<usize> {
                 self.len
             }
+
+            /// What a contract reads of the memory: for a recorded launch's checks.
+            #[doc(hidden)]
+            #[inline(always)]
+            pub fn __memory(&self) -> crate::launch::contract::Memory {
+                crate::launch::contract::Memory {
+                    len: self.len,
+                    null: self.ptr == 0,
+                }
+            }
         }
     )*};
 }
