@@ -261,8 +261,12 @@ fn run() -> Result<(), Error> {
     Ok(())
 }
 
-/// A typed launch while the application has its own context current (pushed and popped around
-/// the launch) against the same launch with the stream's context current, side by side.
+/// Context handling against raw `cuLaunchKernel` on the same stream, paired per round (tracking
+/// off): a typed launch on a stream of its own and on the null stream, each with the stream's
+/// context current and with the application's own context current. On a stream of its own a
+/// CUDA 13 driver takes the context from the stream and the launch touches none; on the null
+/// stream the launch asks for the current context and pushes and pops the stream's over the
+/// application's.
 fn another_context_current(
     ctx: &std::sync::Arc<cuda_kernel::cudarc::driver::CudaContext>,
     stream: &std::sync::Arc<cuda_kernel::cudarc::driver::CudaStream>,
@@ -270,45 +274,188 @@ fn another_context_current(
 ) -> Result<(), Error> {
     use cuda_kernel::cudarc::driver::result::ctx as current;
     const N: usize = 20_000;
+    const PAIRED: usize = 31;
     unsafe { ctx.disable_event_tracking() };
     let own = cuda_kernel::cudarc::driver::CudaContext::new_non_primary(0, 0)?;
+    unsafe { current::set_current(ctx.cu_ctx()) }?;
+    let null = ctx.default_stream();
     let a = stream.alloc_zeros::<f32>(1)?;
     let b = stream.alloc_zeros::<f32>(1)?;
     let mut c = stream.alloc_zeros::<f32>(1)?;
+    let n = 1u32;
+    let (pa, _ga) = a.device_ptr(stream);
+    let (pb, _gb) = b.device_ptr(stream);
+    let (pc, _gc) = c.device_ptr(stream);
+    let (pa, pb, pc) = (pa, pb, pc);
+    drop((_ga, _gb, _gc));
+    let function = empty
+        .function()
+        .ok_or("loaded from a module")?
+        .cu_function();
     let config = Config::new((1, 1, 1), (32, 1, 1));
-    let mut run = |context: sys::CUcontext| -> Result<f64, Error> {
+    // Seconds for N launches with `context` current, the queue drained after.
+    let mut run = |on: &cuda_kernel::cudarc::driver::CudaStream,
+                   context: sys::CUcontext,
+                   typed: bool|
+     -> Result<f64, Error> {
         unsafe { current::set_current(context) }?;
         let start = Instant::now();
         for _ in 0..N {
-            empty.launch(stream, config, &a, &b, &mut c, 1)?;
+            if typed {
+                empty.launch(on, config, &a, &b, &mut c, n)?;
+            } else {
+                let mut values: [*mut c_void; 4] = [
+                    (&raw const pa).cast_mut().cast(),
+                    (&raw const pb).cast_mut().cast(),
+                    (&raw const pc).cast_mut().cast(),
+                    (&raw const n).cast_mut().cast(),
+                ];
+                unsafe {
+                    sys::cuLaunchKernel(
+                        function,
+                        1,
+                        1,
+                        1,
+                        32,
+                        1,
+                        1,
+                        0,
+                        on.cu_stream(),
+                        values.as_mut_ptr(),
+                        std::ptr::null_mut(),
+                    )
+                }
+                .result()?;
+            }
         }
         let seconds = start.elapsed().as_secs_f64();
         unsafe { current::set_current(ctx.cu_ctx()) }?;
-        stream.synchronize()?;
+        on.synchronize()?;
         Ok(seconds)
     };
-    let (mut same, mut other, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
-    for round in 0..ROUNDS {
-        let (s, o) = if round % 2 == 0 {
-            let s = run(ctx.cu_ctx())?;
-            (s, run(own.cu_ctx())?)
-        } else {
-            let o = run(own.cu_ctx())?;
-            (run(ctx.cu_ctx())?, o)
-        };
-        same.push(s / N as f64 * 1e6);
-        other.push(o / N as f64 * 1e6);
-        ratios.push(o / s);
+    let streams = [
+        ("a stream of its own", &**stream),
+        ("the null stream", &*null),
+    ];
+    let cases = [
+        ("raw cuLaunchKernel", true, false),
+        ("typed, the stream's context current", true, true),
+        ("typed, another context current", false, true),
+    ];
+    // times[stream][case][round]
+    let mut times = vec![vec![Vec::new(); cases.len()]; streams.len()];
+    for round in 0..PAIRED {
+        for (s, (_, on)) in streams.iter().enumerate() {
+            for k in 0..cases.len() {
+                let c = (k + round) % cases.len();
+                let (_, stream_current, typed) = cases[c];
+                let context = if stream_current {
+                    ctx.cu_ctx()
+                } else {
+                    own.cu_ctx()
+                };
+                times[s][c].push(run(on, context, typed)?);
+            }
+        }
     }
-    for v in [&mut same, &mut other, &mut ratios] {
+    let median = |mut v: Vec<f64>| {
         v.sort_by(f64::total_cmp);
-    }
+        v[v.len() / 2]
+    };
     println!(
-        "another context current (pushed and popped per launch, tracking off, {N} launches, median of {ROUNDS}): {:.3} us vs {:.3} us with the stream's current ({:.3}x)",
-        other[ROUNDS / 2],
-        same[ROUNDS / 2],
-        ratios[ROUNDS / 2]
+        "context handling (tracking off, {N} launches a round, median of {PAIRED} rounds, ratios paired per round):"
     );
+    for (s, (stream_name, _)) in streams.iter().enumerate() {
+        for (c, (case, _, _)) in cases.iter().enumerate() {
+            let us = median(times[s][c].clone()) / N as f64 * 1e6;
+            let ratio = median(
+                (0..PAIRED)
+                    .map(|r| times[s][c][r] / times[s][0][r])
+                    .collect(),
+            );
+            println!("  {stream_name:<20} {case:<38} {us:6.3} us  {ratio:5.3}x raw");
+        }
+    }
+    // Launch by launch: raw and typed alternate (which goes first alternating too), each timed
+    // alone, so that both see the same machine from one microsecond to the next; the timer's
+    // own cost (two reads with nothing between) is taken off both.
+    const PAIRS: usize = 200_000;
+    let timer = {
+        let mut reads = Vec::with_capacity(10_000);
+        for _ in 0..10_000 {
+            let t = Instant::now();
+            reads.push(t.elapsed().as_secs_f64());
+        }
+        median(reads)
+    };
+    println!(
+        "launch by launch ({PAIRS} pairs, raw and typed alternating, median per launch less the timer's {:.3} us):",
+        timer * 1e6
+    );
+    for (stream_name, on) in streams {
+        let mut raw_times = Vec::with_capacity(PAIRS);
+        let mut typed_times = Vec::with_capacity(PAIRS);
+        for i in 0..PAIRS {
+            for typed in [i % 2 == 1, i % 2 == 0] {
+                let start = Instant::now();
+                if typed {
+                    empty.launch(on, config, &a, &b, &mut c, n)?;
+                } else {
+                    let mut values: [*mut c_void; 4] = [
+                        (&raw const pa).cast_mut().cast(),
+                        (&raw const pb).cast_mut().cast(),
+                        (&raw const pc).cast_mut().cast(),
+                        (&raw const n).cast_mut().cast(),
+                    ];
+                    unsafe {
+                        sys::cuLaunchKernel(
+                            function,
+                            1,
+                            1,
+                            1,
+                            32,
+                            1,
+                            1,
+                            0,
+                            on.cu_stream(),
+                            values.as_mut_ptr(),
+                            std::ptr::null_mut(),
+                        )
+                    }
+                    .result()?;
+                }
+                let t = start.elapsed().as_secs_f64() - timer;
+                if typed {
+                    typed_times.push(t);
+                } else {
+                    raw_times.push(t);
+                }
+            }
+            if i % 1000 == 999 {
+                on.synchronize()?;
+            }
+        }
+        on.synchronize()?;
+        let mean = |v: &[f64]| {
+            // The middle 90%: a launch that waited on the queue or an interrupt is left out.
+            let mut v = v.to_vec();
+            v.sort_by(f64::total_cmp);
+            let kept = &v[v.len() / 20..v.len() - v.len() / 20];
+            kept.iter().sum::<f64>() / kept.len() as f64
+        };
+        let (raw_median, typed_median) = (median(raw_times.clone()), median(typed_times.clone()));
+        println!(
+            "  {stream_name:<20} raw {:.3} us, typed {:.3} us: {:.3}x (trimmed means {:.3} and {:.3} us: {:.3}x)",
+            raw_median * 1e6,
+            typed_median * 1e6,
+            typed_median / raw_median,
+            mean(&raw_times) * 1e6,
+            mean(&typed_times) * 1e6,
+            mean(&typed_times) / mean(&raw_times)
+        );
+    }
+    drop(own);
+    unsafe { current::set_current(ctx.cu_ctx()) }?;
     unsafe { ctx.enable_event_tracking() };
     Ok(())
 }

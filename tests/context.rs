@@ -104,6 +104,93 @@ fn the_callers_context_survives_every_kind_of_call() {
     drop(own);
 }
 
+/// The ways a launch treats the thread's context. On a stream of its own, with a CUDA 13
+/// driver and no event tracking for cudarc to manage, it asks nothing of the thread: it runs
+/// with no context current and leaves none, and with another one current leaves that. On the
+/// null stream, and where cudarc's event tracking is on (its borrow guards bind the context),
+/// it pushes the stream's context over the caller's and pops it after. Each launch computes.
+/// The context is one of the test's own, so that switching its event tracking off touches no
+/// other test.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn launches_leave_the_threads_context_as_they_found_it_on_every_kind_of_stream() {
+    let ctx = CudaContext::new_non_primary(0, 0).unwrap();
+    unsafe { cu::ctx::set_current(ctx.cu_ctx()) }.unwrap();
+    // SAFETY: the test's own context; no other thread uses it.
+    unsafe { ctx.disable_event_tracking() };
+    let stream = ctx.new_stream().unwrap();
+    let null = ctx.default_stream();
+    let module = cuda_kernel::driver::load_ptx(&ctx, VECTOR_ADD_PTX).unwrap();
+    let add = VectorAdd::load(&module).unwrap();
+    let n = 1000;
+    let a = stream.clone_htod(&vec![1.0f32; n]).unwrap();
+    let b = stream.clone_htod(&vec![2.0f32; n]).unwrap();
+    let mut outs: Vec<_> = (0..4)
+        .map(|_| stream.alloc_zeros::<f32>(n).unwrap())
+        .collect();
+    stream.synchronize().unwrap();
+    let config = Config::for_elements(n as u32, 128);
+    let version = cuda_kernel::driver::version().unwrap();
+    let launch = |on: &cuda_kernel::cudarc::driver::CudaStream, c: &mut _| {
+        unsafe { add.launch(on, config, &a, &b, c, n as u32) }.unwrap()
+    };
+    let own = CudaContext::new_non_primary(0, 0).unwrap();
+    let mine = own.cu_ctx();
+
+    // A stream of its own, no context current.
+    unsafe { cu::ctx::set_current(std::ptr::null_mut()) }.unwrap();
+    launch(&stream, &mut outs[0]);
+    let after = current();
+    if version >= 13_000 {
+        assert!(
+            after.is_null(),
+            "a launch on a stream made {after:?} current"
+        );
+    } else {
+        assert_eq!(
+            after,
+            ctx.cu_ctx(),
+            "a thread with none is given the stream's"
+        );
+    }
+    // A stream of its own and the null stream, another context current.
+    unsafe { cu::ctx::set_current(mine) }.unwrap();
+    launch(&stream, &mut outs[1]);
+    assert_eq!(
+        current(),
+        mine,
+        "a launch on a stream changed the current context"
+    );
+    launch(&null, &mut outs[2]);
+    assert_eq!(
+        current(),
+        mine,
+        "a launch on the null stream changed the current context"
+    );
+    // Event tracking on: cudarc's guards bind the context, so the launch pushes it first.
+    unsafe { cu::ctx::set_current(ctx.cu_ctx()) }.unwrap();
+    // SAFETY: as above.
+    unsafe { ctx.enable_event_tracking() };
+    assert!(ctx.is_managing_stream_synchronization());
+    let mut tracked = stream.alloc_zeros::<f32>(n).unwrap();
+    stream.synchronize().unwrap();
+    unsafe { cu::ctx::set_current(mine) }.unwrap();
+    launch(&stream, &mut tracked);
+    assert_eq!(
+        current(),
+        mine,
+        "a tracked launch changed the current context"
+    );
+
+    unsafe { cu::ctx::set_current(ctx.cu_ctx()) }.unwrap();
+    null.synchronize().unwrap();
+    for out in outs.iter().take(3).chain([&tracked]) {
+        assert!(stream.clone_dtoh(out).unwrap().iter().all(|&v| v == 3.0));
+    }
+    drop(own);
+    unsafe { cu::ctx::set_current(ctx.cu_ctx()) }.unwrap();
+}
+
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_refused_ptx_carries_the_jits_reason() {

@@ -23,6 +23,8 @@ pub struct Generated {
     pub declared: Vec<String>,
     /// Kernels left out, each with why.
     pub warnings: Vec<String>,
+    /// The patterns of [`Options::families`] declared.
+    pub named_families: Vec<String>,
 }
 
 /// A token of preprocessed C++.
@@ -644,74 +646,345 @@ fn family_tags() -> Vec<(String, String)> {
         .collect()
 }
 
-/// A family found: its prefix (`fill`), its parameters with `T`, its members' names.
-type Family = (String, Vec<(String, String)>, Vec<String>);
+/// A family to declare once: its symbol pattern (`fill_{T}`, `u{op}_{T}`, `cast_{T}_{U}`),
+/// its Rust name, its type parameters, its parameters in them, its members.
+#[derive(Clone, Debug)]
+struct Family {
+    pattern: String,
+    name: String,
+    type_params: Vec<String>,
+    params: Vec<(String, String)>,
+    members: Vec<String>,
+}
 
-/// Families of `extern "C"` kernels stamped out per element type (candle's `fill_u8`,
-/// `fill_f32`, ...): the kernels named `<prefix>_<tag>` with the same parameter names, where
-/// each parameter either has one type in all of them or each member's own element type (under
-/// the same pointers), and at least one does. A prefix with a member that does not fit, or one
-/// the crate declares by hand, forms no family. Returns each family's prefix, its parameters
-/// with `T`, and its members.
-fn families(kernels: &[Declared], hand_written: &[String]) -> Vec<Family> {
-    let tags = family_tags();
-    // Per prefix: its members, each with its element type's Rust path.
-    let mut groups: Vec<(String, Vec<(&Declared, &str)>)> = Vec::new();
-    for kernel in kernels
-        .iter()
-        .filter(|k| k.extern_c && k.generics.is_empty())
-    {
-        let Some((prefix, rust)) = tags.iter().find_map(|(tag, rust)| {
-            let prefix = kernel.name.strip_suffix(tag.as_str())?.strip_suffix('_')?;
-            (!prefix.is_empty()).then(|| (prefix.to_string(), rust.as_str()))
-        }) else {
+/// A family the build script names for one file: [`Options::families`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NamedFamily {
+    /// The symbol pattern: type parameters as `{T}` (a capital first letter), the part chosen
+    /// at run time as `{op}` (a small one): `u{op}_{T}`, `cast_{T}_{U}`.
+    pub pattern: String,
+    /// The Rust name of its declaration (`unary`).
+    pub name: String,
+}
+
+/// Whether a pattern's placeholder names a type parameter (`{T}`, `{I}`) rather than the part
+/// chosen at run time (`{op}`).
+fn is_type_hole(hole: &str) -> bool {
+    hole.starts_with(|c: char| c.is_ascii_uppercase())
+}
+
+/// Whether `name` is a symbol `pattern` matches, its type placeholders taking element type
+/// tags (`f32`, `bf16`), with the placeholders' values.
+fn matches<'p>(
+    pattern: &'p str,
+    name: &str,
+    tag_names: &[String],
+) -> Option<Vec<(&'p str, String)>> {
+    let choices = |hole: &str| is_type_hole(hole).then_some(tag_names);
+    cuda_kernel_syntax::pattern::fill(pattern, name, &choices)
+}
+
+/// A type with each word naming a type parameter's element type replaced by the parameter
+/// (`*const f32` with `T = f32` is `*const T`).
+fn generic_type(ty: &str, bound: &[(&str, &str)]) -> String {
+    ty.split(' ')
+        .map(|w| {
+            bound
+                .iter()
+                .find(|(_, rust)| *rust == w)
+                .map_or(w, |(h, _)| h)
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The other way: a generic type with its parameters replaced by their element types.
+fn concrete_type(ty: &str, bound: &[(&str, &str)]) -> String {
+    ty.split(' ')
+        .map(|w| {
+            bound
+                .iter()
+                .find(|(h, _)| *h == w)
+                .map_or(w, |(_, rust)| rust)
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A kernel with its pattern's placeholders' values (`("T", "f32")`).
+type Matched<'a, 'p> = (&'a Declared, Vec<(&'p str, String)>);
+
+/// Parameters with type parameters in them, and which members fit them.
+type Shape = (Vec<(String, String)>, Vec<usize>);
+
+/// The parameters that most of `members` share once their element types are the type
+/// parameters, and which members fit them. Candidates come from each member whose type
+/// parameters stand for distinct types (in `cast_f32_f32` a `f32` could be either); every
+/// type parameter must appear in them. `None` when no candidate fits any member.
+fn shape_of(members: &[Matched<'_, '_>], tags: &[(String, String)]) -> Option<Shape> {
+    let rust_of = |tag: &str| tags.iter().find(|(t, _)| t == tag).map(|(_, r)| r.as_str());
+    let bound_of = |values: &[(&str, String)]| -> Option<Vec<(String, String)>> {
+        values
+            .iter()
+            .filter(|(h, _)| is_type_hole(h))
+            .map(|(h, tag)| Some((h.to_string(), rust_of(tag)?.to_string())))
+            .collect()
+    };
+    let mut best: Option<Shape> = None;
+    let mut tried: Vec<Vec<(String, String)>> = Vec::new();
+    for (kernel, values) in members {
+        let Some(bound) = bound_of(values) else {
             continue;
         };
-        match groups.iter_mut().find(|(p, _)| *p == prefix) {
-            Some((_, members)) => members.push((kernel, rust)),
-            None => groups.push((prefix, vec![(kernel, rust)])),
-        }
-    }
-    let with_t = |ty: &str, rust: &str| -> String {
-        ty.split(' ')
-            .map(|w| if w == rust { "T" } else { w })
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    let mut out = Vec::new();
-    for (prefix, members) in groups {
-        let by_hand = tags
+        let bound_ref: Vec<(&str, &str)> = bound
             .iter()
-            .any(|(tag, _)| hand_written.contains(&format!("{prefix}_{tag}")));
-        if members.len() < 2 || by_hand || kernels.iter().any(|k| k.name == prefix) {
+            .map(|(h, r)| (h.as_str(), r.as_str()))
+            .collect();
+        let distinct = bound_ref
+            .iter()
+            .enumerate()
+            .all(|(i, (_, r))| bound_ref[..i].iter().all(|(_, s)| s != r));
+        if !distinct {
             continue;
         }
-        let first = members[0].0;
-        let same_names = members.iter().all(|(k, _)| {
-            k.params.len() == first.params.len()
-                && k.params.iter().zip(&first.params).all(|(a, b)| a.0 == b.0)
-        });
-        if !same_names {
+        let candidate: Vec<(String, String)> = kernel
+            .params
+            .iter()
+            .map(|(n, t)| (n.clone(), generic_type(t, &bound_ref)))
+            .collect();
+        let uses_all = bound_ref
+            .iter()
+            .all(|(h, _)| candidate.iter().any(|(_, t)| t.split(' ').any(|w| w == *h)));
+        if !uses_all || tried.contains(&candidate) {
             continue;
         }
-        let mut shape = Vec::new();
-        for (i, (name, ty)) in first.params.iter().enumerate() {
-            let fixed = members.iter().all(|(k, _)| k.params[i].1 == *ty);
-            let generic = with_t(ty, members[0].1);
-            let varies = members
+        let fitting: Vec<usize> = members
+            .iter()
+            .enumerate()
+            .filter(|(_, (k, values))| {
+                let Some(bound) = bound_of(values) else {
+                    return false;
+                };
+                let bound: Vec<(&str, &str)> = bound
+                    .iter()
+                    .map(|(h, r)| (h.as_str(), r.as_str()))
+                    .collect();
+                k.params.len() == candidate.len()
+                    && k.params
+                        .iter()
+                        .zip(&candidate)
+                        .all(|((n, t), (cn, ct))| n == cn && *t == concrete_type(ct, &bound))
+            })
+            .map(|(i, _)| i)
+            .collect();
+        if best.as_ref().is_none_or(|(_, b)| fitting.len() > b.len()) {
+            best = Some((candidate.clone(), fitting));
+        }
+        tried.push(candidate);
+    }
+    best.filter(|(_, fitting)| !fitting.is_empty())
+}
+
+/// Families of `extern "C"` kernels, and the kernels of `kernels` they leave to be declared
+/// one by one.
+///
+/// First the families the build script names, those whose pattern has more fixed text first
+/// (as the macro gives an entry two run-time patterns match to the one with more): the
+/// kernels the pattern matches that share most members' parameters (once element types are
+/// type parameters); a pattern with a part chosen at run time leaves the others to be declared
+/// apart (the macro does not count as members the entries another declaration binds), one
+/// without needs them all to fit. Then, of the rest, families stamped out per element type:
+/// `<prefix>_<tag>_<tag>` (`cast_f32_f16`, both tags taking at least two values), then
+/// `<prefix>_<tag>` (candle's `fill_u8`, `fill_f32`), each needing every member of its prefix
+/// to fit, none declared by hand, and no kernel named as the prefix. A family is formed only
+/// where every PTX entry its pattern matches is one of its members (or, for a run-time
+/// pattern, declared apart), since the macro checks them all.
+fn families(
+    kernels: &[Declared],
+    hand_written: &[String],
+    named: &[NamedFamily],
+    entries: &[String],
+    warnings: &mut Vec<String>,
+    source: &str,
+) -> Vec<Family> {
+    let tags = family_tags();
+    let tag_names: Vec<String> = tags.iter().map(|(t, _)| t.clone()).collect();
+    let mut taken: Vec<&str> = Vec::new();
+    let mut out: Vec<Family> = Vec::new();
+    let free = |taken: &[&str]| -> Vec<&Declared> {
+        kernels
+            .iter()
+            .filter(|k| k.extern_c && k.generics.is_empty() && !taken.contains(&k.name.as_str()))
+            .collect()
+    };
+    let literal = |p: &str| {
+        cuda_kernel_syntax::pattern::pieces(p)
+            .iter()
+            .map(|piece| match piece {
+                cuda_kernel_syntax::pattern::Piece::Text(t) => t.len(),
+                cuda_kernel_syntax::pattern::Piece::Hole(_) => 0,
+            })
+            .sum::<usize>()
+    };
+    let mut order: Vec<&NamedFamily> = named.iter().collect();
+    order.sort_by_key(|f| std::cmp::Reverse(literal(&f.pattern)));
+    for family in order {
+        let pattern = family.pattern.as_str();
+        let holes = cuda_kernel_syntax::pattern::holes(pattern);
+        let type_params: Vec<String> = holes
+            .iter()
+            .filter(|h| is_type_hole(h))
+            .map(|h| h.to_string())
+            .collect();
+        let run_time = holes.len() - type_params.len();
+        let mut warn = |why: String| {
+            warnings.push(format!(
+                "{source}: the family `{pattern}` ({}) is not generated: {why}",
+                family.name
+            ));
+        };
+        if run_time > 1 || type_params.is_empty() {
+            warn(
+                "a family pattern has one or more type parameters (`{T}`) and at most one part \
+                 chosen at run time (`{op}`)"
+                    .to_string(),
+            );
+            continue;
+        }
+        let candidates: Vec<Matched<'_, '_>> = free(&taken)
+            .into_iter()
+            .filter_map(|k| Some((k, matches(pattern, &k.name, &tag_names)?)))
+            .collect();
+        if candidates.is_empty() {
+            continue; // another file's, or none: the build step says which matched nowhere
+        }
+        let Some((params, fitting)) = shape_of(&candidates, &tags) else {
+            warn("no kernel it matches has its element types among the parameters".to_string());
+            continue;
+        };
+        let members: Vec<String> = fitting
+            .iter()
+            .map(|&i| candidates[i].0.name.clone())
+            .collect();
+        if run_time == 0 && fitting.len() != candidates.len() {
+            let unfit: Vec<&str> = candidates
                 .iter()
-                .all(|(k, rust)| with_t(&k.params[i].1, rust) == generic)
-                && generic.split(' ').any(|w| w == "T");
-            match (fixed, varies) {
-                (true, _) => shape.push((name.clone(), ty.clone())),
-                (false, true) => shape.push((name.clone(), generic)),
-                (false, false) => break,
+                .filter(|(k, _)| !members.contains(&k.name))
+                .map(|(k, _)| k.name.as_str())
+                .collect();
+            warn(format!(
+                "{} match{} it with other parameters (a pattern without a part chosen at run \
+                 time takes every kernel it matches)",
+                unfit.join(", "),
+                if unfit.len() == 1 { "es" } else { "" },
+            ));
+            continue;
+        }
+        let declared_apart = |e: &str| {
+            kernels
+                .iter()
+                .any(|k| k.name == e && !members.contains(&k.name))
+        };
+        let unfit: Vec<&str> = entries
+            .iter()
+            .filter(|e| matches(pattern, e, &tag_names).is_some())
+            .filter(|e| !members.contains(e) && (run_time == 0 || !declared_apart(e)))
+            .map(String::as_str)
+            .collect();
+        if !unfit.is_empty() {
+            warn(format!(
+                "{} match{} it with other parameters{}",
+                unfit.join(", "),
+                if unfit.len() == 1 { "es" } else { "" },
+                if run_time == 0 {
+                    ""
+                } else {
+                    " and cannot be declared apart"
+                }
+            ));
+            continue;
+        }
+        if let Some(by_hand) = members.iter().find(|m| hand_written.contains(m)) {
+            warn(format!("`{by_hand}` is declared by hand"));
+            continue;
+        }
+        taken.extend(fitting.iter().map(|&i| candidates[i].0.name.as_str()));
+        out.push(Family {
+            pattern: pattern.to_string(),
+            name: family.name.clone(),
+            type_params,
+            params,
+            members,
+        });
+    }
+    // Families stamped out per element type: two tags, then one.
+    for holes in [&["T", "U"][..], &["T"][..]] {
+        let suffix: String = holes.iter().map(|h| format!("_{{{h}}}")).collect();
+        let mut groups: Vec<(String, Vec<Matched<'_, '_>>)> = Vec::new();
+        for kernel in free(&taken) {
+            // The prefix: the name less one tag per hole, each after a `_`.
+            let mut rest = kernel.name.as_str();
+            let mut values = Vec::new();
+            for hole in holes.iter().rev() {
+                let Some((tag, before)) = tag_names.iter().find_map(|tag| {
+                    let before = rest.strip_suffix(tag.as_str())?.strip_suffix('_')?;
+                    Some((tag.clone(), before))
+                }) else {
+                    values.clear();
+                    break;
+                };
+                values.insert(0, (*hole, tag));
+                rest = before;
+            }
+            if values.len() != holes.len() || rest.is_empty() {
+                continue;
+            }
+            let prefix = rest.to_string();
+            match groups.iter_mut().find(|(p, _)| *p == prefix) {
+                Some((_, members)) => members.push((kernel, values)),
+                None => groups.push((prefix, vec![(kernel, values)])),
             }
         }
-        let complete = shape.len() == first.params.len();
-        if complete && shape.iter().any(|(_, t)| t.split(' ').any(|w| w == "T")) {
-            let names = members.iter().map(|(k, _)| k.name.clone()).collect();
-            out.push((prefix, shape, names));
+        for (prefix, members) in groups {
+            let pattern = format!("{prefix}{suffix}");
+            let by_hand = members.iter().any(|(k, _)| hand_written.contains(&k.name));
+            let each_varies = holes.iter().all(|h| {
+                let mut seen: Vec<&str> = Vec::new();
+                for (_, values) in &members {
+                    if let Some((_, v)) = values.iter().find(|(x, _)| x == h) {
+                        if !seen.contains(&v.as_str()) {
+                            seen.push(v);
+                        }
+                    }
+                }
+                seen.len() >= 2
+            });
+            if members.len() < 2
+                || by_hand
+                || !each_varies
+                || kernels.iter().any(|k| k.name == prefix)
+                || out.iter().any(|f| f.name == rust_name(&prefix))
+            {
+                continue;
+            }
+            let Some((params, fitting)) = shape_of(&members, &tags) else {
+                continue;
+            };
+            let all_entries = entries
+                .iter()
+                .filter(|e| matches(&pattern, e, &tag_names).is_some())
+                .all(|e| members.iter().any(|(k, _)| k.name == *e));
+            if fitting.len() != members.len() || !all_entries {
+                continue;
+            }
+            taken.extend(members.iter().map(|(k, _)| k.name.as_str()));
+            out.push(Family {
+                pattern,
+                name: rust_name(&prefix),
+                type_params: holes.iter().map(|h| h.to_string()).collect(),
+                params,
+                members: members.iter().map(|(k, _)| k.name.clone()).collect(),
+            });
         }
     }
     out
@@ -730,6 +1003,8 @@ pub struct Options<'a> {
     pub entries: &'a [String],
     /// C structs bound to Rust types of the crate (`("Particle", "crate::params::Particle")`).
     pub structs: &'a [(String, String)],
+    /// Families the build script names for this file (`u{op}_{T}` as `unary`).
+    pub families: &'a [NamedFamily],
 }
 
 /// The `#[kernel]` block of one `.cu` file, from its preprocessed text; `from_here` tells the
@@ -746,7 +1021,15 @@ pub fn generate(
         hand_written,
         entries,
         structs: bound,
+        families: named,
     } = *options;
+    // A hand-written name may be a pattern (`u{op}_{T}`): the kernels it matches are its.
+    let tag_names: Vec<String> = family_tags().into_iter().map(|(t, _)| t).collect();
+    let by_hand = |name: &str| {
+        hand_written
+            .iter()
+            .any(|h| h == name || (h.contains('{') && matches(h, name, &tag_names).is_some()))
+    };
     let Scanned {
         kernels: found,
         typedefs,
@@ -772,7 +1055,7 @@ pub fn generate(
     let mut out = Generated::default();
     let mut kernels: Vec<Declared> = Vec::new();
     for kernel in found {
-        if hand_written.contains(&kernel.name) {
+        if by_hand(&kernel.name) {
             continue;
         }
         let mut warn = |why: String| {
@@ -845,21 +1128,38 @@ pub fn generate(
             }
         }
     }
-    let families = families(&kernels, hand_written);
+    let families = families(
+        &kernels,
+        hand_written,
+        named,
+        entries,
+        &mut out.warnings,
+        source,
+    );
     let mut items = String::new();
-    for (prefix, params, members) in &families {
-        let list: Vec<String> = params.iter().map(|(n, t)| format!("{n}: {t}")).collect();
+    for family in &families {
+        let list: Vec<String> = family
+            .params
+            .iter()
+            .map(|(n, t)| format!("{n}: {t}"))
+            .collect();
         let _ = write!(
             items,
-            "    /// `{prefix}_{{T}}` of {source}: {}.\n    #[kernel(name = \"{prefix}_{{T}}\")]\n    \
-             #[allow(non_snake_case)]\n    pub fn {}<T>({});\n",
-            members.join(", "),
-            rust_name(prefix),
+            "    /// `{}` of {source}: {}.\n    #[kernel(name = \"{}\")]\n    \
+             #[allow(non_snake_case)]\n    pub fn {}<{}>({});\n",
+            family.pattern,
+            family.members.join(", "),
+            family.pattern,
+            family.name,
+            family.type_params.join(", "),
             list.join(", ")
         );
-        out.declared.extend(members.iter().cloned());
+        out.declared.extend(family.members.iter().cloned());
+        if named.iter().any(|n| n.pattern == family.pattern) {
+            out.named_families.push(family.pattern.clone());
+        }
     }
-    let in_family = |name: &str| families.iter().any(|(_, _, m)| m.iter().any(|x| x == name));
+    let in_family = |name: &str| families.iter().any(|f| f.members.iter().any(|x| x == name));
     for kernel in kernels.iter().filter(|k| !in_family(&k.name)) {
         let list: Vec<String> = kernel
             .params
@@ -1239,5 +1539,63 @@ extern "C" __attribute__((global)) void copy_f64(const double *a, double *b) { }
         assert!(
             g.warnings[0].contains("`never` is not generated: a template the PTX has no instance")
         );
+    }
+
+    #[test]
+    fn named_families_take_the_kernels_their_pattern_matches() {
+        let named = |list: &[(&str, &str)]| -> Vec<NamedFamily> {
+            list.iter()
+                .map(|(pattern, name)| NamedFamily {
+                    pattern: pattern.to_string(),
+                    name: name.to_string(),
+                })
+                .collect()
+        };
+        let run = |families: &[NamedFamily]| {
+            generate(
+                "k.cu",
+                TEMPLATES_AND_FAMILIES,
+                &|f| f == "cuda/k.cu",
+                &Options {
+                    families,
+                    ..Options::default()
+                },
+            )
+        };
+        // A run-time part: the shape most kernels share (fill's three), the rest apart.
+        let g = run(&named(&[("{op}_{T}", "any")]));
+        assert!(
+            g.rust.contains(
+                "#[kernel(name = \"{op}_{T}\")]\n    #[allow(non_snake_case)]\n    \
+                 pub fn any<T>(b: *mut T, v: T, n: ::cuda_kernel::ffi::size_t);"
+            ),
+            "{}",
+            g.rust
+        );
+        assert!(
+            g.rust
+                .contains("/// `{op}_{T}` of k.cu: fill_u8, fill_f32, fill_f64.")
+        );
+        for apart in ["pub fn odd_f32(", "pub fn odd_f64(", "pub fn copy<T>("] {
+            assert!(g.rust.contains(apart), "{apart}\n{}", g.rust);
+        }
+        assert_eq!(g.named_families, ["{op}_{T}"]);
+        // Without one, every kernel it matches must fit: odd_f64 takes an int.
+        let g = run(&named(&[("odd_{T}", "odd")]));
+        let warning = g.warnings.iter().find(|w| w.contains("odd_{T}")).unwrap();
+        assert_eq!(
+            warning,
+            "k.cu: the family `odd_{T}` (odd) is not generated: odd_f64 matches it with other \
+             parameters (a pattern without a part chosen at run time takes every kernel it \
+             matches)"
+        );
+        assert!(g.rust.contains("pub fn odd_f32(") && g.named_families.is_empty());
+        // A name of its own for a family found anyway.
+        let g = run(&named(&[("copy_{T}", "copy_elements")]));
+        assert!(
+            g.rust
+                .contains("pub fn copy_elements<T>(a: *const T, b: *mut T);")
+        );
+        assert!(g.rust.contains("pub fn fill<T>("));
     }
 }

@@ -59,7 +59,7 @@ mod generate;
 mod nvcc;
 mod scan;
 
-pub use generate::{Generated, Options, generate};
+pub use generate::{Generated, NamedFamily, Options, generate};
 
 pub use scan::module_tree;
 
@@ -101,6 +101,8 @@ pub struct Build {
     allow_undeclared: Vec<PathBuf>,
     generate: bool,
     bound_structs: Vec<(String, String)>,
+    families: Vec<(PathBuf, generate::NamedFamily)>,
+    alongside: Vec<PathBuf>,
 }
 
 impl Default for Build {
@@ -178,6 +180,8 @@ impl Build {
             allow_undeclared: Vec::new(),
             generate: false,
             bound_structs: Vec::new(),
+            families: Vec::new(),
+            alongside: Vec::new(),
         }
     }
 
@@ -317,6 +321,53 @@ impl Build {
         self
     }
 
+    /// For [`generate_declarations`](Build::generate_declarations): the kernels of `file` (a
+    /// `.cu` given to [`file`](Build::file)) that `pattern` matches are one declaration named
+    /// `name`, as a hand-written `#[kernel(name = "...")]` family would be. In the pattern a
+    /// placeholder with a capital first letter is a type parameter, over the element type tags
+    /// of the kernels' names (`f32`, `bf16`, `u8`), and one with a small first letter the part
+    /// chosen at run time (the launcher's `op`):
+    ///
+    /// ```no_run
+    /// cuda_kernel_build::Build::new()
+    ///     .file("cuda/unary.cu")
+    ///     .generate_declarations(true)
+    ///     // uexp_f32, usqrt_bf16, ...: `kernels.unary::<f32>("exp")`
+    ///     .family("cuda/unary.cu", "u{op}_{T}", "unary")
+    ///     // upowf_f32 takes one more parameter: a family of its own, named
+    ///     .family("cuda/unary.cu", "upowf_{T}", "powf")
+    ///     .compile();
+    /// ```
+    ///
+    /// The members are the kernels the pattern matches whose parameters are one shape once
+    /// their element types are the type parameters; with a run-time part, the others it matches
+    /// are declared apart (the macro leaves an entry another declaration binds out of a
+    /// run-time family, and gives one that two patterns match to the one with more fixed
+    /// text, as here). Without one, every kernel it matches must fit. A pattern that cannot be
+    /// declared is a `cargo:warning` saying why; one that matches no kernel of `file` is one
+    /// too. Unnamed, families of one or two element types (`fill_{T}`, `cast_{T}_{U}`) are
+    /// found by their names' tags.
+    pub fn family(&mut self, file: impl AsRef<Path>, pattern: &str, name: &str) -> &mut Build {
+        self.families.push((
+            file.as_ref().to_path_buf(),
+            generate::NamedFamily {
+                pattern: pattern.to_string(),
+                name: name.to_string(),
+            },
+        ));
+        self
+    }
+
+    /// A Rust source whose `#[kernel]` blocks declare kernels beside the generated
+    /// declarations rather than instead of them (a twin with a contract, say, where the
+    /// generated launcher stays for the launches the contract refuses): nvcc checks its
+    /// prototypes as for [`declarations`](Build::declarations), and its kernels are still
+    /// generated.
+    pub fn declarations_alongside(&mut self, path: impl AsRef<Path>) -> &mut Build {
+        self.alongside.push(path.as_ref().to_path_buf());
+        self
+    }
+
     /// Silences the warning for kernels of `file` (a `.cu` given to [`file`](Build::file)) that
     /// no `#[kernel]` block declares: for a file whose other kernels are launched elsewhere.
     pub fn allow_undeclared(&mut self, file: impl AsRef<Path>) -> &mut Build {
@@ -400,6 +451,7 @@ impl Build {
                 let files: Vec<PathBuf> = self
                     .declarations
                     .iter()
+                    .chain(&self.alongside)
                     .map(|f| manifest_dir.join(f))
                     .collect();
                 let found = scan::read(&files)?;
@@ -553,9 +605,12 @@ impl Build {
             }
         }
         if problems.is_empty() && self.generate {
+            let alongside: Vec<PathBuf> = self.alongside.iter().map(in_crate).collect();
             let written = generate_all(
                 nvcc_path.as_deref(),
                 &self.bound_structs,
+                &self.families,
+                &alongside,
                 &jobs,
                 &includes,
                 &declarations,
@@ -614,6 +669,8 @@ impl Build {
 fn generate_all(
     nvcc: Option<&Path>,
     bound_structs: &[(String, String)],
+    families: &[(PathBuf, generate::NamedFamily)],
+    alongside: &[PathBuf],
     jobs: &[nvcc::Job],
     includes: &[PathBuf],
     declarations: &scan::Declarations,
@@ -624,6 +681,7 @@ fn generate_all(
     let hand_written: Vec<String> = declarations
         .blocks
         .iter()
+        .filter(|b| !alongside.iter().any(|a| b.file.ends_with(a)))
         .flat_map(|b| &b.block.kernels)
         .flat_map(|k| {
             let ident = syn::ext::IdentExt::unraw(&k.ident).to_string();
@@ -633,6 +691,24 @@ fn generate_all(
         .collect();
     let (mut paths, mut warnings, mut problems) = (Vec::new(), Vec::new(), Vec::new());
     let write = std::env::var_os(WRITE_PTX_ENV).is_some_and(|v| v == "1");
+    let of_job = |job: &nvcc::Job| -> Vec<generate::NamedFamily> {
+        families
+            .iter()
+            .filter(|(file, _)| job.source.ends_with(file))
+            .map(|(_, f)| f.clone())
+            .collect()
+    };
+    for (file, family) in families {
+        if !jobs.iter().any(|j| j.source.ends_with(file)) {
+            problems.push(format!(
+                "the family `{}` ({}) names {}, which is not among the files given to \
+                 .file()/.files()",
+                family.pattern,
+                family.name,
+                file.display()
+            ));
+        }
+    }
     for job in jobs {
         let out = out_dir.join("cuda-kernel").join(format!("{}.rs", job.stem));
         let committed_path = committed.map(|d| d.join(format!("{}.rs", job.stem)));
@@ -660,15 +736,29 @@ fn generate_all(
                         .map(|entries| entries.into_iter().map(|e| e.name).collect())
                         .unwrap_or_default();
                 let ptx = format!("$OUT_DIR/{}.ptx", job.stem);
+                let named = of_job(job);
                 let options = generate::Options {
                     ptx: &ptx,
                     module: "Kernels",
                     hand_written: &hand_written,
                     entries: &entries,
                     structs: bound_structs,
+                    families: &named,
                 };
                 let generated = generate::generate(&shown, &text, &here, &options);
                 warnings.extend(generated.warnings);
+                for family in &named {
+                    let declared = generated.named_families.contains(&family.pattern);
+                    let matched = entries.iter().any(|e| {
+                        cuda_kernel_syntax::pattern::fill(&family.pattern, e, &|_| None).is_some()
+                    });
+                    if !declared && !matched {
+                        warnings.push(format!(
+                            "{shown}: the family `{}` ({}) matches no kernel of the file",
+                            family.pattern, family.name
+                        ));
+                    }
+                }
                 let rust = if generated.rust.is_empty() {
                     format!(
                         "// {shown}: no kernel to declare that the crate does not declare by hand.
@@ -684,8 +774,13 @@ fn generate_all(
                             problems.push(format!("cannot write {}: {e}", path.display()));
                         }
                     } else if old.as_deref() != Some(rust.as_str()) {
+                        let what = match old {
+                            Some(_) => "differs from the declarations generated from",
+                            None => "is missing: it holds the declarations generated from",
+                        };
                         let message = format!(
-                            "{} differs from the declarations generated from {shown} now:                              rebuild with {WRITE_PTX_ENV}=1 to write it, then commit it",
+                            "{} {what} {shown} now: rebuild with {WRITE_PTX_ENV}=1 to write it, \
+                             then commit it",
                             path.display()
                         );
                         if strict {
@@ -701,7 +796,8 @@ fn generate_all(
                 Some(Ok(rust)) => rust,
                 _ => {
                     problems.push(format!(
-                        "generated declarations of {}.cu need nvcc, or a committed {}.rs beside                          the committed PTX (Build::committed_ptx, written with {WRITE_PTX_ENV}=1)",
+                        "generated declarations of {}.cu need nvcc, or a committed {}.rs beside \
+                         the committed PTX (Build::committed_ptx, written with {WRITE_PTX_ENV}=1)",
                         job.stem, job.stem
                     ));
                     continue;

@@ -84,49 +84,7 @@ fn every_kernel_of_real_files_is_declared_or_named_and_the_declarations_pass_the
                 ..Default::default()
             },
         );
-        // Parsed and checked as #[kernel] does.
-        if !generated.rust.is_empty() {
-            let file: syn::File = syn::parse_str(&generated.rust).unwrap_or_else(|e| {
-                panic!("{stem}: {e}\n{}", generated.rust);
-            });
-            let mut block = file
-                .items
-                .into_iter()
-                .find_map(|item| match item {
-                    syn::Item::ForeignMod(block) => Some(block),
-                    _ => None,
-                })
-                .expect("one block");
-            // The macro sees the block without its own attribute.
-            block.attrs.clear();
-            let mut parsed = parse::parse_block(&mut cx, block, &[]);
-            ptx_check::check_against_ptx(&mut cx, &mut parsed, &ptx_file);
-        }
-        assert!(
-            cx.is_empty(),
-            "{stem}: {:?}\n{}",
-            cx.messages(),
-            generated.rust
-        );
-        // Every entry is declared or named in a warning.
-        let warned: Vec<&str> = generated
-            .warnings
-            .iter()
-            .filter_map(|w| w.split('`').nth(1))
-            .collect();
-        for entry in &ptx_file.entries {
-            let covered = generated
-                .declared
-                .iter()
-                .map(String::as_str)
-                .chain(warned.iter().copied())
-                .any(|k| entry.name == k || entry.name.starts_with(&format!("_Z{}{k}", k.len())));
-            assert!(
-                covered,
-                "{stem}: `{}` neither declared nor named",
-                entry.name
-            );
-        }
+        check(stem, &generated, &ptx_file, &mut cx);
         let families = generated.rust.matches("#[kernel(name = ").count();
         let templates = generated.rust.matches("#[kernel(cpp)]").count();
         println!(
@@ -148,4 +106,212 @@ fn every_kernel_of_real_files_is_declared_or_named_and_the_declarations_pass_the
         total.0, total.1, total.2
     );
     assert!(total.1 >= 100, "{total:?}");
+}
+
+/// Parses and checks a generated block as `#[kernel]` does, against its PTX, and asserts that
+/// every entry is declared or named in a warning.
+fn check(
+    stem: &str,
+    generated: &cuda_kernel_build::Generated,
+    ptx_file: &ptx_check::PtxFile,
+    cx: &mut Errors,
+) {
+    // Parsed and checked as #[kernel] does.
+    if !generated.rust.is_empty() {
+        let file: syn::File = syn::parse_str(&generated.rust).unwrap_or_else(|e| {
+            panic!("{stem}: {e}\n{}", generated.rust);
+        });
+        let mut block = file
+            .items
+            .into_iter()
+            .find_map(|item| match item {
+                syn::Item::ForeignMod(block) => Some(block),
+                _ => None,
+            })
+            .expect("one block");
+        // The macro sees the block without its own attribute.
+        block.attrs.clear();
+        let mut parsed = parse::parse_block(cx, block, &[]);
+        ptx_check::check_against_ptx(cx, &mut parsed, ptx_file);
+    }
+    assert!(
+        cx.is_empty(),
+        "{stem}: {:?}\n{}",
+        cx.messages(),
+        generated.rust
+    );
+    // Every entry is declared or named in a warning.
+    let warned: Vec<&str> = generated
+        .warnings
+        .iter()
+        .filter_map(|w| w.split('`').nth(1))
+        .collect();
+    for entry in &ptx_file.entries {
+        let covered = generated
+            .declared
+            .iter()
+            .map(String::as_str)
+            .chain(warned.iter().copied())
+            .any(|k| entry.name == k || entry.name.starts_with(&format!("_Z{}{k}", k.len())));
+        assert!(
+            covered,
+            "{stem}: `{}` neither declared nor named",
+            entry.name
+        );
+    }
+}
+
+/// Generates and checks `dir/<stem>.cu` against `ptx_dir/<stem>.ptx`.
+fn generate_checked(
+    dir: &Path,
+    ptx_dir: &Path,
+    stem: &str,
+    arch: &str,
+    families: &[cuda_kernel_build::NamedFamily],
+    hand_written: &[String],
+) -> cuda_kernel_build::Generated {
+    let text = preprocess(&dir.join(format!("{stem}.cu")), arch);
+    let name = format!("{stem}.cu");
+    let here = |file: &str| Path::new(file).file_name().is_some_and(|f| *f == *name);
+    let ptx = ptx_dir.join(format!("{stem}.ptx"));
+    let mut cx = Errors::default();
+    let lit = syn::LitStr::new(ptx.to_str().unwrap(), proc_macro2::Span::call_site());
+    let ptx_file = ptx_check::read_ptx(&mut cx, &lit, None).expect("the PTX reads");
+    let entries: Vec<String> = ptx_file.entries.iter().map(|e| e.name.clone()).collect();
+    let generated = cuda_kernel_build::generate(
+        &name,
+        &text,
+        &here,
+        &cuda_kernel_build::Options {
+            ptx: ptx.to_str().unwrap(),
+            module: "Kernels",
+            entries: &entries,
+            families,
+            hand_written,
+            ..Default::default()
+        },
+    );
+    if hand_written.is_empty() {
+        check(stem, &generated, &ptx_file, &mut cx);
+    }
+    generated
+}
+
+fn family(pattern: &str, name: &str) -> cuda_kernel_build::NamedFamily {
+    cuda_kernel_build::NamedFamily {
+        pattern: pattern.to_string(),
+        name: name.to_string(),
+    }
+}
+
+/// The declaration of `name` in generated text: its `#[kernel(name = ...)]` pattern and its
+/// signature's line.
+fn declaration<'a>(rust: &'a str, name: &str) -> Option<(&'a str, &'a str)> {
+    let lines: Vec<&str> = rust.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with(&format!("pub fn {name}<")))?;
+    let pattern = lines[..at]
+        .iter()
+        .rev()
+        .find_map(|l| l.trim().strip_prefix("#[kernel(name = \""))?
+        .trim_end_matches("\")]");
+    Some((pattern, lines[at].trim()))
+}
+
+/// The strided-tensor backend's files (examples/tensor/cuda, candle's layout): with the
+/// families its build script names, one declaration per op group chosen at run time, the
+/// casts found as a two-type family, every entry a member, every block passing the PTX check
+/// with the members the hand-written declarations had.
+#[test]
+#[cfg_attr(not(has_nvcc), ignore = "needs nvcc")]
+fn run_time_named_and_two_type_families_cover_the_strided_backends_kernels() {
+    let dir = repo().join("examples/tensor/cuda");
+    let ptx = repo().join("examples/tensor/ptx");
+    // As examples/tensor/build.rs names them, each for its file.
+    let named = |stem: &str| -> Vec<cuda_kernel_build::NamedFamily> {
+        match stem {
+            "unary" => vec![family("u{op}_{T}", "unary"), family("upowf_{T}", "powf")],
+            "binary" => vec![family("b{op}_{T}", "binary"), family("{op}_{T}", "cmp")],
+            "reduce" => vec![family("fast_{op}_{T}", "reduce")],
+            "where_index" => vec![
+                family("where_{I}_{T}", "where_cond"),
+                family("is_{I}_{T}", "index_select"),
+            ],
+            _ => Vec::new(),
+        }
+    };
+    let mut total = 0;
+    for (stem, expected) in [
+        (
+            "unary",
+            &[("unary", "u{op}_{T}"), ("powf", "upowf_{T}")][..],
+        ),
+        ("binary", &[("binary", "b{op}_{T}"), ("cmp", "{op}_{T}")]),
+        ("cast", &[("cast", "cast_{T}_{U}")]),
+        ("reduce", &[("reduce", "fast_{op}_{T}")]),
+        (
+            "where_index",
+            &[
+                ("where_cond", "where_{I}_{T}"),
+                ("index_select", "is_{I}_{T}"),
+            ],
+        ),
+    ] {
+        let generated = generate_checked(&dir, &ptx, stem, "compute_80", &named(stem), &[]);
+        assert!(generated.warnings.is_empty(), "{:?}", generated.warnings);
+        let declarations = generated.rust.matches("pub fn ").count();
+        assert_eq!(declarations, expected.len(), "{}", generated.rust);
+        for (name, pattern) in expected {
+            let (found, _) = declaration(&generated.rust, name).unwrap_or_else(|| {
+                panic!("{stem}: no `{name}`\n{}", generated.rust);
+            });
+            assert_eq!(found, *pattern);
+        }
+        println!(
+            "{stem}.cu: {} kernels in {} declarations ({})",
+            generated.declared.len(),
+            declarations,
+            expected
+                .iter()
+                .map(|(n, p)| format!("{n} = {p}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        total += generated.declared.len();
+    }
+    // Every entry of the five files: 43 + 4 unary, 42 + 42 binary and compare, 49 casts, 12
+    // reductions, 21 + 21 selects (tensor-backend's unit test checks the same members).
+    assert_eq!(total, 234, "{total}");
+
+    // The cmp shape: `out` is `u8` whatever `T` is (in `eq_u8` it could be read as `T`).
+    let binary = generate_checked(&dir, &ptx, "binary", "compute_80", &named("binary"), &[]);
+    let (_, cmp) = declaration(&binary.rust, "cmp").unwrap();
+    assert!(cmp.ends_with("out: *mut u8);"), "{cmp}");
+
+    // Unnamed, each op is a family of its own (`uexp_{T}`), the casts still one.
+    let unary = generate_checked(&dir, &ptx, "unary", "compute_80", &[], &[]);
+    assert_eq!(
+        declaration(&unary.rust, "uexp").map(|d| d.0),
+        Some("uexp_{T}")
+    );
+    assert!(unary.rust.matches("pub fn ").count() >= 10);
+
+    // A hand-written family pattern takes every kernel it matches out of generation.
+    let hand = ["u{op}_{T}".to_string()];
+    let rest = generate_checked(&dir, &ptx, "unary", "compute_80", &named("unary"), &hand);
+    assert!(rest.declared.is_empty(), "{:?}", rest.declared);
+
+    // A named family that cannot be declared says why (here, a pattern without a type
+    // parameter; the unit tests have the others).
+    let bad = [family("u{op}", "ops")];
+    let warned = generate_checked(&dir, &ptx, "unary", "compute_80", &bad, &[]);
+    assert!(
+        warned
+            .warnings
+            .iter()
+            .any(|w| w.contains("`u{op}` (ops) is not generated: a family pattern has one")),
+        "{:?}",
+        warned.warnings
+    );
 }

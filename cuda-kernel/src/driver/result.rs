@@ -53,6 +53,12 @@ pub struct Entered {
     pushed: bool,
 }
 
+impl Entered {
+    /// Nothing made current, nothing to give back: a launch whose stream names its context
+    /// (see [`launch::enter`](crate::launch::enter)).
+    pub(crate) const NOTHING: Entered = Entered { pushed: false };
+}
+
 /// Makes `ctx` current until the returned guard drops (see [`Entered`]).
 #[inline]
 pub(crate) fn enter(ctx: &CudaContext) -> Result<Entered, Error> {

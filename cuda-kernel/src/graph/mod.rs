@@ -146,7 +146,7 @@ unsafe fn set_node<K: Kernel>(
             "the parameter buffer is not packed for this kernel: make it with the launcher's pack",
         ));
     }
-    let entered = crate::launch::enter(stream)?;
+    let entered = result::enter(stream.context())?;
     let function =
         crate::launch::prepare(&entered, kernel.__loaded(), stream, &config, params.len())?;
     if config.is_extended() {

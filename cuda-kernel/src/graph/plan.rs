@@ -535,7 +535,7 @@ impl<'a> Plan<'a> {
         config: &Config,
         params: &mut ParamBytes,
     ) -> Result<NodeParams, Error> {
-        let entered = crate::launch::enter(&self.stream)?;
+        let entered = result::enter(self.stream.context())?;
         let function =
             crate::launch::prepare(&entered, kernel, &self.stream, config, params.bytes().len())?;
         Ok(NodeParams::new(

@@ -18,12 +18,43 @@ use config::{Config, DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits, shared_memory_li
 use observe::Shown;
 pub use observe::Site;
 
-/// Makes `stream`'s context current for a launch, giving the caller's back when the guard
-/// drops: what a generated `launch` does first, before borrowing its arguments (cudarc's event
-/// tracking calls the driver in that context too).
+/// Readies the calling thread for a launch on `stream`, giving the caller's context back when
+/// the guard drops: what a generated `launch` does first, before borrowing its arguments.
+///
+/// A launch names its context through its stream where the stream is one of its own (not the
+/// null stream, whose meaning is the current context's) and the driver is CUDA 13.0 or newer,
+/// which takes a launch's context from its stream rather than from the thread. There the
+/// launch needs nothing current, and entering asks nothing of the driver, unless cudarc manages
+/// the context's stream synchronization (event tracking on, and a stream made with
+/// `new_stream`: `is_managing_stream_synchronization`): its borrow guards then call the driver
+/// with the context bound (`bind_to_thread`), so the stream's context is entered (made current,
+/// or pushed over the caller's and popped after) as on the null stream and older drivers.
 #[inline]
 pub fn enter(stream: &CudaStream) -> Result<Entered, Error> {
+    if !stream.cu_stream().is_null()
+        && !stream.context().is_managing_stream_synchronization()
+        && launches_follow_their_stream()
+    {
+        return Ok(Entered::NOTHING);
+    }
     result::enter(stream.context())
+}
+
+/// Whether the driver takes a launch's context from its stream (CUDA 13.0 and newer), asked
+/// once.
+#[inline]
+fn launches_follow_their_stream() -> bool {
+    use std::sync::atomic::{AtomicU8, Ordering};
+    // 0: not asked yet, 1: no, 2: yes.
+    static FOLLOW: AtomicU8 = AtomicU8::new(0);
+    match FOLLOW.load(Ordering::Relaxed) {
+        0 => {
+            let follow = crate::driver::version().is_ok_and(|v| v >= 13_000);
+            FOLLOW.store(if follow { 2 } else { 1 }, Ordering::Relaxed);
+            follow
+        }
+        known => known == 2,
+    }
 }
 
 /// Readies a launch of `loaded` on `stream`, whose context `_entered` made current: returns the

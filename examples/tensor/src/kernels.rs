@@ -1,208 +1,41 @@
-//! The backend's kernels, declared once each as their CUDA sources write them: one declaration
-//! stands for every op and dtype of a file (`u{op}_{T}`: `uexp_f32`, `usqrt_bf16`, ...), checked
-//! at compile time against every entry of the PTX it matches.
+//! The backend's kernels, declared from their CUDA sources by the build step
+//! (`Build::generate_declarations`): one module per `.cu` file, each kernel declared as the
+//! file defines it, the ops of a file chosen by name at run time through the families the
+//! build script names (`u{op}_{T}`: `uexp_f32`, `usqrt_bf16`, ...), and every declaration
+//! checked at compile time against the PTX it launches from. `build.rs` says which families;
+//! `ptx/*.rs` holds the generated text for machines without nvcc.
+//!
+//! [`checked`] declares the same kernels by hand with contracts, beside the generated ones.
 
-use cuda_kernel::kernel;
-
-#[kernel(ptx = "$OUT_DIR/unary.ptx", module = pub UnaryKernels)]
-unsafe extern "C" {
-    /// `out[i] = op(inp[i])`, `inp` strided by `info` (dims, then strides; NULL when
-    /// contiguous). Ops: copy, neg, exp, log, sqrt, abs, sqr, relu, recip for the floats; copy
-    /// and sqr (and neg for i64) for the integers.
-    #[kernel(name = "u{op}_{T}")]
-    pub fn unary<T>(numel: usize, num_dims: usize, info: *const usize, inp: *const T, out: *mut T);
-
-    /// `out[i] = inp[i] ^ param`, for the floats.
-    #[kernel(name = "upowf_{T}")]
-    pub fn powf<T>(
-        numel: usize,
-        num_dims: usize,
-        info: *const usize,
-        param: T,
-        inp: *const T,
-        out: *mut T,
-    );
+/// `unary.cu`: `unary` (`u{op}_{T}`) and `powf` (`upowf_{T}`).
+pub mod unary {
+    include!(concat!(env!("OUT_DIR"), "/cuda-kernel/unary.rs"));
 }
 
-#[kernel(ptx = "$OUT_DIR/binary.ptx", module = pub BinaryKernels)]
-unsafe extern "C" {
-    /// `out[i] = lhs[i] op rhs[i]`, `dims_and_strides`: dims, lhs strides, rhs strides (NULL when
-    /// both are contiguous). Ops: add, sub, mul, div, maximum, minimum.
-    #[kernel(name = "b{op}_{T}")]
-    pub fn binary<T>(
-        numel: usize,
-        num_dims: usize,
-        dims_and_strides: *const usize,
-        lhs: *const T,
-        rhs: *const T,
-        out: *mut T,
-    );
-
-    /// `out[i] = lhs[i] op rhs[i]` as 0 or 1. Ops: eq, ne, lt, le, gt, ge.
-    #[kernel(name = "{op}_{T}")]
-    pub fn cmp<T>(
-        numel: usize,
-        num_dims: usize,
-        dims_and_strides: *const usize,
-        lhs: *const T,
-        rhs: *const T,
-        out: *mut u8,
-    );
+/// `binary.cu`: `binary` (`b{op}_{T}`) and `cmp` (`{op}_{T}`).
+pub mod binary {
+    include!(concat!(env!("OUT_DIR"), "/cuda-kernel/binary.rs"));
 }
 
-#[kernel(ptx = "$OUT_DIR/cast.ptx", module = pub CastKernels)]
-unsafe extern "C" {
-    /// `out[i] = inp[i] as U`.
-    #[kernel(name = "cast_{T}_{U}")]
-    pub fn cast<T, U>(
-        numel: usize,
-        num_dims: usize,
-        info: *const usize,
-        inp: *const T,
-        out: *mut U,
-    );
+/// `cast.cu`: `cast` (`cast_{T}_{U}`, found by the build step).
+pub mod cast {
+    include!(concat!(env!("OUT_DIR"), "/cuda-kernel/cast.rs"));
 }
 
-#[kernel(ptx = "$OUT_DIR/reduce.ptx", module = pub ReduceKernels)]
-unsafe extern "C" {
-    /// `dst[b] = op(src[b * el_to_sum_per_block ..][.. el_to_sum_per_block])`, one block of 256
-    /// threads per output. Ops: sum, max, min, for the floats.
-    #[kernel(name = "fast_{op}_{T}")]
-    pub fn reduce<T>(
-        src_numel: usize,
-        el_to_sum_per_block: usize,
-        num_dims: usize,
-        info: *const usize,
-        src: *const T,
-        dst: *mut T,
-    );
+/// `reduce.cu`: `reduce` (`fast_{op}_{T}`).
+pub mod reduce {
+    include!(concat!(env!("OUT_DIR"), "/cuda-kernel/reduce.rs"));
 }
 
-#[kernel(ptx = "$OUT_DIR/where_index.ptx", module = pub SelectKernels)]
-unsafe extern "C" {
-    /// `out[i] = ids[i] ? t[i] : f[i]`; `info`: dims, then the strides of ids, t and f.
-    #[kernel(name = "where_{I}_{T}")]
-    pub fn where_cond<I, T>(
-        numel: usize,
-        num_dims: usize,
-        info: *const usize,
-        ids: *const I,
-        t: *const T,
-        f: *const T,
-        out: *mut T,
-    );
-
-    /// `out` = the rows of `inp` along one dimension that `ids` names, with the sizes left of,
-    /// along and right of that dimension.
-    #[kernel(name = "is_{I}_{T}")]
-    pub fn index_select<I, T>(
-        numel: usize,
-        num_dims: usize,
-        info: *const usize,
-        ids: *const I,
-        inp: *const T,
-        out: *mut T,
-        left_size: usize,
-        src_dim_size: usize,
-        ids_dim_size: usize,
-        right_size: usize,
-    );
+/// `where_index.cu`: `where_cond` (`where_{I}_{T}`) and `index_select` (`is_{I}_{T}`).
+pub mod where_index {
+    include!(concat!(env!("OUT_DIR"), "/cuda-kernel/where_index.rs"));
 }
 
-/// The same kernels with contracts, for contiguous data: with `info` NULL each reaches exactly
-/// `numel` elements of every operand, which the contract checks, so their launchers are safe
-/// to call. A strided launch (`info` set) follows dims and strides in device memory that no
-/// contract can read: it is refused here, and stays with the `unsafe` launchers above.
-/// `index_select` reads its indices from device memory and has no contract.
-pub mod checked {
-    use cuda_kernel::kernel;
+pub mod checked;
 
-    #[kernel(ptx = "$OUT_DIR/unary.ptx", module = pub UnaryKernels)]
-    unsafe extern "C" {
-        /// `out[i] = op(inp[i])`, contiguous.
-        #[kernel(name = "u{op}_{T}")]
-        #[requires(info.is_null(), inp.len() >= numel, out.len() >= numel)]
-        pub fn unary<T>(
-            numel: usize,
-            num_dims: usize,
-            info: *const usize,
-            inp: *const T,
-            out: *mut T,
-        );
-
-        /// `out[i] = inp[i] ^ param`, contiguous.
-        #[kernel(name = "upowf_{T}")]
-        #[requires(info.is_null(), inp.len() >= numel, out.len() >= numel)]
-        pub fn powf<T>(
-            numel: usize,
-            num_dims: usize,
-            info: *const usize,
-            param: T,
-            inp: *const T,
-            out: *mut T,
-        );
-    }
-
-    #[kernel(ptx = "$OUT_DIR/binary.ptx", module = pub BinaryKernels)]
-    unsafe extern "C" {
-        /// `out[i] = lhs[i] op rhs[i]`, contiguous.
-        #[kernel(name = "b{op}_{T}")]
-        #[requires(dims_and_strides.is_null(), lhs.len() >= numel, rhs.len() >= numel)]
-        #[requires(out.len() >= numel)]
-        pub fn binary<T>(
-            numel: usize,
-            num_dims: usize,
-            dims_and_strides: *const usize,
-            lhs: *const T,
-            rhs: *const T,
-            out: *mut T,
-        );
-    }
-
-    #[kernel(ptx = "$OUT_DIR/cast.ptx", module = pub CastKernels)]
-    unsafe extern "C" {
-        /// `out[i] = inp[i] as U`, contiguous.
-        #[kernel(name = "cast_{T}_{U}")]
-        #[requires(info.is_null(), inp.len() >= numel, out.len() >= numel)]
-        pub fn cast<T, U>(
-            numel: usize,
-            num_dims: usize,
-            info: *const usize,
-            inp: *const T,
-            out: *mut U,
-        );
-    }
-
-    #[kernel(ptx = "$OUT_DIR/reduce.ptx", module = pub ReduceKernels)]
-    unsafe extern "C" {
-        /// One output per block of at most 256 threads (the kernel's shared array), contiguous.
-        #[kernel(name = "fast_{op}_{T}")]
-        #[requires(info.is_null(), src.len() >= src_numel, dst.len() >= config.grid.0)]
-        #[requires(config.block.0 <= 256, config.block.1 == 1 && config.block.2 == 1)]
-        pub fn reduce<T>(
-            src_numel: usize,
-            el_to_sum_per_block: usize,
-            num_dims: usize,
-            info: *const usize,
-            src: *const T,
-            dst: *mut T,
-        );
-    }
-
-    #[kernel(ptx = "$OUT_DIR/where_index.ptx", module = pub SelectKernels)]
-    unsafe extern "C" {
-        /// `out[i] = ids[i] ? t[i] : f[i]`, contiguous.
-        #[kernel(name = "where_{I}_{T}")]
-        #[requires(info.is_null(), ids.len() >= numel, t.len() >= numel, f.len() >= numel)]
-        #[requires(out.len() >= numel)]
-        pub fn where_cond<I, T>(
-            numel: usize,
-            num_dims: usize,
-            info: *const usize,
-            ids: *const I,
-            t: *const T,
-            f: *const T,
-            out: *mut T,
-        );
-    }
-}
+pub use binary::{Binary, Cmp, Kernels as BinaryKernels};
+pub use cast::{Cast, Kernels as CastKernels};
+pub use reduce::{Kernels as ReduceKernels, Reduce};
+pub use unary::{Kernels as UnaryKernels, Powf, Unary};
+pub use where_index::{IndexSelect, Kernels as SelectKernels, WhereCond};
