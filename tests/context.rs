@@ -137,8 +137,21 @@ fn launches_leave_the_threads_context_as_they_found_it_on_every_kind_of_stream()
     let own = CudaContext::new_non_primary(0, 0).unwrap();
     let mine = own.cu_ctx();
 
-    // A stream of its own, no context current.
-    unsafe { cu::ctx::set_current(std::ptr::null_mut()) }.unwrap();
+    // A stream of its own, no context current: on a 13.0 driver neither entering nor the
+    // launch makes one current.
+    // (Creating a context pushed it: the thread's stack is emptied, not only its top.)
+    while !current().is_null() {
+        let mut popped = std::ptr::null_mut();
+        assert_eq!(
+            unsafe { sys::cuCtxPopCurrent_v2(&mut popped) },
+            sys::CUresult::CUDA_SUCCESS
+        );
+    }
+    let entered = cuda_kernel::__private::enter(&stream).unwrap();
+    if version >= 13_000 {
+        assert!(current().is_null(), "entering made a context current");
+    }
+    drop(entered);
     launch(&stream, &mut outs[0]);
     let after = current();
     if version >= 13_000 {
