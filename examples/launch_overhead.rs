@@ -304,28 +304,7 @@ fn another_context_current(
             if typed {
                 empty.launch(on, config, &a, &b, &mut c, n)?;
             } else {
-                let mut values: [*mut c_void; 4] = [
-                    (&raw const pa).cast_mut().cast(),
-                    (&raw const pb).cast_mut().cast(),
-                    (&raw const pc).cast_mut().cast(),
-                    (&raw const n).cast_mut().cast(),
-                ];
-                unsafe {
-                    sys::cuLaunchKernel(
-                        function,
-                        1,
-                        1,
-                        1,
-                        32,
-                        1,
-                        1,
-                        0,
-                        on.cu_stream(),
-                        values.as_mut_ptr(),
-                        std::ptr::null_mut(),
-                    )
-                }
-                .result()?;
+                raw_empty4(function, on, [pa, pb, pc], n)?;
             }
         }
         let seconds = start.elapsed().as_secs_f64();
@@ -401,28 +380,7 @@ fn another_context_current(
                 if typed {
                     empty.launch(on, config, &a, &b, &mut c, n)?;
                 } else {
-                    let mut values: [*mut c_void; 4] = [
-                        (&raw const pa).cast_mut().cast(),
-                        (&raw const pb).cast_mut().cast(),
-                        (&raw const pc).cast_mut().cast(),
-                        (&raw const n).cast_mut().cast(),
-                    ];
-                    unsafe {
-                        sys::cuLaunchKernel(
-                            function,
-                            1,
-                            1,
-                            1,
-                            32,
-                            1,
-                            1,
-                            0,
-                            on.cu_stream(),
-                            values.as_mut_ptr(),
-                            std::ptr::null_mut(),
-                        )
-                    }
-                    .result()?;
+                    raw_empty4(function, on, [pa, pb, pc], n)?;
                 }
                 let t = start.elapsed().as_secs_f64() - timer;
                 if typed {
@@ -457,6 +415,40 @@ fn another_context_current(
     drop(own);
     unsafe { current::set_current(ctx.cu_ctx()) }?;
     unsafe { ctx.enable_event_tracking() };
+    Ok(())
+}
+
+/// `empty4` launched raw on `on` (one block of 32 threads), its parameters by `kernelParams`.
+fn raw_empty4(
+    function: sys::CUfunction,
+    on: &cuda_kernel::cudarc::driver::CudaStream,
+    pointers: [sys::CUdeviceptr; 3],
+    n: u32,
+) -> Result<(), Error> {
+    let [pa, pb, pc] = pointers;
+    let mut values: [*mut c_void; 4] = [
+        (&raw const pa).cast_mut().cast(),
+        (&raw const pb).cast_mut().cast(),
+        (&raw const pc).cast_mut().cast(),
+        (&raw const n).cast_mut().cast(),
+    ];
+    // SAFETY: empty4's four parameters, each pointed to, alive for the call.
+    unsafe {
+        sys::cuLaunchKernel(
+            function,
+            1,
+            1,
+            1,
+            32,
+            1,
+            1,
+            0,
+            on.cu_stream(),
+            values.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    }
+    .result()?;
     Ok(())
 }
 

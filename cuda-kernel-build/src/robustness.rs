@@ -87,16 +87,76 @@ fn mutated_cuda_sources_never_panic_the_declaration_generator() {
             }
         }
     }
+    // Kernels of the strided-tensor backend's shape as nvcc -E expands its macros: ops chosen
+    // by name at run time (`uexp_f32`), casts of two types, one op with another shape.
+    let mut ops = String::from("# 1 \"unary.cu\"\ntypedef unsigned long size_t;\n");
+    for (c, tag) in [("float", "f32"), ("double", "f64"), ("unsigned char", "u8")] {
+        for op in ["exp", "log", "copy"] {
+            ops += &format!(
+                "extern \"C\" __attribute__((global)) void u{op}_{tag}(const size_t numel, \
+                 const size_t *info, const {c} *inp, {c} *out) {{ }}\n"
+            );
+        }
+        ops += &format!(
+            "extern \"C\" __attribute__((global)) void upowf_{tag}(const size_t numel, \
+             {c} param, const {c} *inp, {c} *out) {{ }}\n\
+             extern \"C\" __attribute__((global)) void cast_{tag}_f32(const {c} *inp, \
+             float *out) {{ }}\n\
+             extern \"C\" __attribute__((global)) void cast_{tag}_u8(const {c} *inp, \
+             unsigned char *out) {{ }}\n"
+        );
+    }
+    corpus.push(ops);
     assert!(corpus.len() >= 10, "{}", corpus.len());
     let here = |_: &str| true;
+    let families: Vec<crate::generate::NamedFamily> = [
+        ("u{op}_{T}", "unary"),
+        ("upowf_{T}", "powf"),
+        ("{op}_{T}", "any"),
+        ("cast_{T}_{U}", "cast"),
+    ]
+    .iter()
+    .map(|(pattern, name)| crate::generate::NamedFamily {
+        pattern: pattern.to_string(),
+        name: name.to_string(),
+    })
+    .collect();
     mutate::run("declaration generator", 41, &corpus, |text| {
-        let entries = ["_Z7reduce0IfEvPT_S1_j".to_string()];
+        let entries = ["_Z7reduce0IfEvPT_S1_j".to_string(), "uexp_f32".to_string()];
         let options = crate::generate::Options {
             ptx: "k.ptx",
             module: "Kernels",
             entries: &entries,
+            families: &families,
             ..Default::default()
         };
         let _ = crate::generate::generate("k.cu", text, &here, &options);
+    });
+    // The family patterns a build script names, mutated, over a file they could match.
+    let unary = corpus
+        .iter()
+        .rev()
+        .find(|c| c.contains("unary.cu"))
+        .unwrap()
+        .clone();
+    let patterns: Vec<String> = families.iter().map(|f| f.pattern.clone()).collect();
+    mutate::run("family patterns", 43, &patterns, |pattern| {
+        let named = [crate::generate::NamedFamily {
+            pattern: pattern.to_string(),
+            name: "named".to_string(),
+        }];
+        let hand_written = [pattern.to_string()];
+        let options = crate::generate::Options {
+            ptx: "k.ptx",
+            module: "Kernels",
+            families: &named,
+            ..Default::default()
+        };
+        let _ = crate::generate::generate("k.cu", &unary, &here, &options);
+        let by_hand = crate::generate::Options {
+            hand_written: &hand_written,
+            ..options
+        };
+        let _ = crate::generate::generate("k.cu", &unary, &here, &by_hand);
     });
 }

@@ -56,10 +56,7 @@ fn every_kernel_of_real_files_is_declared_or_named_and_the_declarations_pass_the
         let name = format!("{stem}.cu");
         let here = |file: &str| Path::new(file).file_name().is_some_and(|f| *f == *name);
         let ptx = repo().join(format!("kernels/ptx/{stem}.ptx"));
-        let mut cx = Errors::default();
-        let lit = syn::LitStr::new(ptx.to_str().unwrap(), proc_macro2::Span::call_site());
-        let ptx_file = ptx_check::read_ptx(&mut cx, &lit, None).expect("the PTX reads");
-        let entries: Vec<String> = ptx_file.entries.iter().map(|e| e.name.clone()).collect();
+        let (mut cx, ptx_file, entries) = read_ptx(&ptx);
         // structs.cu takes the structs the kernels crate defines in Rust (params.cuh is their
         // CUDA declaration): bound, as Build::bind_struct does.
         let bound = [
@@ -161,6 +158,15 @@ fn check(
     }
 }
 
+/// A PTX file read as `#[kernel(ptx = ...)]` reads it, with its entries' names.
+fn read_ptx(ptx: &Path) -> (Errors, ptx_check::PtxFile, Vec<String>) {
+    let mut cx = Errors::default();
+    let lit = syn::LitStr::new(ptx.to_str().unwrap(), proc_macro2::Span::call_site());
+    let ptx_file = ptx_check::read_ptx(&mut cx, &lit, None).expect("the PTX reads");
+    let entries = ptx_file.entries.iter().map(|e| e.name.clone()).collect();
+    (cx, ptx_file, entries)
+}
+
 /// Generates and checks `dir/<stem>.cu` against `ptx_dir/<stem>.ptx`.
 fn generate_checked(
     dir: &Path,
@@ -174,10 +180,7 @@ fn generate_checked(
     let name = format!("{stem}.cu");
     let here = |file: &str| Path::new(file).file_name().is_some_and(|f| *f == *name);
     let ptx = ptx_dir.join(format!("{stem}.ptx"));
-    let mut cx = Errors::default();
-    let lit = syn::LitStr::new(ptx.to_str().unwrap(), proc_macro2::Span::call_site());
-    let ptx_file = ptx_check::read_ptx(&mut cx, &lit, None).expect("the PTX reads");
-    let entries: Vec<String> = ptx_file.entries.iter().map(|e| e.name.clone()).collect();
+    let (mut cx, ptx_file, entries) = read_ptx(&ptx);
     let generated = cuda_kernel_build::generate(
         &name,
         &text,
