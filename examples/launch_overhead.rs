@@ -80,31 +80,7 @@ fn run() -> Result<(), Error> {
         Ok(start.elapsed().as_secs_f64())
     };
 
-    let mut raw_params = || -> Result<(), Error> {
-        let mut values: [*mut c_void; 4] = [
-            (&raw const pa).cast_mut().cast(),
-            (&raw const pb).cast_mut().cast(),
-            (&raw const pc).cast_mut().cast(),
-            (&raw const n).cast_mut().cast(),
-        ];
-        unsafe {
-            sys::cuLaunchKernel(
-                cu_function,
-                1,
-                1,
-                1,
-                32,
-                1,
-                1,
-                0,
-                cu_stream,
-                values.as_mut_ptr(),
-                std::ptr::null_mut(),
-            )
-        }
-        .result()?;
-        Ok(())
-    };
+    let mut raw_params = || raw_empty4(cu_function, &stream, [pa, pb, pc], n);
     let mut raw_packed = || -> Result<(), Error> {
         let mut buf = [0u8; 28];
         buf[0..8].copy_from_slice(&pa.to_le_bytes());
