@@ -856,7 +856,7 @@ fn families(
             .filter_map(|k| Some((k, matches(pattern, &k.name, &tag_names)?)))
             .collect();
         if candidates.is_empty() {
-            continue; // another file's, or none: the build step says which matched nowhere
+            continue; // all declared by hand, or none (said below)
         }
         let Some((params, fitting)) = shape_of(&candidates, &tags) else {
             warn("no kernel it matches has its element types among the parameters".to_string());
@@ -1054,6 +1054,8 @@ pub fn generate(
     }
     let mut out = Generated::default();
     let mut kernels: Vec<Declared> = Vec::new();
+    // Every kernel the file defines, declared or not: what a named family may match.
+    let defined: Vec<String> = found.iter().map(|k| k.name.clone()).collect();
     for kernel in found {
         if by_hand(&kernel.name) {
             continue;
@@ -1157,6 +1159,17 @@ pub fn generate(
         out.declared.extend(family.members.iter().cloned());
         if named.iter().any(|n| n.pattern == family.pattern) {
             out.named_families.push(family.pattern.clone());
+        }
+    }
+    for family in named {
+        let matched = defined
+            .iter()
+            .any(|k| matches(&family.pattern, k, &tag_names).is_some());
+        if !matched {
+            out.warnings.push(format!(
+                "{source}: the family `{}` ({}) matches no kernel of the file",
+                family.pattern, family.name
+            ));
         }
     }
     let in_family = |name: &str| families.iter().any(|f| f.members.iter().any(|x| x == name));
@@ -1590,6 +1603,12 @@ extern "C" __attribute__((global)) void copy_f64(const double *a, double *b) { }
              matches)"
         );
         assert!(g.rust.contains("pub fn odd_f32(") && g.named_families.is_empty());
+        // A pattern no kernel of the file matches says so.
+        let g = run(&named(&[("scale_{T}", "scale")]));
+        assert_eq!(
+            g.warnings.last().map(String::as_str),
+            Some("k.cu: the family `scale_{T}` (scale) matches no kernel of the file")
+        );
         // A name of its own for a family found anyway.
         let g = run(&named(&[("copy_{T}", "copy_elements")]));
         assert!(

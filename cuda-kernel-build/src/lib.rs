@@ -747,18 +747,6 @@ fn generate_all(
                 };
                 let generated = generate::generate(&shown, &text, &here, &options);
                 warnings.extend(generated.warnings);
-                for family in &named {
-                    let declared = generated.named_families.contains(&family.pattern);
-                    let matched = entries.iter().any(|e| {
-                        cuda_kernel_syntax::pattern::fill(&family.pattern, e, &|_| None).is_some()
-                    });
-                    if !declared && !matched {
-                        warnings.push(format!(
-                            "{shown}: the family `{}` ({}) matches no kernel of the file",
-                            family.pattern, family.name
-                        ));
-                    }
-                }
                 let rust = if generated.rust.is_empty() {
                     format!(
                         "// {shown}: no kernel to declare that the crate does not declare by hand.

@@ -40,21 +40,11 @@ pub fn enter(stream: &CudaStream) -> Result<Entered, Error> {
     result::enter(stream.context())
 }
 
-/// Whether the driver takes a launch's context from its stream (CUDA 13.0 and newer), asked
-/// once.
+/// Whether the driver takes a launch's context from its stream (CUDA 13.0 and newer): the
+/// driver's version, which [`driver::version`](crate::driver::version) asks once.
 #[inline]
 fn launches_follow_their_stream() -> bool {
-    use std::sync::atomic::{AtomicU8, Ordering};
-    // 0: not asked yet, 1: no, 2: yes.
-    static FOLLOW: AtomicU8 = AtomicU8::new(0);
-    match FOLLOW.load(Ordering::Relaxed) {
-        0 => {
-            let follow = crate::driver::version().is_ok_and(|v| v >= 13_000);
-            FOLLOW.store(if follow { 2 } else { 1 }, Ordering::Relaxed);
-            follow
-        }
-        known => known == 2,
-    }
+    crate::driver::version().is_ok_and(|v| v >= 13_000)
 }
 
 /// Readies a launch of `loaded` on `stream`, whose context `_entered` made current: returns the
