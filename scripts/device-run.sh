@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine, from the repository root, over the bundle scripts/device-bundle.sh
 # built: the GPU tests, then the examples. Writes logs to $OUT (or ./device-out).
-# usage: device-run.sh [tests|examples|sanitize|contracts|nvtx|all]   (default all: tests and
-#   examples)
+# usage: device-run.sh [tests|examples|sanitize|contracts|nvtx|overhead|all]   (default all:
+#   tests and examples)
 #   sanitize: every GPU test binary under compute-sanitizer (memcheck; racecheck too for the
 #   suites whose kernels use shared memory); the `fault` binary is expected to fault, and its
 #   memcheck report must name the same kernel as the verify mode's error.
@@ -28,6 +28,31 @@ if [ "$what" = nvtx ]; then
             grep -E "vector_add\(|No kernels were profiled|gpu__time_duration|NVTX|==PROF==|==ERROR==" | head -8
     done
     exit 0
+fi
+# The launch path's host cost: examples/launch_path.rs against the real driver and against
+# examples/c/stub_driver.c (a libcuda.so whose launch only counts), built here with the host's gcc.
+launch_path() {
+    echo "== launch_path (typed vs raw cuLaunchKernel, paired rounds)"
+    .device/examples/launch_path
+    echo "== launch_path against the stub driver (the path's own cost on this CPU)"
+    mkdir -p .device/stub-driver &&
+        gcc -O2 -shared -fPIC -o .device/stub-driver/libcuda.so.1 examples/c/stub_driver.c -ldl &&
+        LD_LIBRARY_PATH=$PWD/.device/stub-driver .device/examples/launch_path
+}
+if [ "$what" = overhead ]; then
+    # Issue 22's goal, measured several ways in one run: the launch path, launch_overhead in its
+    # three builds, the tensor backend's dispatch.
+    {
+        launch_path
+        .device/examples/launch_path | tail -3
+        for build in launch_overhead launch_overhead-no-diagnostics launch_overhead-nvtx; do
+            echo "== $build"
+            ".device/examples/$build"
+        done
+        echo "== dispatch"
+        .device/examples/dispatch
+    } 2>&1 | tee "$out/overhead.txt" || status=1
+    exit $status
 fi
 if [ "$what" = contracts ]; then
     # Contracts: the GPU tests, the same under memcheck (a launch a contract admits must stay
@@ -120,6 +145,7 @@ if [ "$what" != tests ]; then
         .device/examples/bandwidth
         echo "== launch_overhead"
         .device/examples/launch_overhead
+        launch_path
         echo "== launch_overhead, without the diagnostics feature (launch log, verify mode)"
         .device/examples/launch_overhead-no-diagnostics
         echo "== launch_overhead, with the nvtx feature and no profiler attached"

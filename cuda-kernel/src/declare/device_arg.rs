@@ -145,6 +145,19 @@ pub trait DeviceArgMut<T> {
     }
 }
 
+/// cudarc's guard, or none where it has nothing to record: memory allocated with event tracking
+/// off has no event (`Record(None)`), whose drop does nothing, so it is not kept to be dropped
+/// after the launch.
+#[inline(always)]
+fn guard(sync: SyncOnDrop<'_>) -> Option<SyncOnDrop<'_>> {
+    if let SyncOnDrop::Record(None) = sync {
+        // Holds no event and no stream: forgetting it skips a drop that would do nothing.
+        std::mem::forget(sync);
+        return None;
+    }
+    Some(sync)
+}
+
 // One impl per cudarc type rather than a blanket impl over `DevicePtr<T>`, which would leave no
 // room for `Null` (cudarc could add a blanket impl of its own).
 macro_rules! device_memory {
@@ -157,7 +170,7 @@ macro_rules! device_memory {
                     stream: &'a CudaStream,
                 ) -> (CUdeviceptr, Option<SyncOnDrop<'a>>) {
                     let (ptr, sync) = DevicePtr::device_ptr(self, stream);
-                    (ptr, Some(sync))
+                    (ptr, guard(sync))
                 }
 
                 #[inline]
@@ -174,7 +187,7 @@ macro_rules! device_memory {
                     stream: &'a CudaStream,
                 ) -> (CUdeviceptr, Option<SyncOnDrop<'a>>) {
                     let (ptr, sync) = DevicePtrMut::device_ptr_mut(self, stream);
-                    (ptr, Some(sync))
+                    (ptr, guard(sync))
                 }
 
                 #[inline]
@@ -459,5 +472,18 @@ impl<T> DeviceArgMut<T> for DeviceMemory<T> {
     #[inline]
     fn element_count_mut(&self) -> Option<usize> {
         Some(self.len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_guard_with_something_to_record_or_synchronize_is_kept() {
+        assert!(guard(SyncOnDrop::Record(None)).is_none());
+        // `Sync(None)` synchronizes nothing either, but it is not what memory allocated with
+        // tracking off gives: kept, as every guard but the empty `Record`.
+        assert!(guard(SyncOnDrop::Sync(None)).is_some());
     }
 }

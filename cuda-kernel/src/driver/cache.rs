@@ -20,6 +20,13 @@ impl<T: Copy> PerDevice<T> {
         }
     }
 
+    /// The value for device `ordinal` where it has been computed: a reference into the cache,
+    /// for a launch that reads a few fields of it.
+    #[inline(always)]
+    pub(crate) fn get(&self, ordinal: usize) -> Option<&T> {
+        self.slots.get(ordinal).and_then(OnceLock::get)
+    }
+
     /// The value for device `ordinal`, computed by `compute` the first time (two threads may
     /// both compute it; one value is kept).
     #[inline]
@@ -28,12 +35,18 @@ impl<T: Copy> PerDevice<T> {
         ordinal: usize,
         compute: impl FnOnce() -> Result<T, E>,
     ) -> Result<T, E> {
-        let slot = self.slots.get(ordinal);
-        if let Some(value) = slot.and_then(OnceLock::get) {
-            return Ok(*value);
+        match self.get(ordinal) {
+            Some(value) => Ok(*value),
+            None => self.init(ordinal, compute),
         }
+    }
+
+    /// The first use on device `ordinal` (or any use beyond the cached devices).
+    #[cold]
+    #[inline(never)]
+    fn init<E>(&self, ordinal: usize, compute: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
         let value = compute()?;
-        Ok(match slot {
+        Ok(match self.slots.get(ordinal) {
             Some(slot) => *slot.get_or_init(|| value),
             None => value,
         })
@@ -64,5 +77,7 @@ mod tests {
         }
         assert_eq!(calls, 3);
         assert_eq!(cache.get_or_try_init(6, || Err("no")), Err("no"));
+        assert_eq!(cache.get(5), Some(&42));
+        assert_eq!((cache.get(6), cache.get(CACHED_DEVICES)), (None, None));
     }
 }

@@ -73,14 +73,22 @@ pub fn require() -> Result<(), Error> {
 /// println!("driver supports CUDA {}.{}", version / 1000, version % 1000 / 10);
 /// # Ok::<(), cuda_kernel::Error>(())
 /// ```
+#[inline]
 pub fn version() -> Result<i32, Error> {
-    require()?;
     static VERSION: OnceLock<i32> = OnceLock::new();
-    if let Some(version) = VERSION.get() {
-        return Ok(*version);
+    match VERSION.get() {
+        Some(version) => Ok(*version),
+        None => ask_version(&VERSION),
     }
+}
+
+/// [`version`]'s first call: the driver asked, and the answer kept.
+#[cold]
+#[inline(never)]
+fn ask_version(cache: &OnceLock<i32>) -> Result<i32, Error> {
+    require()?;
     let version = result::driver_version()?;
-    Ok(*VERSION.get_or_init(|| version))
+    Ok(*cache.get_or_init(|| version))
 }
 
 /// The number of CUDA devices, or [`Error::NoDriver`] without a driver.

@@ -150,7 +150,36 @@ impl Config {
     }
 
     /// Checks the configuration against `limits`.
+    ///
+    /// Every launch calls it, so the configurations a device takes are told apart in a few
+    /// comparisons without a branch each; a refused one is explained by [`Self::refusal`].
+    #[inline]
     pub fn check(&self, limits: &DeviceLimits) -> Result<(), Error> {
+        // `v - 1 < limit` (wrapping) holds for 1..=limit: zero and too large in one comparison.
+        let within = |v: u32, limit: u32| v.wrapping_sub(1) < limit;
+        let threads = u64::from(self.block.0) * u64::from(self.block.1) * u64::from(self.block.2);
+        let fits = within(self.grid.0, limits.max_grid[0])
+            & within(self.grid.1, limits.max_grid[1])
+            & within(self.grid.2, limits.max_grid[2])
+            & within(self.block.0, limits.max_block[0])
+            & within(self.block.1, limits.max_block[1])
+            & within(self.block.2, limits.max_block[2])
+            & (threads <= u64::from(limits.max_threads_per_block))
+            & (self.shared_mem_bytes <= limits.max_shared_memory_optin)
+            & self.cluster.is_none()
+            & !self.programmatic
+            & !self.cooperative;
+        if fits {
+            return Ok(());
+        }
+        self.refusal(limits)
+    }
+
+    /// [`Self::check`] for a configuration its fast test did not take (refused, or with the
+    /// attributes of an extended launch): each condition in turn, the first one failing named.
+    #[cold]
+    #[inline(never)]
+    fn refusal(&self, limits: &DeviceLimits) -> Result<(), Error> {
         let dims = [
             ("grid dimension x", self.grid.0, limits.max_grid[0]),
             ("grid dimension y", self.grid.1, limits.max_grid[1]),
@@ -278,6 +307,9 @@ impl From<cudarc::driver::LaunchConfig> for Config {
     }
 }
 
+/// Each device's [`DeviceLimits`], read on first use.
+static LIMITS: PerDevice<DeviceLimits> = PerDevice::new();
+
 /// What a device allows a launch, read once per device and cached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DeviceLimits {
@@ -301,9 +333,14 @@ pub struct DeviceLimits {
 impl DeviceLimits {
     /// The limits of the device `stream` runs on (queried on first use, then cached).
     pub fn of(stream: &CudaStream) -> Result<DeviceLimits, Error> {
-        static CACHE: PerDevice<DeviceLimits> = PerDevice::new();
         let ctx = stream.context();
-        CACHE.get_or_try_init(ctx.ordinal(), || DeviceLimits::query(ctx))
+        LIMITS.get_or_try_init(ctx.ordinal(), || DeviceLimits::query(ctx))
+    }
+
+    /// [`Self::of`] where it is cached, without the copy: what every launch reads first.
+    #[inline(always)]
+    pub(crate) fn cached(stream: &CudaStream) -> Option<&'static DeviceLimits> {
+        LIMITS.get(stream.context().ordinal())
     }
 
     fn query(ctx: &cudarc::driver::CudaContext) -> Result<DeviceLimits, Error> {
@@ -467,6 +504,45 @@ mod tests {
             error(Config::new((6, 1, 1), (1, 1, 1)).cluster((4, 1, 1))),
             "cluster dimension x is 4, which does not divide grid dimension 6: make the grid a multiple of the cluster"
         );
+    }
+
+    #[test]
+    fn the_fast_test_takes_exactly_what_the_full_check_takes() {
+        // Around every limit: 0, 1, the limit and one past it, in each dimension.
+        let near = |limit: u32| [0, 1, limit, limit.wrapping_add(1), u32::MAX];
+        let legacy = DeviceLimits {
+            max_grid: [u32::MAX, 65535, 65535],
+            ..H200
+        };
+        let mut checked = 0;
+        for limits in [H200, legacy] {
+            for axis in 0..6 {
+                let limit = match axis {
+                    0..3 => limits.max_grid[axis],
+                    _ => limits.max_block[axis - 3],
+                };
+                for value in near(limit) {
+                    for shared in [0, limits.max_shared_memory_optin, u32::MAX] {
+                        let mut dims = [1, 1, 1, 32, 32, 1];
+                        dims[axis] = value;
+                        let c =
+                            Config::new((dims[0], dims[1], dims[2]), (dims[3], dims[4], dims[5]))
+                                .shared_mem(shared);
+                        for c in [
+                            c,
+                            c.cooperative(),
+                            c.cluster((1, 1, 1)),
+                            c.programmatic_dependent(),
+                        ] {
+                            let shown = |r: Result<(), Error>| r.map_err(|e| e.to_string());
+                            assert_eq!(shown(c.check(&limits)), shown(c.refusal(&limits)), "{c:?}");
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 2 * 6 * 5 * 3 * 4);
     }
 
     #[test]

@@ -32,8 +32,8 @@ pub use observe::Site;
 #[inline]
 pub fn enter(stream: &CudaStream) -> Result<Entered, Error> {
     if !stream.cu_stream().is_null()
-        && !stream.context().is_managing_stream_synchronization()
         && launches_follow_their_stream()
+        && !stream.context().is_managing_stream_synchronization()
     {
         return Ok(Entered::NOTHING);
     }
@@ -49,7 +49,7 @@ fn launches_follow_their_stream() -> bool {
 
 /// Readies a launch of `loaded` on `stream`, whose context `_entered` made current: returns the
 /// function for the stream's device, and refuses what the device would ([`check`]).
-#[inline]
+#[inline(always)]
 pub(crate) fn prepare(
     _entered: &Entered,
     loaded: &Loaded,
@@ -57,11 +57,16 @@ pub(crate) fn prepare(
     config: &Config,
     params_len: usize,
 ) -> Result<sys::CUfunction, Error> {
-    let limits = DeviceLimits::of(stream)?;
+    let queried;
+    let limits = match DeviceLimits::cached(stream) {
+        Some(limits) => limits,
+        None => {
+            queried = DeviceLimits::of(stream)?;
+            &queried
+        }
+    };
     let function = loaded.cu_function(stream)?;
-    check(config, &limits, params_len, || {
-        shared_memory_limit(function)
-    })?;
+    check(config, limits, params_len, || shared_memory_limit(function))?;
     Ok(function)
 }
 
@@ -69,6 +74,7 @@ pub(crate) fn prepare(
 /// ([`Error::InvalidConfig`], [`Error::Unsupported`], [`Error::ClusterMismatch`]), the parameter
 /// bytes ([`Error::ParamsTooLarge`]) and, above the default 48 KiB, the dynamic shared memory
 /// against the kernel's own limit ([`Error::SharedMemoryLimit`]), which `kernel_limit` reads.
+#[inline(always)]
 pub(crate) fn check(
     config: &Config,
     limits: &DeviceLimits,
