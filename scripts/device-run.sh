@@ -37,6 +37,7 @@ launch_path() {
     echo "== launch_path against the stub driver (the path's own cost on this CPU)"
     mkdir -p .device/stub-driver &&
         gcc -O2 -shared -fPIC -o .device/stub-driver/libcuda.so.1 examples/c/stub_driver.c -ldl &&
+        ln -sf libcuda.so.1 .device/stub-driver/libcuda.so &&
         LD_LIBRARY_PATH=$PWD/.device/stub-driver .device/examples/launch_path
 }
 if [ "$what" = overhead ]; then
