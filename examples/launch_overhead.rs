@@ -25,6 +25,9 @@ use cuda_kernel::cudarc::driver::sys::{self, CUgraphInstantiate_flags, CUstreamC
 use cuda_kernel::cudarc::driver::{DevicePtr, LaunchConfig, PushKernelArg};
 use kernels::{Empty4, PlanKernels, VECTOR_ADD_PTX};
 
+#[path = "support/raw_launch.rs"]
+mod raw_launch;
+
 const LAUNCHES: usize = 100_000;
 const ROUNDS: usize = 7;
 const GRAPH_KERNELS: usize = 1_000;
@@ -66,7 +69,6 @@ fn run() -> Result<(), Error> {
     let (pa, pb, pc) = (pa, pb, pc);
     drop((_ga, _gb, _gc));
     let cu_function = function.cu_function();
-    let cu_stream = stream.cu_stream();
     stream.synchronize()?;
 
     // Each variant launches LAUNCHES times; returns the seconds taken, queue drained.
@@ -80,39 +82,8 @@ fn run() -> Result<(), Error> {
         Ok(start.elapsed().as_secs_f64())
     };
 
-    let mut raw_params = || raw_empty4(cu_function, &stream, [pa, pb, pc], n);
-    let mut raw_packed = || -> Result<(), Error> {
-        let mut buf = [0u8; 28];
-        buf[0..8].copy_from_slice(&pa.to_le_bytes());
-        buf[8..16].copy_from_slice(&pb.to_le_bytes());
-        buf[16..24].copy_from_slice(&pc.to_le_bytes());
-        buf[24..28].copy_from_slice(&n.to_le_bytes());
-        let mut size = buf.len();
-        let mut extra = [
-            sys::CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT as usize as *mut c_void,
-            buf.as_mut_ptr().cast(),
-            sys::CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT as usize as *mut c_void,
-            (&raw mut size).cast(),
-            sys::CU_LAUNCH_PARAM_END_AS_INT as usize as *mut c_void,
-        ];
-        unsafe {
-            sys::cuLaunchKernel(
-                cu_function,
-                1,
-                1,
-                1,
-                32,
-                1,
-                1,
-                0,
-                cu_stream,
-                std::ptr::null_mut(),
-                extra.as_mut_ptr(),
-            )
-        }
-        .result()?;
-        Ok(())
-    };
+    let mut raw_params = || raw_launch::empty4(cu_function, &stream, [pa, pb, pc], n);
+    let mut raw_packed = || raw_launch::empty4_packed(cu_function, &stream, [pa, pb, pc], n);
 
     let variants = [
         "raw cuLaunchKernel, kernelParams",
@@ -280,7 +251,7 @@ fn another_context_current(
             if typed {
                 empty.launch(on, config, &a, &b, &mut c, n)?;
             } else {
-                raw_empty4(function, on, [pa, pb, pc], n)?;
+                raw_launch::empty4(function, on, [pa, pb, pc], n)?;
             }
         }
         let seconds = start.elapsed().as_secs_f64();
@@ -356,7 +327,7 @@ fn another_context_current(
                 if typed {
                     empty.launch(on, config, &a, &b, &mut c, n)?;
                 } else {
-                    raw_empty4(function, on, [pa, pb, pc], n)?;
+                    raw_launch::empty4(function, on, [pa, pb, pc], n)?;
                 }
                 let t = start.elapsed().as_secs_f64() - timer;
                 if typed {
@@ -391,40 +362,6 @@ fn another_context_current(
     drop(own);
     unsafe { current::set_current(ctx.cu_ctx()) }?;
     unsafe { ctx.enable_event_tracking() };
-    Ok(())
-}
-
-/// `empty4` launched raw on `on` (one block of 32 threads), its parameters by `kernelParams`.
-fn raw_empty4(
-    function: sys::CUfunction,
-    on: &cuda_kernel::cudarc::driver::CudaStream,
-    pointers: [sys::CUdeviceptr; 3],
-    n: u32,
-) -> Result<(), Error> {
-    let [pa, pb, pc] = pointers;
-    let mut values: [*mut c_void; 4] = [
-        (&raw const pa).cast_mut().cast(),
-        (&raw const pb).cast_mut().cast(),
-        (&raw const pc).cast_mut().cast(),
-        (&raw const n).cast_mut().cast(),
-    ];
-    // SAFETY: empty4's four parameters, each pointed to, alive for the call.
-    unsafe {
-        sys::cuLaunchKernel(
-            function,
-            1,
-            1,
-            1,
-            32,
-            1,
-            1,
-            0,
-            on.cu_stream(),
-            values.as_mut_ptr(),
-            std::ptr::null_mut(),
-        )
-    }
-    .result()?;
     Ok(())
 }
 

@@ -16,13 +16,15 @@
 //!                                                               # typed, none), N launches
 //! ```
 
-use std::ffi::c_void;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use cuda_kernel::Config;
-use cuda_kernel::cudarc::driver::{CudaStream, DevicePtr, sys};
+use cuda_kernel::cudarc::driver::DevicePtr;
 use kernels::{Empty4, VECTOR_ADD_PTX};
+
+#[path = "support/raw_launch.rs"]
+mod raw_launch;
 
 const ROUNDS: usize = 31;
 /// Seconds a variant's share of a round takes, about: the launches a round are counted to fit.
@@ -60,13 +62,13 @@ fn run() -> Result<(), Error> {
 
     let mut raw = |count: usize| -> Result<(), Error> {
         for _ in 0..count {
-            raw_empty4(function, &stream, pointers, std::hint::black_box(1))?;
+            raw_launch::empty4(function, &stream, pointers, std::hint::black_box(1))?;
         }
         Ok(())
     };
     let mut packed = |count: usize| -> Result<(), Error> {
         for _ in 0..count {
-            raw_empty4_packed(function, &stream, pointers, std::hint::black_box(1))?;
+            raw_launch::empty4_packed(function, &stream, pointers, std::hint::black_box(1))?;
         }
         Ok(())
     };
@@ -140,80 +142,6 @@ fn run() -> Result<(), Error> {
             ratio(v)
         );
     }
-    Ok(())
-}
-
-/// `empty4` launched raw on `on` (one block of 32 threads), its parameters by `kernelParams`.
-fn raw_empty4(
-    function: sys::CUfunction,
-    on: &CudaStream,
-    pointers: [sys::CUdeviceptr; 3],
-    n: u32,
-) -> Result<(), Error> {
-    let [pa, pb, pc] = pointers;
-    let mut values: [*mut c_void; 4] = [
-        (&raw const pa).cast_mut().cast(),
-        (&raw const pb).cast_mut().cast(),
-        (&raw const pc).cast_mut().cast(),
-        (&raw const n).cast_mut().cast(),
-    ];
-    // SAFETY: empty4's four parameters, each pointed to, alive for the call.
-    unsafe {
-        sys::cuLaunchKernel(
-            function,
-            1,
-            1,
-            1,
-            32,
-            1,
-            1,
-            0,
-            on.cu_stream(),
-            values.as_mut_ptr(),
-            std::ptr::null_mut(),
-        )
-    }
-    .result()?;
-    Ok(())
-}
-
-/// The same launch with its parameters packed in one buffer (`CU_LAUNCH_PARAM_BUFFER_POINTER`),
-/// as the typed launcher passes them.
-fn raw_empty4_packed(
-    function: sys::CUfunction,
-    on: &CudaStream,
-    pointers: [sys::CUdeviceptr; 3],
-    n: u32,
-) -> Result<(), Error> {
-    let mut buffer = [0u64; 4];
-    buffer[..3].copy_from_slice(&pointers);
-    buffer[3] = u64::from(n);
-    let mut size = 28usize;
-    let mut extra = [
-        sys::CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT as usize as *mut c_void,
-        buffer.as_mut_ptr().cast(),
-        sys::CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT as usize as *mut c_void,
-        (&raw mut size).cast(),
-        sys::CU_LAUNCH_PARAM_END_AS_INT as usize as *mut c_void,
-    ];
-    // SAFETY: the buffer holds empty4's parameters at their offsets (0, 8, 16, 24), alive for
-    // the call.
-    unsafe {
-        sys::cuLaunchKernel(
-            function,
-            1,
-            1,
-            1,
-            32,
-            1,
-            1,
-            0,
-            on.cu_stream(),
-            std::ptr::null_mut(),
-            extra.as_mut_ptr(),
-        )
-    }
-    .result()?;
     Ok(())
 }
 
