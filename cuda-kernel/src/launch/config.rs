@@ -149,10 +149,28 @@ impl Config {
         ])
     }
 
-    /// Checks the configuration against `limits`.
+    /// Checks the configuration against `limits`, as every launch does before the driver sees
+    /// it: a refused configuration is an error naming the limit and the value.
     ///
-    /// Every launch calls it, so the configurations a device takes are told apart in a few
-    /// comparisons without a branch each; a refused one is explained by [`Self::refusal`].
+    /// The configurations a device takes are told apart in one pass of comparisons; a refused
+    /// one (or one with the attributes of an extended launch) is then checked condition by
+    /// condition, the first failing named.
+    ///
+    /// ```
+    /// use cuda_kernel::{Config, DeviceLimits, MAX_PARAM_BYTES};
+    /// let h100 = DeviceLimits {
+    ///     max_threads_per_block: 1024,
+    ///     max_block: [1024, 1024, 64],
+    ///     max_grid: [i32::MAX as u32, 65535, 65535],
+    ///     max_shared_memory_optin: 232_448,
+    ///     cluster_launch: true,
+    ///     cooperative_launch: true,
+    ///     max_param_bytes: MAX_PARAM_BYTES,
+    /// };
+    /// assert!(Config::for_elements(1 << 20, 256).check(&h100).is_ok());
+    /// let refused = Config::new((1, 1, 1), (32, 64, 1)).check(&h100).unwrap_err();
+    /// assert_eq!(refused.to_string(), "threads per block is 2048 but this device allows at most 1024");
+    /// ```
     #[inline]
     pub fn check(&self, limits: &DeviceLimits) -> Result<(), Error> {
         // `v - 1 < limit` (wrapping) holds for 1..=limit: zero and too large in one comparison.
