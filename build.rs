@@ -1,13 +1,27 @@
 //! `cfg(has_nvrtc)` where NVRTC's library can be loaded, so the tests that compile CUDA C at run
-//! time are reported as ignored, never as passed, on machines without it.
+//! time are reported as ignored, never as passed, on machines without it; `cfg(has_cc)` where a
+//! C compiler runs, for the test that builds the stub driver (`tests/stub_driver.rs`).
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(has_nvrtc)");
+    println!("cargo::rustc-check-cfg=cfg(has_cc)");
     println!("cargo::rerun-if-env-changed=LD_LIBRARY_PATH");
+    println!("cargo::rerun-if-env-changed=PATH");
     if nvrtc_on_loader_path() {
         println!("cargo::rustc-cfg=has_nvrtc");
     }
+    if C_COMPILERS.iter().any(|cc| {
+        std::process::Command::new(cc)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }) {
+        println!("cargo::rustc-cfg=has_cc");
+    }
 }
+
+/// The C compilers the stub driver's test tries, in order (its own list, kept equal).
+const C_COMPILERS: [&str; 3] = ["cc", "gcc", "clang"];
 
 /// Whether a `libnvrtc.so*` is in a folder the dynamic loader searches.
 fn nvrtc_on_loader_path() -> bool {

@@ -1,6 +1,7 @@
 /*
- * A libcuda.so that runs nothing: every entry point the `launch_path` example reaches answers at
- * once, and cuLaunchKernel only counts. With it first on LD_LIBRARY_PATH, a machine without a
+ * A libcuda.so that runs nothing: every entry point the `launch_path` example and the
+ * `stub_driver` test reach answers at once, and cuLaunchKernel only counts and keeps what it was
+ * given (the test reads it back). With it first on LD_LIBRARY_PATH, a machine without a
  * GPU measures what cuda-kernel's launch path costs the host by itself (the real driver's 3 to
  * 4 us a launch hides it, and its run-to-run spread is larger than the path). Not a driver:
  * nothing is allocated on a device, no PTX is read, and values are made up where a caller only
@@ -22,7 +23,13 @@ typedef unsigned long long CUdeviceptr;
 static int context, module, function, stream;
 static __thread void *current;
 
+/* What the test reads back: launches, calls that read or change the thread's context, and the
+ * last launch's configuration and packed parameters (CU_LAUNCH_PARAM_BUFFER_POINTER). */
 API volatile unsigned long long stub_launches;
+API unsigned long long stub_context_calls;
+API unsigned stub_last_dims[7]; /* grid x y z, block x y z, dynamic shared memory */
+API unsigned char stub_last_params[4096];
+API size_t stub_last_params_len;
 
 API CUresult cuInit(unsigned flags) { return 0; }
 API CUresult cuDriverGetVersion(int *v) { *v = 13000; return 0; }
@@ -32,10 +39,14 @@ API CUresult cuDeviceGetName(char *name, int len, CUdevice d) { strncpy(name, "s
 API CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice d) { *bytes = 1ull << 34; return 0; }
 API CUresult cuDevicePrimaryCtxRetain(void **ctx, CUdevice d) { *ctx = &context; return 0; }
 API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) { return 0; }
-API CUresult cuCtxSetCurrent(void *ctx) { current = ctx; return 0; }
-API CUresult cuCtxGetCurrent(void **ctx) { *ctx = current; return 0; }
-API CUresult cuCtxPushCurrent_v2(void *ctx) { current = ctx; return 0; }
-API CUresult cuCtxPopCurrent_v2(void **ctx) { if (ctx) *ctx = current; return 0; }
+API CUresult cuCtxSetCurrent(void *ctx) { stub_context_calls++; current = ctx; return 0; }
+API CUresult cuCtxGetCurrent(void **ctx) { stub_context_calls++; *ctx = current; return 0; }
+API CUresult cuCtxPushCurrent_v2(void *ctx) { stub_context_calls++; current = ctx; return 0; }
+API CUresult cuCtxPopCurrent_v2(void **ctx) {
+    stub_context_calls++;
+    if (ctx) *ctx = current;
+    return 0;
+}
 API CUresult cuCtxGetDevice(CUdevice *d) { *d = 0; return 0; }
 API CUresult cuCtxSynchronize(void) { return 0; }
 
@@ -95,6 +106,16 @@ API CUresult cuGetProcAddress_v2(const char *symbol, void **fn, int version,
 API CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                             unsigned by, unsigned bz, unsigned shared, void *s, void **params,
                             void **extra) {
+    unsigned dims[7] = {gx, gy, gz, bx, by, bz, shared};
+    memcpy(stub_last_dims, dims, sizeof dims);
+    const void *buffer = 0;
+    size_t size = 0;
+    for (void **e = extra; e && *e != (void *)0; e += 2) { /* CU_LAUNCH_PARAM_END is 0 */
+        if (*e == (void *)1) buffer = e[1];                /* CU_LAUNCH_PARAM_BUFFER_POINTER */
+        else if (*e == (void *)2) size = *(size_t *)e[1];  /* CU_LAUNCH_PARAM_BUFFER_SIZE */
+    }
+    stub_last_params_len = buffer && size <= sizeof stub_last_params ? size : 0;
+    if (stub_last_params_len) memcpy(stub_last_params, buffer, stub_last_params_len);
     stub_launches++;
     return 0;
 }

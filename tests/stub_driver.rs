@@ -1,0 +1,144 @@
+//! The whole launch path without a GPU: this test builds `examples/c/stub_driver.c` (a
+//! `libcuda.so` whose launch only keeps what it was given) with the C compiler and runs itself
+//! again with the stub first on `LD_LIBRARY_PATH`. There a typed launch must hand the driver the
+//! buffer `pack` builds and the configuration it was given, ask nothing of the thread on a
+//! stream of its own, enter the current context once on the null stream, and refuse a bad
+//! configuration before the driver sees it. Linux only (`LD_LIBRARY_PATH`, `dlopen`); reported
+//! ignored where the build script found no C compiler (`cfg(has_cc)`).
+#![cfg(target_os = "linux")]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use cuda_kernel::Config;
+use cuda_kernel::cudarc::driver::DevicePtr;
+use kernels::{Empty4, VECTOR_ADD_PTX};
+
+const CHILD: &str = "CUDA_KERNEL_STUB_DRIVER_CHILD";
+
+#[test]
+#[cfg_attr(not(has_cc), ignore = "needs a C compiler (cc, gcc or clang)")]
+fn a_typed_launch_hands_the_driver_its_buffer_and_asks_nothing_of_the_thread() {
+    if std::env::var_os(CHILD).is_some() {
+        return against_the_stub();
+    }
+    let dir = build_stub();
+    let output = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "a_typed_launch_hands_the_driver_its_buffer_and_asks_nothing_of_the_thread",
+            "--exact",
+            "--nocapture",
+        ])
+        .env(CHILD, "1")
+        .env("LD_LIBRARY_PATH", &dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stderr).into_owned()
+        + &String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "the run against the stub failed:\n{text}"
+    );
+    assert!(text.contains("1 passed"), "{text}");
+}
+
+/// Builds the stub as `libcuda.so.1` and `libcuda.so` in a folder of the target dir, with the
+/// first of the compilers the build script looked for that compiles it.
+fn build_stub() -> PathBuf {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/c/stub_driver.c");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("stub-driver");
+    std::fs::create_dir_all(&dir).unwrap();
+    let library = dir.join("libcuda.so.1");
+    let compiled = ["cc", "gcc", "clang"].iter().any(|cc| {
+        Command::new(cc)
+            .args(["-O2", "-shared", "-fPIC", "-o"])
+            .arg(&library)
+            .arg(&source)
+            .arg("-ldl")
+            .status()
+            .is_ok_and(|s| s.success())
+    });
+    assert!(compiled, "no C compiler built {}", source.display());
+    let _ = std::fs::remove_file(dir.join("libcuda.so"));
+    std::os::unix::fs::symlink("libcuda.so.1", dir.join("libcuda.so")).unwrap();
+    dir
+}
+
+/// What the stub kept, read from the loaded library.
+struct Stub(libloading::Library);
+
+impl Stub {
+    fn open() -> Stub {
+        // SAFETY: the stub, already loaded by the driver calls before; no initialisers run.
+        Stub(unsafe { libloading::Library::new("libcuda.so") }.unwrap())
+    }
+
+    fn read<T: Copy>(&self, name: &[u8]) -> T {
+        // SAFETY: a global of the stub of type T, written only by the launches of this thread.
+        unsafe { **self.0.get::<*const T>(name).unwrap() }
+    }
+
+    fn launches(&self) -> u64 {
+        self.read(b"stub_launches")
+    }
+
+    fn context_calls(&self) -> u64 {
+        self.read(b"stub_context_calls")
+    }
+
+    fn last_params(&self) -> Vec<u8> {
+        let len: usize = self.read(b"stub_last_params_len");
+        let bytes: [u8; 4096] = self.read(b"stub_last_params");
+        bytes[..len].to_vec()
+    }
+}
+
+fn against_the_stub() {
+    let ctx = cuda_kernel::driver::context(0).unwrap();
+    assert_eq!(ctx.name().unwrap(), "stub", "the stub is the driver loaded");
+    // SAFETY: nothing is in flight.
+    unsafe { ctx.disable_event_tracking() };
+    let stream = ctx.new_stream().unwrap();
+    let module = cuda_kernel::driver::load_ptx(&ctx, VECTOR_ADD_PTX).unwrap();
+    let empty = Empty4::load(&module).unwrap();
+    let a = stream.alloc_zeros::<f32>(4).unwrap();
+    let b = stream.alloc_zeros::<f32>(4).unwrap();
+    let mut c = stream.alloc_zeros::<f32>(4).unwrap();
+    let [pa, pb, pc] = [&a, &b, &c].map(|s| s.device_ptr(&stream).0);
+    let stub = Stub::open();
+
+    // A stream of its own: the buffer `pack` builds, the configuration given, no context call.
+    let config = Config::new((3, 2, 1), (64, 2, 1)).shared_mem(1024);
+    let (launches, calls) = (stub.launches(), stub.context_calls());
+    empty.launch(&stream, config, &a, &b, &mut c, 7).unwrap();
+    assert_eq!(stub.launches(), launches + 1);
+    assert_eq!(stub.last_params(), Empty4::pack(pa, pb, pc, 7).bytes());
+    let dims: [u32; 7] = stub.read(b"stub_last_dims");
+    assert_eq!(dims, [3, 2, 1, 64, 2, 1, 1024]);
+    assert_eq!(
+        stub.context_calls(),
+        calls,
+        "a launch on a stream of its own asked the thread"
+    );
+
+    // The null stream: the current context asked once, nothing pushed (it is the stream's).
+    let null = ctx.default_stream();
+    let calls = stub.context_calls();
+    empty.launch(&null, config, &a, &b, &mut c, 8).unwrap();
+    assert_eq!(stub.context_calls(), calls + 1);
+    assert_eq!(stub.last_params(), Empty4::pack(pa, pb, pc, 8).bytes());
+
+    // A configuration the device refuses never reaches the driver.
+    let launches = stub.launches();
+    let refused = empty.launch(
+        &stream,
+        Config::new((1, 1, 1), (2048, 1, 1)),
+        &a,
+        &b,
+        &mut c,
+        9,
+    );
+    let text = refused.unwrap_err().to_string();
+    assert!(text.contains("block dimension x is 2048"), "{text}");
+    assert_eq!(stub.launches(), launches);
+}
