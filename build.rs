@@ -10,18 +10,18 @@ fn main() {
     if nvrtc_on_loader_path() {
         println!("cargo::rustc-cfg=has_nvrtc");
     }
-    if C_COMPILERS.iter().any(|cc| {
+    // The first C compiler that runs, which the stub driver's test builds the stub with.
+    let cc = ["cc", "gcc", "clang"].into_iter().find(|cc| {
         std::process::Command::new(cc)
             .arg("--version")
             .output()
             .is_ok_and(|o| o.status.success())
-    }) {
+    });
+    if let Some(cc) = cc {
         println!("cargo::rustc-cfg=has_cc");
+        println!("cargo::rustc-env=CUDA_KERNEL_TEST_CC={cc}");
     }
 }
-
-/// The C compilers the stub driver's test tries, in order (its own list, kept equal).
-const C_COMPILERS: [&str; 3] = ["cc", "gcc", "clang"];
 
 /// Whether a `libnvrtc.so*` is in a folder the dynamic loader searches.
 fn nvrtc_on_loader_path() -> bool {
