@@ -29,16 +29,14 @@ if [ "$what" = nvtx ]; then
     done
     exit 0
 fi
-# The launch path's host cost: examples/launch_path.rs against the real driver and against
-# examples/c/stub_driver.c (a libcuda.so whose launch only counts), built here with the host's gcc.
+# The launch path's host cost: examples/launch_path.rs against the real driver, then against
+# examples/c/stub_driver.c (a libcuda.so whose launch only counts) through scripts/launch-path.sh,
+# which builds the stub with the host's gcc.
 launch_path() {
     echo "== launch_path (typed vs raw cuLaunchKernel, paired rounds)"
     .device/examples/launch_path
     echo "== launch_path against the stub driver (the path's own cost on this CPU)"
-    mkdir -p .device/stub-driver &&
-        gcc -O2 -shared -fPIC -o .device/stub-driver/libcuda.so.1 examples/c/stub_driver.c -ldl &&
-        ln -sf libcuda.so.1 .device/stub-driver/libcuda.so &&
-        LD_LIBRARY_PATH=$PWD/.device/stub-driver .device/examples/launch_path
+    LAUNCH_PATH_EXAMPLE=$PWD/.device/examples/launch_path bash scripts/launch-path.sh
 }
 if [ "$what" = overhead ]; then
     # Issue 22's goal, measured several ways in one run: the launch path, launch_overhead in its

@@ -6,15 +6,23 @@
 # of 2N launches subtracted, so setup and loading drop out).
 #
 # usage: scripts/launch-path.sh
+#   LAUNCH_PATH_EXAMPLE=path  a launch_path binary built already (the GPU machine, which has no
+#                             cargo: scripts/device-run.sh); built here with cargo otherwise
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 target=${CARGO_TARGET_DIR:-$root/target}
-stub="$target/stub-driver"
+example=${LAUNCH_PATH_EXAMPLE:-}
+if [ -z "$example" ]; then
+    (cd "$root" && cargo build -q --release --example launch_path)
+    example="$target/release/examples/launch_path"
+    stub="$target/stub-driver"
+else
+    stub="$(dirname "$example")/stub-driver"
+fi
 mkdir -p "$stub"
 gcc -O2 -Wall -shared -fPIC -o "$stub/libcuda.so.1" "$root/examples/c/stub_driver.c" -ldl
+# cudarc opens libcuda.so first, cuda-kernel's probe libcuda.so.1: both must be the stub.
 ln -sf libcuda.so.1 "$stub/libcuda.so"
-(cd "$root" && cargo build -q --release --example launch_path)
-example="$target/release/examples/launch_path"
 export LD_LIBRARY_PATH="$stub${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 "$example"
 if ! command -v valgrind >/dev/null; then
