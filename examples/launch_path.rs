@@ -123,7 +123,7 @@ fn run() -> Result<(), Error> {
     }
     println!(
         "{}: {ROUNDS} rounds of {launches} launches of empty4 in rotating order, medians",
-        device_name(&ctx)?
+        ctx.name()?
     );
     let less_raw = |v: usize| median((0..ROUNDS).map(|r| ns[v][r] - ns[0][r]).collect());
     let ratio = |v: usize| median((0..ROUNDS).map(|r| ns[v][r] / ns[0][r]).collect());
@@ -148,8 +148,4 @@ fn run() -> Result<(), Error> {
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     values[values.len() / 2]
-}
-
-fn device_name(ctx: &cuda_kernel::cudarc::driver::CudaContext) -> Result<String, Error> {
-    Ok(ctx.name()?)
 }

@@ -687,26 +687,22 @@ fn matches<'p>(
 /// A type with each word naming a type parameter's element type replaced by the parameter
 /// (`*const f32` with `T = f32` is `*const T`).
 fn generic_type(ty: &str, bound: &[(&str, &str)]) -> String {
-    ty.split(' ')
-        .map(|w| {
-            bound
-                .iter()
-                .find(|(_, rust)| *rust == w)
-                .map_or(w, |(h, _)| h)
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    replace_words(ty, |w| {
+        bound.iter().find(|(_, rust)| *rust == w).map(|(h, _)| *h)
+    })
 }
 
 /// The other way: a generic type with its parameters replaced by their element types.
 fn concrete_type(ty: &str, bound: &[(&str, &str)]) -> String {
+    replace_words(ty, |w| {
+        bound.iter().find(|(h, _)| *h == w).map(|(_, rust)| *rust)
+    })
+}
+
+/// `ty` with each space-separated word that `replace` maps replaced.
+fn replace_words<'a>(ty: &'a str, replace: impl Fn(&str) -> Option<&'a str>) -> String {
     ty.split(' ')
-        .map(|w| {
-            bound
-                .iter()
-                .find(|(h, _)| *h == w)
-                .map_or(w, |(_, rust)| rust)
-        })
+        .map(|w| replace(w).unwrap_or(w))
         .collect::<Vec<_>>()
         .join(" ")
 }
