@@ -25,6 +25,68 @@ pub struct Generated {
     pub warnings: Vec<String>,
     /// The patterns of [`Options::families`] declared.
     pub named_families: Vec<String>,
+    /// What became of each entry of the PTX: "N entries, N declared or warned".
+    pub accounting: Accounting,
+    /// The kernels declared that a header defines, not the file itself: the blocks of other
+    /// files including that header leave them out ([`Options::elsewhere`]).
+    pub from_headers: Vec<String>,
+}
+
+/// What became of the PTX's entries: every one is declared (here, by hand, or in the block of
+/// another file that includes the same header) or named in a warning.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Accounting {
+    /// The PTX's `.entry` count.
+    pub entries: usize,
+    /// Entries of kernels this block declares.
+    pub declared: usize,
+    /// Entries of kernels the crate declares by hand.
+    pub by_hand: usize,
+    /// Entries of kernels from a header that another file's block declares.
+    pub elsewhere: usize,
+    /// Entries of kernels named in a warning.
+    pub warned: usize,
+}
+
+impl Accounting {
+    /// Whether every entry is accounted for.
+    pub fn complete(&self) -> bool {
+        self.declared + self.by_hand + self.elsewhere + self.warned == self.entries
+    }
+}
+
+impl std::fmt::Display for Accounting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} entries in the PTX: {} declared here, {} by hand, {} in another file's block, {} named in warnings",
+            self.entries, self.declared, self.by_hand, self.elsewhere, self.warned
+        )
+    }
+}
+
+/// The kernel an entry symbol is an instance of, as C++ names it: `scale` of `scale<float>(...)`,
+/// `ns::scale` in a namespace, the symbol itself for `extern "C"`.
+pub fn entry_function(entry: &str) -> String {
+    match cuda_kernel_syntax::demangle::demangle(entry) {
+        Some(text) => {
+            let mut depth = 0i32;
+            let end = text
+                .char_indices()
+                .find(|&(_, c)| {
+                    match c {
+                        '<' | '(' if depth == 0 => return true,
+                        '<' | '(' => depth += 1,
+                        '>' | ')' => depth -= 1,
+                        _ => {}
+                    }
+                    false
+                })
+                .map_or(text.len(), |(i, _)| i);
+            text[..end].to_string()
+        }
+        None => entry.to_string(),
+    }
 }
 
 /// A token of preprocessed C++.
@@ -151,6 +213,8 @@ struct Found {
     name: String,
     extern_c: bool,
     namespace: Option<String>,
+    /// The file that defines it, as the line markers name it.
+    file: String,
     /// The template head's parameters, for a function template.
     template: Option<Vec<Vec<Token>>>,
     params: Vec<Vec<Token>>,
@@ -345,6 +409,7 @@ fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
                         name,
                         extern_c,
                         namespace,
+                        file: file.clone(),
                         template,
                         params,
                     });
@@ -1001,10 +1066,15 @@ pub struct Options<'a> {
     pub structs: &'a [(String, String)],
     /// Families the build script names for this file (`u{op}_{T}` as `unary`).
     pub families: &'a [NamedFamily],
+    /// Kernels of headers that the block of a file generated before declares (a header
+    /// included by several files is declared once, in the first whose PTX has its kernels):
+    /// left out.
+    pub elsewhere: &'a [String],
 }
 
 /// The `#[kernel]` block of one `.cu` file, from its preprocessed text; `from_here` tells the
-/// line markers of the file itself (and its local headers) from system headers'.
+/// line markers of the file itself and its local headers from system headers' and the build
+/// step's own. Kernels of local headers are declared like the file's own, once.
 pub fn generate(
     source: &str,
     preprocessed: &str,
@@ -1018,6 +1088,7 @@ pub fn generate(
         entries,
         structs: bound,
         families: named,
+        elsewhere,
     } = *options;
     // A hand-written name may be a pattern (`u{op}_{T}`): the kernels it matches are its.
     let tag_names: Vec<String> = family_tags().into_iter().map(|(t, _)| t).collect();
@@ -1052,9 +1123,23 @@ pub fn generate(
     let mut kernels: Vec<Declared> = Vec::new();
     // Every kernel the file defines, declared or not: what a named family may match.
     let defined: Vec<String> = found.iter().map(|k| k.name.clone()).collect();
+    // The kernels considered, as C++ names them (`ns::k` in a namespace): those not declared
+    // in the end are the warned ones.
+    let mut considered: Vec<(String, String)> = Vec::new();
     for kernel in found {
-        if by_hand(&kernel.name) {
+        if by_hand(&kernel.name) || elsewhere.contains(&kernel.name) {
             continue;
+        }
+        let qualified = match &kernel.namespace {
+            Some(ns) => format!("{ns}::{}", kernel.name),
+            None => kernel.name.clone(),
+        };
+        considered.push((kernel.name.clone(), qualified));
+        let own = std::path::Path::new(&kernel.file)
+            .file_name()
+            .is_some_and(|f| f.to_string_lossy() == source);
+        if !own {
+            out.from_headers.push(kernel.name.clone());
         }
         let mut warn = |why: String| {
             out.warnings.push(format!(
@@ -1200,6 +1285,40 @@ pub fn generate(
         );
         out.declared.push(kernel.name.clone());
     }
+    // Every entry of the PTX, by the kernel it belongs to.
+    let warned: Vec<&str> = considered
+        .iter()
+        .filter(|(name, _)| !kernels.iter().any(|k| k.name == *name))
+        .map(|(_, qualified)| qualified.as_str())
+        .collect();
+    let declared_here: Vec<&str> = kernels.iter().map(|k| k.name.as_str()).collect();
+    out.from_headers
+        .retain(|name| declared_here.contains(&name.as_str()));
+    out.accounting.entries = entries.len();
+    for entry in entries {
+        let function = entry_function(entry);
+        let bucket = if declared_here.contains(&function.as_str())
+            || out.declared.iter().any(|d| d == entry)
+        {
+            &mut out.accounting.declared
+        } else if by_hand(entry) || by_hand(&function) {
+            &mut out.accounting.by_hand
+        } else if elsewhere.contains(&function) {
+            &mut out.accounting.elsewhere
+        } else if warned.contains(&function.as_str()) {
+            &mut out.accounting.warned
+        } else {
+            // Defined where the scanner does not read (a system header: CUB's kernels), or
+            // not found by it: named all the same.
+            out.warnings.push(format!(
+                "{source}: `{}` of the PTX is not generated: it is defined outside the file and \
+                 its local headers (a system or toolkit header); declare it by hand",
+                cuda_kernel_syntax::demangle::shown(entry)
+            ));
+            &mut out.accounting.warned
+        };
+        *bucket += 1;
+    }
     if !out.declared.is_empty() {
         // The file's structs the declared kernels take, and those they hold.
         let mut used: Vec<String> = Vec::new();
@@ -1225,9 +1344,11 @@ pub fn generate(
         out.rust = format!(
             "// Generated by cuda-kernel-build from {source}: every kernel the file defines that\n\
              // no hand-written #[kernel] block of the crate declares. Do not edit.\n\
+             // {}.\n\
              {struct_text}\
              #[::cuda_kernel::kernel(ptx = \"{ptx}\", module = pub {module})]\n\
-             unsafe extern \"C\" {{\n{items}}}\n"
+             unsafe extern \"C\" {{\n{items}}}\n",
+            out.accounting
         );
     }
     out

@@ -709,6 +709,17 @@ fn generate_all(
             ));
         }
     }
+    // Kernels of headers, declared by the first file whose block has them.
+    let mut claimed: Vec<String> = Vec::new();
+    // The folders whose files are the crate's own: each source's, and the include paths;
+    // never the build step's output (its force-included header).
+    let local_dirs: Vec<PathBuf> = jobs
+        .iter()
+        .filter_map(|j| j.source.parent().map(Path::to_path_buf))
+        .chain(includes.iter().cloned())
+        .filter_map(|d| d.canonicalize().ok())
+        .collect();
+    let out_canonical = out_dir.canonicalize().ok();
     for job in jobs {
         let out = out_dir.join("cuda-kernel").join(format!("{}.rs", job.stem));
         let committed_path = committed.map(|d| d.join(format!("{}.rs", job.stem)));
@@ -722,8 +733,17 @@ fn generate_all(
                     }
                 };
                 let name = job.source.file_name().map(|n| n.to_os_string());
-                let here =
-                    |file: &str| Path::new(file).file_name().map(|f| f.to_os_string()) == name;
+                // The file itself, and headers under its folder or an include path.
+                let here = |file: &str| {
+                    if Path::new(file).file_name().map(|f| f.to_os_string()) == name {
+                        return true;
+                    }
+                    let Ok(path) = Path::new(file).canonicalize() else {
+                        return false;
+                    };
+                    !out_canonical.as_ref().is_some_and(|o| path.starts_with(o))
+                        && local_dirs.iter().any(|d| path.starts_with(d))
+                };
                 let shown = job
                     .source
                     .file_name()
@@ -744,9 +764,11 @@ fn generate_all(
                     entries: &entries,
                     structs: bound_structs,
                     families: &named,
+                    elsewhere: &claimed,
                 };
                 let generated = generate::generate(&shown, &text, &here, &options);
                 warnings.extend(generated.warnings);
+                claimed.extend(generated.from_headers);
                 let rust = if generated.rust.is_empty() {
                     format!(
                         "// {shown}: no kernel to declare that the crate does not declare by hand.

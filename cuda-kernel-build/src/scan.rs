@@ -236,15 +236,22 @@ fn declare(
     layouts: &HashMap<String, Option<(usize, usize)>>,
     consts: &HashMap<String, usize>,
 ) -> Option<(String, Option<(usize, usize)>)> {
-    let name = s.input.ident.to_string();
+    // The C++ name (`geo::Pair` for `#[kernel_param(cuda_name = "geo::Pair")]`), declared in
+    // its namespace; the guard is the one `cuda_kernel::cuda_header` writes.
+    let name = s.cuda_name.clone();
+    let (namespace, local) = s.cuda_scope();
+    let guard = name.replace("::", "_");
     let repr_align = s.repr_align;
     let mut text =
-        format!("#ifndef CUDA_KERNEL_STRUCT_{name}\n#define CUDA_KERNEL_STRUCT_{name}\n");
+        format!("#ifndef CUDA_KERNEL_STRUCT_{guard}\n#define CUDA_KERNEL_STRUCT_{guard}\n");
+    if !namespace.is_empty() {
+        text.push_str(&format!("namespace {namespace} {{\n"));
+    }
     text.push_str("struct ");
     if repr_align > 1 {
         text.push_str(&format!("alignas({repr_align}) "));
     }
-    text.push_str(&format!("{name} {{\n"));
+    text.push_str(&format!("{local} {{\n"));
     let mut cursor = Cursor::START;
     let mut asserts = Vec::new();
     let mut known = true;
@@ -277,6 +284,9 @@ fn declare(
         }
     }
     text.push_str("};\n");
+    if !namespace.is_empty() {
+        text.push_str("}\n");
+    }
     let layout = known.then(|| {
         (
             cursor.struct_size(repr_align),

@@ -45,6 +45,7 @@ fn every_kernel_of_real_files_is_declared_or_named_and_the_declarations_pass_the
         ("cuda_samples", "compute_75"),
         ("vector_add", "compute_75"),
         ("templates", "compute_75"),
+        ("class_templates", "compute_75"),
         ("structs", "compute_75"),
         ("echo", "compute_75"),
         ("cxx_fixtures", "compute_75"),
@@ -81,7 +82,7 @@ fn every_kernel_of_real_files_is_declared_or_named_and_the_declarations_pass_the
                 ..Default::default()
             },
         );
-        check(stem, &generated, &ptx_file, &mut cx);
+        check(stem, &generated, &ptx_file, &mut cx, &[]);
         let families = generated.rust.matches("#[kernel(name = ").count();
         let templates = generated.rust.matches("#[kernel(cpp)]").count();
         println!(
@@ -112,6 +113,7 @@ fn check(
     generated: &cuda_kernel_build::Generated,
     ptx_file: &ptx_check::PtxFile,
     cx: &mut Errors,
+    elsewhere: &[String],
 ) {
     // Parsed and checked as #[kernel] does.
     if !generated.rust.is_empty() {
@@ -137,7 +139,12 @@ fn check(
         cx.messages(),
         generated.rust
     );
-    // Every entry is declared or named in a warning.
+    // Every entry is declared or named in a warning, and the generator says so.
+    assert!(
+        generated.accounting.complete() && generated.accounting.entries == ptx_file.entries.len(),
+        "{stem}: {}",
+        generated.accounting
+    );
     let warned: Vec<&str> = generated
         .warnings
         .iter()
@@ -149,6 +156,7 @@ fn check(
             .iter()
             .map(String::as_str)
             .chain(warned.iter().copied())
+            .chain(elsewhere.iter().map(String::as_str))
             .any(|k| entry.name == k || entry.name.starts_with(&format!("_Z{}{k}", k.len())));
         assert!(
             covered,
@@ -195,7 +203,7 @@ fn generate_checked(
         },
     );
     if hand_written.is_empty() {
-        check(stem, &generated, &ptx_file, &mut cx);
+        check(stem, &generated, &ptx_file, &mut cx, &[]);
     }
     generated
 }
@@ -316,5 +324,110 @@ fn run_time_named_and_two_type_families_cover_the_strided_backends_kernels() {
             .any(|w| w.contains("`u{op}` (ops) is not generated: a family pattern has one")),
         "{:?}",
         warned.warnings
+    );
+}
+
+#[test]
+#[cfg_attr(not(has_nvcc), ignore = "needs nvcc")]
+fn kernels_of_an_included_header_are_declared_once_by_the_first_file_including_it() {
+    // k.cu includes k.cuh (an extern "C" kernel, a C++ one and a template instance) and
+    // defines its own; k2.cu includes the same header. Every entry of both PTX files is
+    // accounted for, the header's kernels declared by k.cu's block alone.
+    let dir = std::env::temp_dir().join(format!("cuda-kernel-headers-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("k.cuh"),
+        "#pragma once\n\
+         extern \"C\" __global__ void c_in_header(float *x) { x[0] = 1; }\n\
+         __global__ void in_header(int *x, unsigned n) { x[0] = n; }\n\
+         template <class T> __global__ void t_in_header(T *x) { x[0] = T(3); }\n\
+         template __global__ void t_in_header<float>(float *);\n\
+         template __global__ void t_in_header<__nv_bfloat16>(__nv_bfloat16 *);\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("k.cu"),
+        "#include <cuda_bf16.h>\n#include \"k.cuh\"\n__global__ void in_file(float *x) { x[0] = 4; }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("k2.cu"),
+        "#include <cuda_bf16.h>\n#include \"k.cuh\"\nextern \"C\" __global__ void own(float *x) { x[0] = 5; }\n",
+    )
+    .unwrap();
+    let nvcc = std::env::var_os("NVCC").unwrap_or_else(|| "nvcc".into());
+    let mut claimed: Vec<String> = Vec::new();
+    let mut results = Vec::new();
+    for stem in ["k", "k2"] {
+        let source = dir.join(format!("{stem}.cu"));
+        let ptx = dir.join(format!("{stem}.ptx"));
+        let out = Command::new(&nvcc)
+            .args(["-ptx", "-arch=compute_80", "-o"])
+            .arg(&ptx)
+            .arg(&source)
+            .output()
+            .expect("nvcc runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = preprocess(&source, "compute_80");
+        // The file and its folder's headers, as the build step tells them.
+        let local = dir.canonicalize().unwrap();
+        let here = |file: &str| {
+            Path::new(file)
+                .canonicalize()
+                .is_ok_and(|p| p.starts_with(&local))
+        };
+        let (mut cx, ptx_file, entries) = read_ptx(&ptx);
+        let generated = cuda_kernel_build::generate(
+            &format!("{stem}.cu"),
+            &text,
+            &here,
+            &cuda_kernel_build::Options {
+                ptx: ptx.to_str().unwrap(),
+                module: "Kernels",
+                entries: &entries,
+                elsewhere: &claimed,
+                ..Default::default()
+            },
+        );
+        check(stem, &generated, &ptx_file, &mut cx, &claimed);
+        claimed.extend(generated.from_headers.iter().cloned());
+        results.push(generated);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let (k, k2) = (&results[0], &results[1]);
+    assert_eq!(
+        k.declared,
+        ["c_in_header", "in_header", "t_in_header", "in_file"],
+        "{}",
+        k.rust
+    );
+    assert!(
+        k.rust.contains("pub fn t_in_header<T>(x: *mut T);"),
+        "{}",
+        k.rust
+    );
+    assert_eq!(k.accounting.entries, 5, "{}", k.accounting);
+    assert_eq!(k.accounting.declared, 5, "{}", k.accounting);
+    assert!(k.warnings.is_empty(), "{:?}", k.warnings);
+    assert_eq!(k2.declared, ["own"], "{}", k2.rust);
+    assert_eq!(
+        (
+            k2.accounting.entries,
+            k2.accounting.declared,
+            k2.accounting.elsewhere
+        ),
+        (5, 1, 4),
+        "{}",
+        k2.accounting
+    );
+    assert!(k2.accounting.complete());
+    assert!(
+        k.rust.contains("// 5 entries in the PTX: 5 declared here, 0 by hand, 0 in another file's block, 0 named in warnings."),
+        "{}",
+        k.rust
     );
 }

@@ -59,7 +59,8 @@ fn expand_stand_in(krate: &Path, input: &DeriveInput) -> TokenStream {
 fn expand(krate: &Path, s: &ParamStruct<'_>) -> TokenStream {
     let p = quote!(#krate::__private);
     let name = &s.input.ident;
-    let c_name = name.to_string();
+    let c_name = &s.cuda_name;
+    let (namespace, local) = s.cuda_scope();
     let repr_align = &s.repr_align;
     let count = s.fields.len();
     let slots = s.fields.iter().map(|f| {
@@ -101,6 +102,8 @@ fn expand(krate: &Path, s: &ParamStruct<'_>) -> TokenStream {
             const __DECLARATION: #p::ConstText<{ #p::DECLARATION_CAPACITY }> =
                 #p::struct_declaration(
                     #c_name,
+                    #namespace,
+                    #local,
                     &[#(#dims),*],
                     &#name::__FIELDS,
                     <#name as #p::KernelParam>::SIZE,

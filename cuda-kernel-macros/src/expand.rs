@@ -658,19 +658,38 @@ fn member_check(krate: &Path, kernel: &Kernel) -> (Option<TokenStream>, Option<T
         };
         quote!(#(#attrs)* impl #name for #target {})
     });
+    // Every instance, as the Rust that loads it (`ScaleKernel::<cuda_kernel::half::bf16>`),
+    // with the C++ it is; a family's members by their symbols.
+    let krate_text = quote!(#krate).to_string().replace(' ', "");
+    let krate_text = krate_text.trim_start_matches("::");
+    let ty_name = kernel.type_ident();
     let listed: Vec<String> = members
         .entries
         .iter()
         .map(|m| match kernel.cpp {
-            Some(_) => cuda_kernel_syntax::demangle::shown(&m.symbol),
+            Some(_) => {
+                let args: Vec<String> = m
+                    .types
+                    .iter()
+                    .map(|t| match t {
+                        Some(MemberType::Builtin(rust)) => {
+                            cuda_kernel_syntax::types::by_rust_path(rust)
+                                .map_or_else(|| rust.to_string(), |t| t.rust_path(krate_text))
+                        }
+                        Some(MemberType::Path(text)) => text.clone(),
+                        None => "_".to_string(),
+                    })
+                    .collect();
+                format!(
+                    "`{ty_name}::<{}>` ({})",
+                    args.join(", "),
+                    cuda_kernel_syntax::demangle::shown(&m.symbol)
+                )
+            }
             None => m.symbol.clone(),
         })
         .collect();
-    let shown = if listed.len() > 12 {
-        format!("{} and {} more", listed[..12].join(", "), listed.len() - 12)
-    } else {
-        listed.join(", ")
-    };
+    let shown = listed.join(", ");
     let escape = |text: &str| text.replace('{', "{{").replace('}', "}}");
     // With one type parameter named by its Rust name, the missing symbol itself: `{Self}` in
     // place of `{T}` (`affine_i16`).
@@ -1064,6 +1083,14 @@ fn symbol_body(p: &TokenStream, kernel: &Kernel, name: Option<TokenStream>) -> T
     if kernel.cpp.is_some() {
         let args = kernel.generics.iter().map(|g| match g {
             KernelGeneric::Type(t) => quote!(#p::template_arg::<#t>()),
+            KernelGeneric::Const {
+                ident,
+                enum_name: Some(name),
+                ..
+            } => quote!(#p::TemplateArg::Enum {
+                name: ::std::string::String::from(#name),
+                value: #ident as i128,
+            }),
             KernelGeneric::Const { ident, code, .. } => {
                 let code = code.unwrap_or("i");
                 quote!(#p::TemplateArg::Int { code: #code, value: #ident as i128 })
@@ -1073,7 +1100,7 @@ fn symbol_body(p: &TokenStream, kernel: &Kernel, name: Option<TokenStream>) -> T
         let generics: Vec<&str> = generics.iter().map(String::as_str).collect();
         let params = kernel.params.iter().map(|param| {
             // The checks refused a parameter C++ cannot spell; `int` keeps the stand-in typed.
-            let ty = mangle::cpp_type(&param.ty, &generics).unwrap_or(CppType::Builtin("i"));
+            let ty = mangle::cpp_type(&param.ty, &generics).unwrap_or(CppType::builtin("i32"));
             cpp_type_tokens(p, &ty)
         });
         quote!(#p::itanium::mangle(#symbol, Some(&[#(#args),*]), &[#(#params),*]))
@@ -1107,7 +1134,10 @@ fn symbol_body(p: &TokenStream, kernel: &Kernel, name: Option<TokenStream>) -> T
 /// `ty` as an expression that builds it, for generated code.
 fn cpp_type_tokens(p: &TokenStream, ty: &CppType) -> TokenStream {
     match ty {
-        CppType::Builtin(code) => quote!(#p::CppType::Builtin(#code)),
+        CppType::Builtin(t) => {
+            let rust = t.rust;
+            quote!(#p::CppType::builtin(#rust))
+        }
         CppType::Named(name) => quote!(#p::CppType::Named(::std::string::String::from(#name))),
         CppType::Param(index) => {
             let index = proc_macro2::Literal::usize_unsuffixed(*index);

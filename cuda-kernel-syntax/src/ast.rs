@@ -150,6 +150,9 @@ pub enum KernelGeneric {
         /// The Itanium code of that type (`i` for `i32`); `None` for a type C++ templates do not
         /// take (which the checks report).
         code: Option<&'static str>,
+        /// `#[kernel(enum = "Mode")]`: the parameter is a value of this C++ enum (qualified
+        /// where it is in a namespace), the Rust integer holding the enumerator's value.
+        enum_name: Option<String>,
     },
 }
 
@@ -287,6 +290,19 @@ pub struct ParamStruct<'a> {
     pub repr_align: usize,
     /// Its fields, in order.
     pub fields: Vec<Field<'a>>,
+    /// Its C++ name: `#[kernel_param(cuda_name = "geo::Pair")]`, or the Rust name.
+    pub cuda_name: String,
+}
+
+impl ParamStruct<'_> {
+    /// The namespaces of its C++ name (`geo` of `geo::Pair`, `a::b` of `a::b::Pair`), empty at
+    /// global scope, and the name within them.
+    pub fn cuda_scope(&self) -> (&str, &str) {
+        match self.cuda_name.rsplit_once("::") {
+            Some((namespace, name)) => (namespace, name),
+            None => ("", &self.cuda_name),
+        }
+    }
 }
 
 /// A field of a [`ParamStruct`].

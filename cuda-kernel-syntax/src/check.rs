@@ -6,9 +6,8 @@ use quote::ToTokens;
 use syn::{GenericArgument, PathArguments, ReturnType, Type};
 
 use crate::ast::{Block, Kernel, KernelGeneric, Param};
-use crate::itanium;
+use crate::demangle;
 use crate::report::Errors;
-use crate::{demangle, types};
 
 /// Names the launcher takes for itself.
 const LAUNCHER_ARGS: &[&str] = &["stream", "config"];
@@ -320,10 +319,10 @@ fn check_mangled_name(cx: &mut Errors, kernel: &Kernel) {
         let Some(declared) = crate::mangle::cpp_type(&param.ty, &[]) else {
             continue; // reported by the type checks
         };
-        let declared = demangle::spelled(&declared);
+        let declared = declared.demangled();
         if declared != *expected {
-            let hint = types::all()
-                .find(|t| t.itanium.map(itanium::fundamental_name) == Some(expected.as_str()))
+            let hint = crate::cpp::CppType::from_cpp(expected)
+                .and_then(|t| t.as_builtin())
                 .map(|t| format!(": declare it as {}", t.rust))
                 .unwrap_or_default();
             cx.error(

@@ -89,6 +89,10 @@ pub fn instantiation(kernel: &Kernel, args: &[&str]) -> Option<String> {
                 targs.push(c_type(&syn::parse_str(arg).ok()?)?);
                 substitutions.push((ident.to_string(), *arg));
             }
+            crate::ast::KernelGeneric::Const {
+                enum_name: Some(name),
+                ..
+            } => targs.push(format!("({name}){arg}")),
             crate::ast::KernelGeneric::Const { .. } => targs.push(arg.to_string()),
         }
     }

@@ -13,8 +13,6 @@
 //! );
 //! ```
 
-use crate::itanium::{self, CppType};
-
 /// The symbol as C++ writes the function (without a template's `void` return type), or `None`
 /// for a name that is not an Itanium symbol.
 pub fn demangle(symbol: &str) -> Option<String> {
@@ -91,16 +89,4 @@ fn split_list(inner: &str) -> Vec<String> {
     }
     items.push(inner[start..].trim().to_string());
     items
-}
-
-/// How the demangler writes `ty` (`float const*`), to compare with [`param_types`].
-pub fn spelled(ty: &CppType) -> String {
-    match ty {
-        CppType::Builtin(code) => itanium::fundamental_name(code).to_string(),
-        CppType::Named(name) => name.clone(),
-        CppType::Param(i) => format!("T{i}"),
-        CppType::Pointer { to_const, to } => {
-            format!("{}{}*", spelled(to), if *to_const { " const" } else { "" })
-        }
-    }
 }

@@ -13,96 +13,8 @@
 //! assert_eq!(symbol, "_Z7reduce0IfEvPT_S1_j");
 //! ```
 
+pub use crate::cpp::{CppType, TemplateArg};
 use crate::types;
-
-/// A C++ parameter type as mangling sees it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CppType {
-    /// A fundamental type, by its code (`f` for `float`).
-    Builtin(&'static str),
-    /// A class type, by its name (`float4`, `__half`, a struct's name).
-    Named(String),
-    /// The template's type parameter of this index (`T_`, `T0_`, ...).
-    Param(usize),
-    /// A pointer; `to_const` when what it points at is `const`.
-    Pointer {
-        /// `const T*` rather than `T*`.
-        to_const: bool,
-        /// What it points at.
-        to: Box<CppType>,
-    },
-}
-
-/// A template argument of an instance.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TemplateArg {
-    /// A type (`reduce0<float>`).
-    Type(CppType),
-    /// An integral constant (`matrixMulCUDA<32>`): the code of its type and its value.
-    Int {
-        /// The fundamental type's code (`i` for `int`).
-        code: &'static str,
-        /// The value.
-        value: i128,
-    },
-}
-
-impl CppType {
-    /// The type a Rust declaration writes as `text` (`*const f32`, `*mut T`, `cuda_kernel::Float4`,
-    /// `ffi::size_t`), with `generics` naming the template's type parameters in order. `None`
-    /// for what C++ cannot spell (slices, tuples, ...).
-    pub fn from_rust(text: &str, generics: &[&str]) -> Option<CppType> {
-        let text = text.trim();
-        for (prefix, to_const) in [("*const ", true), ("*mut ", false)] {
-            if let Some(rest) = text.strip_prefix(prefix) {
-                let to = Box::new(CppType::from_rust(rest, generics)?);
-                return Some(CppType::Pointer { to_const, to });
-            }
-        }
-        if text.is_empty()
-            || !text
-                .chars()
-                .all(|c| c.is_alphanumeric() || c == '_' || c == ':')
-        {
-            return None;
-        }
-        Some(CppType::from_path_name(
-            text.rsplit("::").next()?.trim_start_matches("r#"),
-            generics,
-        ))
-    }
-
-    /// The type a Rust path ending in `name` stands for (`f32`, `Float4`, `size_t`, a template
-    /// parameter among `generics`, a struct).
-    pub fn from_path_name(name: &str, generics: &[&str]) -> CppType {
-        if let Some(i) = generics.iter().position(|g| *g == name) {
-            return CppType::Param(i);
-        }
-        match types::by_name(name) {
-            Some(t) => match t.itanium {
-                Some(code) => CppType::Builtin(code),
-                None => CppType::Named(t.cuda.to_string()),
-            },
-            None => CppType::Named(name.to_string()),
-        }
-    }
-
-    /// The type CUDA C spells `name` followed by `pointers` `*`s (a `KernelParam`'s
-    /// `CUDA_TYPE`), as a template argument: `float` is `f`, `float4` a class type.
-    pub fn from_cuda(name: &str, pointers: u8) -> CppType {
-        let mut ty = match types::by_cuda_name(name).and_then(|t| t.itanium) {
-            Some(code) => CppType::Builtin(code),
-            None => CppType::Named(name.to_string()),
-        };
-        for _ in 0..pointers {
-            ty = CppType::Pointer {
-                to_const: false,
-                to: Box::new(ty),
-            };
-        }
-        ty
-    }
-}
 
 /// The symbol of `void name(params)`, or of the instance `name<args>` of a function template
 /// (whose symbol also encodes the return type, `v`).
@@ -116,10 +28,12 @@ pub fn mangle(name: &str, template_args: Option<&[TemplateArg]>, params: &[CppTy
         for arg in args {
             match arg {
                 TemplateArg::Type(ty) => out.push_str(&encode(ty, &mut subs).1),
-                TemplateArg::Int { code, value } if *value < 0 => {
-                    out.push_str(&format!("L{code}n{}E", value.unsigned_abs()))
+                TemplateArg::Int { code, value } => out.push_str(&literal(code, *value)),
+                TemplateArg::Enum { name, value } => {
+                    // The enum's type is encoded as any class type is, a substitution candidate.
+                    let ty = encode(&CppType::Named(name.clone()), &mut subs).1;
+                    out.push_str(&literal(&ty, *value));
                 }
-                TemplateArg::Int { code, value } => out.push_str(&format!("L{code}{value}E")),
             }
         }
         out.push_str("Ev");
@@ -133,18 +47,25 @@ pub fn mangle(name: &str, template_args: Option<&[TemplateArg]>, params: &[CppTy
     out
 }
 
+/// `L<type><value>E`, a negative value written `n<magnitude>`.
+fn literal(ty: &str, value: i128) -> String {
+    match value < 0 {
+        true => format!("L{ty}n{}E", value.unsigned_abs()),
+        false => format!("L{ty}{value}E"),
+    }
+}
+
 /// `(full, emitted)`: the spelled-out encoding that identifies the type as a substitution
 /// candidate, and what goes into the name (a substitution when it was seen before). Candidates
 /// are recorded in the order the Itanium ABI defines: a component before what is built of it.
 fn encode(ty: &CppType, subs: &mut Vec<String>) -> (String, String) {
     match ty {
-        // Fundamental types are never candidates.
-        CppType::Builtin(code) => (code.to_string(), code.to_string()),
-        CppType::Named(name) => {
-            let full = format!("{}{}", name.len(), name);
-            let emitted = substitute_or_add(&full, &full, subs);
-            (full, emitted)
-        }
+        CppType::Builtin(t) => match t.itanium {
+            // Fundamental types are never candidates.
+            Some(code) => (code.to_string(), code.to_string()),
+            None => encode_name(t.cuda, subs),
+        },
+        CppType::Named(name) => encode_name(name, subs),
         CppType::Param(i) => {
             let full = match i {
                 0 => "T_".to_string(),
@@ -169,14 +90,54 @@ fn encode(ty: &CppType, subs: &mut Vec<String>) -> (String, String) {
     }
 }
 
+/// A class or enum name, qualified or not: `6__half`, or `N2ns4PairE` for `ns::Pair`, each
+/// enclosing namespace a candidate before the name it encloses (`2ns`, then `N2ns4PairE`).
+fn encode_name(name: &str, subs: &mut Vec<String>) -> (String, String) {
+    let segments: Vec<&str> = name.split("::").filter(|s| !s.is_empty()).collect();
+    let source = |s: &str| format!("{}{s}", s.len());
+    if segments.len() <= 1 {
+        let full = source(name.trim_start_matches("::"));
+        let emitted = substitute_or_add(&full, &full, subs);
+        return (full, emitted);
+    }
+    // The candidate of each prefix, spelled out: `2ns`, `N2ns4PairE` (a prefix of one segment
+    // is its source name, longer ones nested names).
+    let spelled = |n: usize| -> String {
+        let inner: String = segments[..n].iter().map(|s| source(s)).collect();
+        if n == 1 { inner } else { format!("N{inner}E") }
+    };
+    let full = spelled(segments.len());
+    if let Some(i) = subs.iter().position(|s| *s == full) {
+        return (full, substitution(i));
+    }
+    // The longest prefix seen before is a substitution; the segments after it add candidates.
+    let seen = (1..segments.len())
+        .rev()
+        .find_map(|n| subs.iter().position(|s| *s == spelled(n)).map(|i| (n, i)));
+    let (mut emitted, start) = match seen {
+        Some((n, i)) => (substitution(i), n),
+        None => (String::new(), 0),
+    };
+    for n in start + 1..=segments.len() {
+        emitted.push_str(&source(segments[n - 1]));
+        subs.push(spelled(n));
+    }
+    (full, format!("N{emitted}E"))
+}
+
+/// `S_`, `S0_`, `S1_`... for the candidate of this index.
+fn substitution(i: usize) -> String {
+    if i == 0 {
+        "S_".to_string()
+    } else {
+        format!("S{}_", base36(i - 1))
+    }
+}
+
 /// `S_`, `S0_`, `S1_`... for a seen candidate; otherwise records it and emits `emitted`.
 fn substitute_or_add(full: &str, emitted: &str, subs: &mut Vec<String>) -> String {
     if let Some(i) = subs.iter().position(|s| s == full) {
-        return if i == 0 {
-            "S_".to_string()
-        } else {
-            format!("S{}_", base36(i - 1))
-        };
+        return substitution(i);
     }
     subs.push(full.to_string());
     emitted.to_string()
@@ -318,54 +279,141 @@ mod tests {
             ("ffi::size_t", "unsigned long"),
             ("Particle", "Particle"),
             ("*const Particle", "Particle const*"),
+            ("half::bf16", "__nv_bfloat16"),
+            // Namespaced structs, which a Rust path does not name: read from their C++ spelling.
+            ("", "ns::Pair*"),
+            ("", "ns::inner::Deep const*"),
         ];
-        // (C++ spelling, what a KernelParam's CUDA_TYPE names) of template arguments.
-        let args: &[(&str, &str, u8)] = &[
-            ("float", "float", 0),
-            ("int", "int", 0),
-            ("unsigned char", "unsigned char", 0),
-            ("double", "double", 0),
-            ("float4", "float4", 0),
-            ("__half", "__half", 0),
-            ("Particle", "Particle", 0),
-            ("float*", "float", 1),
+        // (C++ spelling, the argument as a KernelParam's CUDA_TYPE gives it) of type arguments.
+        let args: &[(&str, CppType)] = &[
+            ("float", CppType::from_cuda("float", 0, 0)),
+            ("int", CppType::from_cuda("int", 0, 0)),
+            ("unsigned char", CppType::from_cuda("unsigned char", 0, 0)),
+            ("double", CppType::from_cuda("double", 0, 0)),
+            ("float4", CppType::from_cuda("float4", 0, 0)),
+            ("__half", CppType::from_cuda("__half", 0, 0)),
+            ("__nv_bfloat16", CppType::from_cuda("__nv_bfloat16", 0, 0)),
+            ("__nv_fp8_e4m3", CppType::from_cuda("__nv_fp8_e4m3", 0, 0)),
+            ("Particle", CppType::from_cuda("Particle", 0, 0)),
+            ("ns::Pair", CppType::from_cuda("ns::Pair", 0, 0)),
+            (
+                "ns::inner::Deep",
+                CppType::from_cuda("ns::inner::Deep", 0, 0),
+            ),
+            ("float*", CppType::from_cuda("float", 1, 0)),
+            ("float const*", CppType::from_cuda("float", 1, 1)),
+            ("ns::Pair* const*", CppType::from_cuda("ns::Pair", 2, 2)),
+            ("size_t", CppType::from_cuda("size_t", 0, 0)),
         ];
+        // (C++ parameter declaration, C++ spelling of a value, the argument) of value parameters.
+        let values = |v: i128| -> Vec<(&'static str, String, TemplateArg)> {
+            vec![
+                (
+                    "int",
+                    v.to_string(),
+                    TemplateArg::Int {
+                        code: "i",
+                        value: v,
+                    },
+                ),
+                (
+                    "bool",
+                    (v % 2 != 0).to_string(),
+                    TemplateArg::Int {
+                        code: "b",
+                        value: (v % 2 != 0) as i128,
+                    },
+                ),
+                (
+                    "char",
+                    format!("(char){}", v.rem_euclid(100)),
+                    TemplateArg::Int {
+                        code: "c",
+                        value: v.rem_euclid(100),
+                    },
+                ),
+                (
+                    "unsigned long long",
+                    format!("{}ull", v.abs()),
+                    TemplateArg::Int {
+                        code: "y",
+                        value: v.abs(),
+                    },
+                ),
+                (
+                    "short",
+                    v.to_string(),
+                    TemplateArg::Int {
+                        code: "s",
+                        value: v,
+                    },
+                ),
+                (
+                    "Mode",
+                    format!("(Mode){}", v.rem_euclid(3)),
+                    TemplateArg::Enum {
+                        name: "Mode".into(),
+                        value: v.rem_euclid(3),
+                    },
+                ),
+                (
+                    "ns::Kind",
+                    format!("(ns::Kind){}", v.rem_euclid(2)),
+                    TemplateArg::Enum {
+                        name: "ns::Kind".into(),
+                        value: v.rem_euclid(2),
+                    },
+                ),
+            ]
+        };
         let mut next = crate::test_rng(0x7e3f_u64);
         let mut cpp = String::from(
             "struct float4 { float x, y, z, w; }; struct __half { unsigned short x; };\n\
-             struct Particle { int a; };\n",
+             struct __nv_bfloat16 { unsigned short x; }; struct __nv_fp8_e4m3 { unsigned char x; };\n\
+             struct Particle { int a; }; enum Mode { M0, M1, M2 };\n\
+             namespace ns { struct Pair { int a; }; enum class Kind { A, B };\n\
+             namespace inner { struct Deep { int d; }; } }\n\
+             typedef unsigned long size_t;\n",
         );
         let mut expected = Vec::new();
-        for k in 0..240 {
-            let type_params = 1 + next(2);
-            let with_int = next(3) == 0;
-            let generics: Vec<&str> = ["T", "U"][..type_params].to_vec();
+        for k in 0..400 {
+            let type_params = 1 + next(3);
+            let value_params = next(3);
+            let generics: Vec<&str> = ["T", "U", "V"][..type_params].to_vec();
             let params: Vec<(&str, &str)> = (0..next(7))
                 .map(|_| pool[next(pool.len())])
-                .filter(|(rust, _)| type_params == 2 || !rust.contains('U'))
+                .filter(|(rust, _)| type_params >= 2 || !rust.contains('U'))
                 .collect();
-            let chosen: Vec<_> = (0..type_params).map(|_| args[next(args.len())]).collect();
-            let value = next(200) as i128 - 60;
+            let chosen: Vec<&(&str, CppType)> =
+                (0..type_params).map(|_| &args[next(args.len())]).collect();
+            let chosen_values: Vec<_> = (0..value_params)
+                .map(|_| {
+                    let all = values(next(200) as i128 - 60);
+                    all[next(all.len())].clone()
+                })
+                .collect();
             let name = format!("k{k}");
             let mut targs: Vec<TemplateArg> = chosen
                 .iter()
-                .map(|(_, cuda, ptrs)| TemplateArg::Type(CppType::from_cuda(cuda, *ptrs)))
+                .map(|(_, ty)| TemplateArg::Type(ty.clone()))
                 .collect();
-            if with_int {
-                targs.push(TemplateArg::Int { code: "i", value });
-            }
+            targs.extend(chosen_values.iter().map(|(_, _, arg)| arg.clone()));
             let cpp_params: Vec<CppType> = params
                 .iter()
-                .map(|(rust, _)| CppType::from_rust(rust, &generics).unwrap())
+                .map(|(rust, c)| match rust.is_empty() {
+                    true => CppType::from_cpp(c).unwrap(),
+                    false => CppType::from_rust(rust, &generics).unwrap(),
+                })
                 .collect();
             expected.push(mangle(&name, Some(&targs), &cpp_params));
             let mut head: Vec<String> = generics.iter().map(|g| format!("typename {g}")).collect();
-            let mut inst: Vec<String> = chosen.iter().map(|(c, ..)| c.to_string()).collect();
-            if with_int {
-                head.push("int N".to_string());
-                inst.push(format!("{value}"));
+            let mut inst: Vec<String> = chosen.iter().map(|(c, _)| c.to_string()).collect();
+            for (i, (decl, value, _)) in chosen_values.iter().enumerate() {
+                head.push(format!("{decl} N{i}"));
+                inst.push(value.replace("(Mode)", "(Mode)").clone());
             }
             let c_params: Vec<&str> = params.iter().map(|(_, c)| *c).collect();
+            let spelled: Vec<&str> = chosen.iter().map(|(c, _)| *c).collect();
             cpp.push_str(&format!(
                 "template <{}> void {name}({}) {{}}\ntemplate void {name}<{}>({});\n",
                 head.join(", "),
@@ -373,7 +421,7 @@ mod tests {
                 inst.join(", "),
                 c_params
                     .iter()
-                    .map(|c| substitute(c, &chosen))
+                    .map(|c| substitute(c, &spelled))
                     .collect::<Vec<_>>()
                     .join(", ")
             ));
@@ -388,7 +436,7 @@ mod tests {
     }
 
     /// A C++ parameter type with the template's type parameters replaced by their arguments.
-    fn substitute(c: &str, chosen: &[(&str, &str, u8)]) -> String {
+    fn substitute(c: &str, chosen: &[&str]) -> String {
         let mut out = String::new();
         for word in c.split_inclusive(|ch: char| !ch.is_alphanumeric() && ch != '_') {
             let (name, rest) = word.split_at(
@@ -396,8 +444,9 @@ mod tests {
                     .len(),
             );
             match name {
-                "T" => out.push_str(&format!("{}{rest}", chosen[0].0)),
-                "U" => out.push_str(&format!("{}{rest}", chosen[1].0)),
+                "T" => out.push_str(&format!("{}{rest}", chosen[0])),
+                "U" => out.push_str(&format!("{}{rest}", chosen[1])),
+                "V" => out.push_str(&format!("{}{rest}", chosen[2])),
                 _ => out.push_str(word),
             }
         }

@@ -22,6 +22,7 @@
 
 #![warn(missing_docs)]
 
+pub mod cpp;
 pub mod itanium;
 pub mod layout;
 pub mod pattern;

@@ -10,33 +10,13 @@
 //! assert_eq!(cuda_kernel_syntax::mangle::mangle("copy", &params).unwrap(), "_Z4copyPKfPf");
 //! ```
 
-use syn::ext::IdentExt;
-use syn::{PathArguments, Type};
+use syn::Type;
 
 use crate::itanium::{self, CppType};
 
-/// The C++ type a declaration's Rust type stands for, with `generics` naming the template's type
-/// parameters in order; `None` for what C++ cannot spell (slices, tuples, generic paths, ...).
-/// Read from the syntax tree, so the macro hands generated code the model, never text.
+/// The C++ type a declaration's Rust type stands for ([`crate::cpp::from_syn`]).
 pub fn cpp_type(ty: &Type, generics: &[&str]) -> Option<CppType> {
-    match ty {
-        Type::Ptr(p) => Some(CppType::Pointer {
-            to_const: p.const_token.is_some(),
-            to: Box::new(cpp_type(&p.elem, generics)?),
-        }),
-        Type::Group(g) => cpp_type(&g.elem, generics),
-        Type::Paren(p) => cpp_type(&p.elem, generics),
-        Type::Path(p) if p.qself.is_none() => {
-            let plain = p
-                .path
-                .segments
-                .iter()
-                .all(|s| matches!(s.arguments, PathArguments::None));
-            let last = p.path.segments.last()?;
-            plain.then(|| CppType::from_path_name(&last.ident.unraw().to_string(), generics))
-        }
-        _ => None,
-    }
+    crate::cpp::from_syn(ty, generics)
 }
 
 /// The mangled name of `void name(params...)`, or the parameter whose type has no C++ spelling

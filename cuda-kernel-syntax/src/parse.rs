@@ -282,12 +282,48 @@ fn parse_generics(cx: &mut Errors, generics: &syn::Generics) -> Vec<KernelGeneri
                     ident: c.ident.clone(),
                     ty: Box::new(c.ty.clone()),
                     code,
+                    enum_name: parse_const_attrs(cx, &c.attrs),
                 });
             }
             GenericParam::Lifetime(l) => cx.error(l, "kernel declarations take no lifetimes"),
         }
     }
     out
+}
+
+/// `#[kernel(enum = "Mode")]` on a const parameter: a template value parameter of that C++
+/// enum; other attributes are refused.
+fn parse_const_attrs(cx: &mut Errors, attrs: &[Attribute]) -> Option<String> {
+    let mut name = None;
+    for attr in attrs {
+        if !attr.path().is_ident("kernel") {
+            cx.error(
+                attr,
+                "unsupported attribute on a const parameter: expected #[kernel(enum = \"Name\")]",
+            );
+            continue;
+        }
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("enum") {
+                let lit: syn::LitStr = meta.value()?.parse()?;
+                let value = lit.value();
+                if !valid_cpp_name(&value) {
+                    return Err(syn::Error::new(
+                        lit.span(),
+                        "expected the C++ enum's name, qualified by its namespaces where it has any (`Mode`, `ns::Mode`)",
+                    ));
+                }
+                name = Some(value);
+                Ok(())
+            } else {
+                Err(meta.error("unknown #[kernel] argument on a const parameter: expected `enum = \"Name\"`"))
+            }
+        });
+        if let Err(e) = result {
+            cx.push(e);
+        }
+    }
+    name
 }
 
 /// `#[kernel(read_only)]` on a parameter; other attributes are refused.
@@ -389,7 +425,41 @@ pub fn parse_param_struct<'a>(cx: &mut Errors, input: &'a DeriveInput) -> Option
         input,
         repr_align,
         fields,
+        cuda_name: kernel_param_cuda_name(input).unwrap_or_else(|| input.ident.to_string()),
     })
+}
+
+/// `cuda_name = "..."` of `#[kernel_param(...)]` where it is valid ([`parse_kernel_param_args`]
+/// reports what is not).
+fn kernel_param_cuda_name(input: &DeriveInput) -> Option<String> {
+    let mut name = None;
+    for attr in input
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("kernel_param"))
+    {
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("cuda_name") {
+                let lit: syn::LitStr = meta.value()?.parse()?;
+                name = valid_cpp_name(&lit.value()).then(|| lit.value());
+            } else if meta.input.peek(syn::Token![=]) {
+                let _: syn::Expr = meta.value()?.parse()?;
+            }
+            Ok(())
+        });
+    }
+    name
+}
+
+/// Whether `name` is a C++ identifier, qualified by namespaces or not (`Pair`, `geo::Pair`).
+pub fn valid_cpp_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.split("::").all(|s| {
+            s.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
 }
 
 /// Rule: `#[repr(C)]` is present and `packed` is not; returns the `align(N)`, if any.
@@ -446,7 +516,9 @@ fn array_dims(ty: &Type) -> (Vec<&Expr>, &Type) {
     (dims, ty)
 }
 
-/// `#[kernel_param(crate = path)]`, for crates that re-export the runtime.
+/// `#[kernel_param(crate = path, cuda_name = "geo::Pair")]`: where the runtime is, for crates
+/// that re-export it, and the struct's C++ name where it is not the Rust one (a struct in a C++
+/// namespace).
 pub fn parse_kernel_param_args(cx: &mut Errors, input: &DeriveInput) -> syn::Path {
     let mut krate = None;
     for attr in input
@@ -457,8 +529,19 @@ pub fn parse_kernel_param_args(cx: &mut Errors, input: &DeriveInput) -> syn::Pat
         let result = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("crate") {
                 attr::parse_crate_arg(&meta, &mut krate)
+            } else if meta.path.is_ident("cuda_name") {
+                let lit: syn::LitStr = meta.value()?.parse()?;
+                match valid_cpp_name(&lit.value()) {
+                    true => Ok(()),
+                    false => Err(syn::Error::new(
+                        lit.span(),
+                        "expected the struct's C++ name, qualified by its namespaces where it has any (`Pair`, `geo::Pair`)",
+                    )),
+                }
             } else {
-                Err(meta.error("unknown #[kernel_param] argument: expected `crate = path`"))
+                Err(meta.error(
+                    "unknown #[kernel_param] argument: expected `crate = path` or `cuda_name = \"Name\"`",
+                ))
             }
         });
         if let Err(e) = result {

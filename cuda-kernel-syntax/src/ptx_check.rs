@@ -13,7 +13,7 @@ use crate::itanium::{self, CppType, TemplateArg};
 use crate::pattern;
 use crate::ptx::{self, Entry, PtxParam};
 use crate::report::Errors;
-use crate::types::{self, BuiltinType, Class};
+use crate::types::{self, Class};
 
 /// The PTX file of a block, read.
 pub struct PtxFile {
@@ -192,7 +192,7 @@ fn check_entry_exists<'a>(
     let declared: Option<Vec<String>> = kernel
         .params
         .iter()
-        .map(|p| crate::mangle::cpp_type(&p.ty, &[]).map(|t| demangle::spelled(&t)))
+        .map(|p| crate::mangle::cpp_type(&p.ty, &[]).map(|t| t.demangled()))
         .collect();
     let matching: Vec<&&Entry> = mangled
         .iter()
@@ -622,31 +622,17 @@ impl Problems {
     }
 }
 
-/// Rule: a C++ function template has instances in the PTX, and every instance whose arguments
-/// are built-in types takes the declared parameters with them substituted. Instances are found
-/// by their symbols for every built-in type argument (const arguments stand for any value).
-/// Families of `extern "C"` kernels are [`check_family`]'s. Returns the instances over
-/// built-in types, as members, for the compile-time check of the types a launcher is loaded
-/// for.
+/// Rule: a C++ function template has instances in the PTX, and every instance takes the
+/// declared parameters with its arguments substituted. Instances are read from the PTX's
+/// symbols, whatever their arguments (built-in types, CUDA's class types, structs, pointers,
+/// values of any integer type, `bool` or an enum): each argument is read back to the C++ type
+/// or value it is ([`TemplateArg::from_demangled`]), and an instance is the declaration's when
+/// the declaration mangled with those arguments is its symbol. Families of `extern "C"`
+/// kernels are [`check_family`]'s. Returns the instances as members, for the compile-time check
+/// of the types a launcher is loaded for.
 fn check_template_instances(cx: &mut Errors, kernel: &Kernel, file: &PtxFile) -> Option<Members> {
     let type_params = kernel.type_params();
     let generics: Vec<&str> = type_params.iter().map(String::as_str).collect();
-    let candidates: Vec<&BuiltinType> = types::all().filter(|t| t.alias_of.is_none()).collect();
-    let mut combos: Vec<Vec<&BuiltinType>> = vec![Vec::new()];
-    for _ in &type_params {
-        combos = combos
-            .into_iter()
-            .flat_map(|c| {
-                candidates.iter().map(move |t| {
-                    let mut c = c.clone();
-                    c.push(t);
-                    c
-                })
-            })
-            .collect();
-    }
-    let mut found = 0;
-    let mut problems = Problems::default();
     let Some(params) = kernel
         .params
         .iter()
@@ -655,64 +641,62 @@ fn check_template_instances(cx: &mut Errors, kernel: &Kernel, file: &PtxFile) ->
     else {
         return None; // reported by the checks
     };
-    let mut members = Vec::new();
-    for combo in &combos {
-        let mut combo_types = combo.iter();
-        let args: Vec<TemplateArg> = kernel
-            .generics
-            .iter()
-            .map(|g| match g {
-                KernelGeneric::Type(_) => {
-                    let t = combo_types.next().expect("one type per type parameter");
-                    TemplateArg::Type(CppType::from_path_name(t.rust, &[]))
-                }
-                KernelGeneric::Const { code, .. } => TemplateArg::Int {
-                    code: code.unwrap_or("i"),
-                    value: WILDCARD,
-                },
-            })
-            .collect();
-        let symbol = itanium::mangle(&kernel.symbol, Some(&args), &params);
-        let entry = file
-            .entries
-            .iter()
-            .find(|e| matches_wildcards(&e.name, &symbol));
-        let Some(entry) = entry else {
-            continue;
-        };
-        found += 1;
-        members.push(Member {
-            symbol: entry.name.clone(),
-            types: combo
-                .iter()
-                .map(|t| Some(MemberType::Builtin(t.rust)))
-                .collect(),
-            run_time_name: None,
-        });
-        let layouts: Vec<_> = combo.iter().map(|t| Some((t.size, t.align))).collect();
-        let instance = demangle::shown(&entry.name);
-        instance_problems(kernel, &generics, &layouts, entry, &instance, &mut problems);
-    }
-    problems.report(cx, kernel, &file.shown);
     let prefix = itanium::template_instance_prefix(&kernel.symbol);
     let instances: Vec<&Entry> = file
         .entries
         .iter()
         .filter(|e| e.name.starts_with(&prefix))
         .collect();
-    // Instances over a struct of the user's cannot be matched here (`load` checks them).
-    let unknowable = instances.iter().any(|e| !builtin_template_args(&e.name));
-    if found > 0 {
+    let mut members = Vec::new();
+    let mut problems = Problems::default();
+    let mut types_known = true;
+    for entry in &instances {
+        let Some(args) = instance_args(kernel, &entry.name) else {
+            continue;
+        };
+        if itanium::mangle(&kernel.symbol, Some(&args), &params) != entry.name {
+            continue; // another overload of the template, or declared otherwise (below)
+        }
+        let type_args: Vec<&CppType> = args
+            .iter()
+            .filter_map(|a| match a {
+                TemplateArg::Type(ty) => Some(ty),
+                _ => None,
+            })
+            .collect();
+        let types: Vec<Option<MemberType>> = type_args
+            .iter()
+            .map(|ty| ty.as_builtin().map(|t| MemberType::Builtin(t.rust)))
+            .collect();
+        types_known &= types.iter().all(Option::is_some);
+        let layouts: Vec<Option<(usize, usize)>> = type_args
+            .iter()
+            .map(|ty| match ty {
+                CppType::Builtin(t) => Some((t.size, t.align)),
+                CppType::Pointer { .. } => Some((8, 8)),
+                _ => None,
+            })
+            .collect();
+        let instance = demangle::shown(&entry.name);
+        instance_problems(kernel, &generics, &layouts, entry, &instance, &mut problems);
+        members.push(Member {
+            symbol: entry.name.clone(),
+            types,
+            run_time_name: None,
+        });
+    }
+    problems.report(cx, kernel, &file.shown);
+    if !members.is_empty() {
         return Some(Members {
             entries: members,
-            types_known: !unknowable,
+            types_known,
             file: file.shown.clone(),
         });
     }
     if !instances.is_empty() && value_types_differ(cx, kernel, &instances) {
         return None;
     }
-    if !instances.is_empty() && !unknowable {
+    if !instances.is_empty() {
         let names: Vec<_> = instances.iter().map(|e| demangle::shown(&e.name)).collect();
         cx.error(
             &kernel.ident,
@@ -724,7 +708,7 @@ fn check_template_instances(cx: &mut Errors, kernel: &Kernel, file: &PtxFile) ->
                 names.join(", ")
             ),
         );
-    } else if instances.is_empty() {
+    } else {
         let what = format!("no instance of the template `{}`", kernel.symbol);
         let names: Vec<_> = file
             .entries
@@ -761,6 +745,35 @@ fn check_template_instances(cx: &mut Errors, kernel: &Kernel, file: &PtxFile) ->
     None
 }
 
+/// The template arguments of an instance's symbol, read back as the C++ types and values they
+/// are, one for each of the declaration's generic parameters and each of the kind the parameter
+/// declares (a type, or a value); `None` for an instance of another shape.
+fn instance_args(kernel: &Kernel, symbol: &str) -> Option<Vec<TemplateArg>> {
+    let args = demangle::template_args(symbol)?;
+    if args.len() != kernel.generics.len() {
+        return None;
+    }
+    args.iter()
+        .zip(&kernel.generics)
+        .map(|(text, generic)| {
+            let arg = TemplateArg::from_demangled(text)?;
+            let fits = match (generic, &arg) {
+                (KernelGeneric::Type(_), TemplateArg::Type(_)) => true,
+                // A value is matched whatever the type the declaration gives it: the symbol
+                // comparison tells a parameter declared with another type.
+                (KernelGeneric::Const { code, .. }, TemplateArg::Int { code: found, .. }) => {
+                    code.is_none_or(|c| c == *found)
+                }
+                (KernelGeneric::Const { enum_name, .. }, TemplateArg::Enum { name, .. }) => {
+                    enum_name.as_deref() == Some(name.as_str())
+                }
+                _ => false,
+            };
+            fits.then_some(arg)
+        })
+        .collect()
+}
+
 /// A template value argument as the demangler shows it, `(unsigned int)128`: its C type and
 /// value; `None` for a type argument (or a plain `true`, `false`, `7`).
 fn typed_value(arg: &str) -> Option<(&str, &str)> {
@@ -768,23 +781,6 @@ fn typed_value(arg: &str) -> Option<(&str, &str)> {
     let (ty, value) = rest.split_once(')')?;
     value.trim().parse::<i128>().ok()?;
     Some((ty, value))
-}
-
-/// Whether every template argument of the C++ symbol is a built-in type or a value.
-fn builtin_template_args(symbol: &str) -> bool {
-    let Some(args) = demangle::template_args(symbol) else {
-        return false;
-    };
-    args.iter().all(|arg| {
-        let arg = arg.trim_end_matches('*').trim_end_matches(" const").trim();
-        arg.parse::<i128>().is_ok()
-            || arg == "true"
-            || arg == "false"
-            || typed_value(arg).is_some_and(|(ty, _)| {
-                types::by_cuda_name(ty).is_some_and(|t| t.class == types::Class::Integer)
-            })
-            || types::by_cuda_name(arg).is_some()
-    })
 }
 
 /// Rule: a template value parameter is declared with the C type the PTX's instances have
@@ -797,6 +793,7 @@ fn value_types_differ(cx: &mut Errors, kernel: &Kernel, instances: &[&Entry]) ->
             ident,
             ty,
             code: Some(code),
+            enum_name: None,
         } = generic
         else {
             continue;
@@ -837,36 +834,6 @@ fn value_types_differ(cx: &mut Errors, kernel: &Kernel, instances: &[&Entry]) ->
         reported = true;
     }
     reported
-}
-
-/// Stands for any value of a const argument in a template instance's symbol.
-const WILDCARD: i128 = 7_777_777_777_777_777;
-
-/// Whether `name` is `symbol` with each `WILDCARD` literal replaced by some integer.
-fn matches_wildcards(name: &str, symbol: &str) -> bool {
-    let marker = WILDCARD.to_string();
-    let mut parts = symbol.split(marker.as_str());
-    let Some(first) = parts.next() else {
-        return false;
-    };
-    let Some(mut rest) = name.strip_prefix(first) else {
-        return false;
-    };
-    for part in parts {
-        let digits = rest.strip_prefix('n').unwrap_or(rest);
-        let len = digits.len()
-            - digits
-                .trim_start_matches(|c: char| c.is_ascii_digit())
-                .len();
-        if len == 0 {
-            return false;
-        }
-        match digits[len..].strip_prefix(part) {
-            Some(after) => rest = after,
-            None => return false,
-        }
-    }
-    rest.is_empty()
 }
 
 /// Rule: an instance takes as many parameters as declared, each of the size and alignment the

@@ -54,6 +54,16 @@ impl BuiltinType {
     pub fn name(&self) -> &'static str {
         self.rust.rsplit("::").next().unwrap_or(self.rust)
     }
+
+    /// The path a user writes for it with the runtime at `krate`: a Rust primitive alone
+    /// (`f32`, `usize`), anything else under the runtime (`cuda_kernel::half::bf16`).
+    pub fn rust_path(&self, krate: &str) -> String {
+        if primitive(self.rust).is_some() {
+            self.rust.to_string()
+        } else {
+            format!("{krate}::{}", self.rust)
+        }
+    }
 }
 
 /// A row of the table.
@@ -253,6 +263,34 @@ pub fn all() -> impl Iterator<Item = &'static BuiltinType> {
 /// `f16` of `half::f16`, `Float4` of `cuda_kernel::Float4`).
 pub fn by_name(name: &str) -> Option<&'static BuiltinType> {
     all().find(|t| t.name() == name)
+}
+
+/// The built-in type a declaration's path names: the table's path itself or any path ending in
+/// it (`half::f16`, `cuda_kernel::half::f16`), else the last segment alone (`f16`).
+pub fn by_rust_path(path: &str) -> Option<&'static BuiltinType> {
+    let path = path.trim().trim_start_matches("::");
+    all()
+        .find(|t| {
+            path == t.rust
+                || path
+                    .strip_suffix(t.rust)
+                    .is_some_and(|head| head.ends_with("::"))
+        })
+        .or_else(|| by_name(path.rsplit("::").next().unwrap_or(path)))
+}
+
+/// The built-in type of a C++ fundamental type as demanglers write it (`unsigned long`,
+/// `long long`, `char`): the first of the table's rows of that code that is no C alias
+/// (`u64` for `unsigned long`), else the alias (`ffi::c_longlong` for `long long`).
+pub fn by_fundamental_name(name: &str) -> Option<&'static BuiltinType> {
+    let of_code = |t: &&BuiltinType| {
+        t.itanium
+            .is_some_and(|code| crate::itanium::fundamental_name(code) == name)
+    };
+    all()
+        .filter(|t| t.alias_of.is_none())
+        .find(of_code)
+        .or_else(|| all().find(of_code))
 }
 
 /// The built-in type CUDA C spells `cuda` (`float`, `__half`, `float4`); of a C alias and the

@@ -44,3 +44,17 @@ static_assert(sizeof(BigParams) == 8000, "BigParams: size differs from the Rust 
 static_assert(alignof(BigParams) == 4, "BigParams: alignment differs from the Rust declaration");
 static_assert(offsetof(BigParams, values) == 0, "BigParams.values: offset differs from the Rust declaration");
 #endif
+
+#ifndef CUDA_KERNEL_STRUCT_geo_Pair
+#define CUDA_KERNEL_STRUCT_geo_Pair
+namespace geo {
+struct Pair {
+    int a;
+    float b;
+};
+}
+static_assert(sizeof(geo::Pair) == 8, "geo::Pair: size differs from the Rust declaration");
+static_assert(alignof(geo::Pair) == 4, "geo::Pair: alignment differs from the Rust declaration");
+static_assert(offsetof(geo::Pair, a) == 0, "geo::Pair.a: offset differs from the Rust declaration");
+static_assert(offsetof(geo::Pair, b) == 4, "geo::Pair.b: offset differs from the Rust declaration");
+#endif

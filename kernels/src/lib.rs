@@ -22,6 +22,7 @@ use cuda_kernel::ffi::size_t;
 use cuda_kernel::half::f16;
 use cuda_kernel::low_precision as lp;
 use cuda_kernel::{Double2, Float2, Float4, Int2, Int4, Uint4, kernel};
+pub use params::Pair;
 
 /// PTX of `kernels/cuda/vector_add.cu`: [`VectorAdd`], [`VectorAddF4`], [`Empty4`].
 pub const VECTOR_ADD_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/vector_add.ptx"));
@@ -37,6 +38,10 @@ pub const STRUCTS_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/structs.pt
 
 /// PTX of `kernels/cuda/templates.cu`: [`Reduce0`], [`MatrixMulCUDA`], [`Affine`].
 pub const TEMPLATES_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/templates.ptx"));
+
+/// PTX of `kernels/cuda/class_templates.cu`: [`ScaleKernel`], [`CastKernel`], [`Combine`].
+pub const CLASS_TEMPLATES_PTX: &str =
+    include_str!(concat!(env!("OUT_DIR"), "/class_templates.ptx"));
 
 /// PTX of `kernels/cuda/globals.cu`: [`Fir16`] and its device globals.
 pub const GLOBALS_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/globals.ptx"));
@@ -159,6 +164,38 @@ unsafe extern "C" {
 
     /// `out[0]` = the sum of `b.values`, `out[1]` = the last value.
     pub fn sum_big(b: params::BigParams, out: *mut f32);
+}
+
+/// `geo::Mode::Add` of `kernels/cuda/class_templates.cu`.
+pub const MODE_ADD: i32 = 1;
+/// `geo::Mode::Mul` of `kernels/cuda/class_templates.cu`.
+pub const MODE_MUL: i32 = 2;
+
+#[kernel(ptx = "$OUT_DIR/class_templates.ptx", module = pub ClassTemplateKernels)]
+unsafe extern "C" {
+    /// `out[i * stride] = in[i * stride] * s` for `i < n`, in float. Instances: `f32`,
+    /// `half::f16`, `half::bf16`.
+    #[kernel(cpp)]
+    pub fn scale_kernel<T>(out: *mut T, input: *const T, s: f32, n: size_t, stride: isize);
+
+    /// `out[i] = in[i]` through float, for `i < n`. Instances: `<f32, bf16>`, `<f16, f32>`,
+    /// `<F8E4M3, f32>`.
+    #[kernel(cpp)]
+    pub fn cast_kernel<In, Out>(out: *mut Out, input: *const In, n: i32);
+
+    /// `out[i] = (SCALE ? 2 : 1) * (MODE == Add ? p.a + p.b * i : p.a * p.b * i) + TAG` for
+    /// `i < n`. Instances: `<geo::Pair, true, 'a', Add>`, `<geo::Pair, false, 'b', Mul>`.
+    #[kernel(cpp)]
+    pub fn combine<
+        P,
+        const SCALE: bool,
+        const TAG: cuda_kernel::ffi::c_char,
+        #[kernel(enum = "geo::Mode")] const MODE: i32,
+    >(
+        p: P,
+        out: *mut f32,
+        n: u32,
+    );
 }
 
 #[kernel(ptx = "$OUT_DIR/templates.ptx", module = pub TemplateKernels)]

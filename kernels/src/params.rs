@@ -42,9 +42,22 @@ pub struct BigParams {
     pub values: [f32; BIG_PARAMS_LEN],
 }
 
+/// `geo::Pair` of `kernels/cuda/class_templates.cu`: a struct in a C++ namespace, 8 bytes, a
+/// template argument there.
+#[derive(Clone, Copy, Debug, PartialEq, KernelParam)]
+#[kernel_param(cuda_name = "geo::Pair")]
+#[repr(C)]
+pub struct Pair {
+    /// The first term.
+    pub a: i32,
+    /// The factor.
+    pub b: f32,
+}
+
 /// The declarations of `kernels/cuda/params.cuh`, nested structs first.
-pub const DECLARATIONS: [&str; 3] = [
+pub const DECLARATIONS: [&str; 4] = [
     Tagged::CUDA_DECLARATION,
     Particle::CUDA_DECLARATION,
     BigParams::CUDA_DECLARATION,
+    Pair::CUDA_DECLARATION,
 ];

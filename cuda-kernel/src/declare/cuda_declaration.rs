@@ -93,21 +93,29 @@ pub type FieldDims = &'static [usize];
 /// Bytes reserved for one struct's declaration text.
 pub const DECLARATION_CAPACITY: usize = 8192;
 
-/// `struct Name { ... };` followed by `static_assert`s on its size, alignment and each field's
-/// offset, as computed by the host layout rules.
+/// `struct Name { ... };` (in `namespace ns { ... }` for a `name` of `ns::Name`, whose
+/// `namespace` is `ns` and `local` name `Name`) followed by `static_assert`s on its size,
+/// alignment and each field's offset, as computed by the host layout rules.
+#[allow(clippy::too_many_arguments)]
 pub const fn struct_declaration(
     name: &'static str,
+    namespace: &'static str,
+    local: &'static str,
     dims: &[FieldDims],
     slots: &[ParamSlot],
     size: usize,
     align: usize,
     repr_align: usize,
 ) -> ConstText<DECLARATION_CAPACITY> {
-    let mut t = ConstText::new().push("struct ");
+    let mut t = ConstText::new();
+    if !namespace.is_empty() {
+        t = t.push("namespace ").push(namespace).push(" {\n");
+    }
+    t = t.push("struct ");
     if repr_align > 1 {
         t = t.push("alignas(").push_usize(repr_align).push(") ");
     }
-    t = t.push(name).push(" {\n");
+    t = t.push(local).push(" {\n");
     let mut i = 0;
     while i < slots.len() {
         t = t
@@ -124,6 +132,9 @@ pub const fn struct_declaration(
         i += 1;
     }
     t = t.push("};\n");
+    if !namespace.is_empty() {
+        t = t.push("}\n");
+    }
     t = t
         .push("static_assert(sizeof(")
         .push(name)
@@ -179,12 +190,12 @@ pub fn cuda_header(declarations: &[&str]) -> String {
     );
     for declaration in declarations {
         // Guarded by name, as cuda-kernel-build declares the same structs in the header it
-        // force-includes: whichever comes first declares the struct.
+        // force-includes: whichever comes first declares the struct. The qualified name is the
+        // one the first assertion names (`geo::Pair`), `::` written `_` in the guard.
         let name = declaration
-            .lines()
-            .next()
-            .and_then(|l| l.strip_prefix("struct "))
-            .and_then(|l| l.split_whitespace().find(|w| !w.starts_with("alignas(")));
+            .split_once("static_assert(sizeof(")
+            .and_then(|(_, rest)| rest.split_once(')'))
+            .map(|(name, _)| name.replace("::", "_"));
         text.push('\n');
         match name {
             Some(name) => {

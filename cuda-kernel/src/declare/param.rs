@@ -40,43 +40,69 @@ pub unsafe trait KernelParam: Copy {
     fn write(&self, out: &mut [u8]);
 }
 
-/// The CUDA C spelling of a parameter type: a type name and a number of pointer levels.
+/// The CUDA C spelling of a parameter type: a type name (qualified by its namespaces where it
+/// has any), a number of pointer levels, and which of them point at `const`.
+///
+/// It is what the runtime knows of a type argument's C++ side: a C++ template instance's
+/// symbol is derived from it ([`cuda_kernel_syntax::cpp`] is where a type's C++ spelling and
+/// mangling live).
 ///
 /// ```
 /// use cuda_kernel::KernelParam;
-/// assert_eq!(<*const *mut f32>::CUDA_TYPE.to_string(), "float**");
+/// assert_eq!(<*const *mut f32>::CUDA_TYPE.to_string(), "float* const*");
+/// assert_eq!(<*mut *const f32>::CUDA_TYPE.to_string(), "const float**");
 /// assert_eq!(<u64 as KernelParam>::CUDA_TYPE.to_string(), "uint64_t");
+/// assert_eq!(<cuda_kernel::half::bf16 as KernelParam>::CUDA_TYPE.to_string(), "__nv_bfloat16");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CType {
-    /// The type's name: `float`, `float4`, `uint64_t`, a struct's name.
+    /// The type's name: `float`, `float4`, `uint64_t`, a struct's name (`ns::Pair` in a
+    /// namespace).
     pub name: &'static str,
     /// How many `*` follow it.
     pub pointers: u8,
+    /// Bit `i` set: the pointer `i` levels above the named type (0 the innermost) points at
+    /// `const` (`*const f32` is `const float*`, bit 0).
+    pub consts: u8,
 }
 
 impl CType {
     /// A type that is not a pointer.
     pub const fn named(name: &'static str) -> CType {
-        CType { name, pointers: 0 }
+        CType {
+            name,
+            pointers: 0,
+            consts: 0,
+        }
     }
 
-    /// A pointer to this type.
+    /// A pointer to this type (`*mut T`).
     pub const fn pointer(self) -> CType {
         CType {
             name: self.name,
             pointers: self.pointers + 1,
+            consts: self.consts,
         }
+    }
+
+    /// A pointer to this type as `const` (`*const T`).
+    pub const fn const_pointer(self) -> CType {
+        CType {
+            name: self.name,
+            pointers: self.pointers + 1,
+            consts: self.consts | (1 << self.pointers),
+        }
+    }
+
+    /// The C++ type it is, for mangling and spelling.
+    pub fn cpp(&self) -> cuda_kernel_syntax::cpp::CppType {
+        cuda_kernel_syntax::cpp::CppType::from_cuda(self.name, self.pointers, self.consts)
     }
 }
 
 impl std::fmt::Display for CType {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name)?;
-        for _ in 0..self.pointers {
-            f.write_str("*")?;
-        }
-        Ok(())
+        f.write_str(&self.cpp().c_spelling())
     }
 }
 
@@ -175,13 +201,15 @@ macro_rules! pointer_param {
         unsafe impl<T: KernelParam> KernelParam for *$ptr T {
             const SIZE: usize = 8;
             const ALIGN: usize = 8;
-            const CUDA_TYPE: CType = T::CUDA_TYPE.pointer();
+            const CUDA_TYPE: CType = pointer_param!(@ $ptr T::CUDA_TYPE);
             #[inline(always)]
             fn write(&self, out: &mut [u8]) {
                 (*self as usize as u64).write(out);
             }
         }
     )*};
+    (@ const $to:expr) => { $to.const_pointer() };
+    (@ mut $to:expr) => { $to.pointer() };
 }
 pointer_param!(const, mut);
 

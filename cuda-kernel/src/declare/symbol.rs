@@ -1,13 +1,14 @@
 //! The entry symbols of generic declarations' instances, from the type arguments: a C++
 //! template instance's Itanium name, or a dtype family's pattern filled in.
 
-use cuda_kernel_syntax::itanium::{self, CppType, TemplateArg};
+use cuda_kernel_syntax::itanium::{self, TemplateArg};
 
 use crate::KernelParam;
 
-/// `T` as a template argument of a C++ kernel instance (`reduce0<float>`).
+/// `T` as a template argument of a C++ kernel instance (`reduce0<float>`,
+/// `scale<__nv_bfloat16>`, `copy<ns::Pair>`).
 pub fn template_arg<T: KernelParam>() -> TemplateArg {
-    TemplateArg::Type(CppType::from_cuda(T::CUDA_TYPE.name, T::CUDA_TYPE.pointers))
+    TemplateArg::Type(T::CUDA_TYPE.cpp())
 }
 
 /// What `{T}` stands for in a family's symbol pattern (`f16` for `half::f16`).
