@@ -410,7 +410,7 @@ mod tests {
             let mut inst: Vec<String> = chosen.iter().map(|(c, _)| c.to_string()).collect();
             for (i, (decl, value, _)) in chosen_values.iter().enumerate() {
                 head.push(format!("{decl} N{i}"));
-                inst.push(value.replace("(Mode)", "(Mode)").clone());
+                inst.push(value.clone());
             }
             let c_params: Vec<&str> = params.iter().map(|(_, c)| *c).collect();
             let spelled: Vec<&str> = chosen.iter().map(|(c, _)| *c).collect();
