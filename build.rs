@@ -1,10 +1,19 @@
 //! `cfg(has_nvrtc)` where NVRTC's library can be loaded, so the tests that compile CUDA C at run
 //! time are reported as ignored, never as passed, on machines without it; `cfg(has_cc)` where a
-//! C compiler runs, for the test that builds the stub driver (`tests/stub_driver.rs`).
+//! C compiler runs, for the test that builds the stub driver (`tests/stub_driver.rs`);
+//! `cfg(has_nvcc)` where nvcc runs, for the template conformance test (`tests/conformance.rs`).
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(has_nvrtc)");
     println!("cargo::rustc-check-cfg=cfg(has_cc)");
+    println!("cargo::rustc-check-cfg=cfg(has_nvcc)");
+    let nvcc = std::process::Command::new("nvcc")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if nvcc {
+        println!("cargo::rustc-cfg=has_nvcc");
+    }
     println!("cargo::rerun-if-env-changed=LD_LIBRARY_PATH");
     println!("cargo::rerun-if-env-changed=PATH");
     if nvrtc_on_loader_path() {

@@ -12,6 +12,8 @@ fn main() {
     cuda_kernel_build::Build::new()
         .files(&sources)
         .include("cuda")
+        // Stand-ins for the NVTX and cuBLAS headers llm.c's host code includes (llmc_bf16.cu).
+        .include("cuda/llmc-compat")
         .declarations("src/lib.rs")
         .declarations("src/params.rs")
         .declarations("src/checked.rs")
@@ -21,5 +23,7 @@ fn main() {
         .allow_undeclared("cuda/cxx_fixtures.cu")
         .allow_undeclared("cuda/candle_fill.cu")
         .allow_undeclared("cuda/candle_reduce.cu")
+        // llm.c's bf16 kernels are declared from the source by tests/downstream/generated.
+        .allow_undeclared("cuda/llmc_bf16.cu")
         .compile();
 }

@@ -86,7 +86,9 @@ if [ "$what" = sanitize ]; then
         faults_surface_at_the_next_synchronization_and_poison_the_context fault_child
         a_member_the_ptx_lacks_is_an_error_listing_the_members_there_are
         a_kernel_that_faults_is_named_with_its_line_by_the_verify_mode
-        template_values_of_unsigned_size_t_long_and_char_launch"
+        template_values_of_unsigned_size_t_long_and_char_launch
+        a_template_instance_the_ptx_lacks_is_refused_at_load
+        template_reduction_instances_sum_by_type"
     skips=""
     for t in $provoked; do skips="$skips --skip $t"; done
     for test in .device/tests/*; do

@@ -441,6 +441,7 @@ fn data_bytes(name: &str, size: usize) -> Vec<bool> {
         "Mixed" => &Mixed::__FIELDS,
         "Aligned16" => &Aligned16::__FIELDS,
         "Nested" => &Nested::__FIELDS,
+        "NsPair" => &NsPair::__FIELDS,
         _ => return vec![true; size],
     };
     let mut mask = vec![false; size];
@@ -559,5 +560,450 @@ fn layouts_match_the_driver_and_every_byte_arrives() {
     eprintln!(
         "conformance on the GPU: {} kernels, {params_checked} parameters, {bytes_checked} data bytes echoed intact (struct padding not compared); every offset and size equal to cuFuncGetParamInfo",
         sigs.len()
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Templates: random C++ function templates over every kind of argument.
+
+/// A struct in a C++ namespace, as a template argument (`conf::Pair`).
+#[derive(Clone, Copy, KernelParam)]
+#[kernel_param(cuda_name = "conf::Pair")]
+#[repr(C)]
+pub struct NsPair {
+    pub a: i32,
+    pub b: u16,
+}
+
+/// The type arguments templates are instantiated over: every parameter type of the signature
+/// universe (scalars, half types, vectors, pointers, structs), the FP8/FP6/FP4 types and a
+/// struct in a namespace.
+fn template_universe() -> Vec<ParamType> {
+    use cuda_kernel::low_precision::*;
+    let mut types = universe();
+    types.extend(param_types![
+        F8E4M3, F8E5M2, E8M0, F4E2M1, F4E2M1x2, Fp8x2E4M3, Fp8x4E5M2, Fp6E2M3, Fp6x4E3M2,
+        Fp4x4E2M1, NsPair,
+    ]);
+    types
+}
+
+/// A template value parameter's type: its C spelling, its Rust declaration, and the range of
+/// values drawn.
+struct ValueType {
+    c: &'static str,
+    rust: &'static str,
+    enum_name: Option<&'static str>,
+    range: (i128, i128),
+}
+
+const VALUE_TYPES: &[ValueType] = &[
+    ValueType {
+        c: "int",
+        rust: "i32",
+        enum_name: None,
+        range: (-1000, 1000),
+    },
+    ValueType {
+        c: "unsigned int",
+        rust: "u32",
+        enum_name: None,
+        range: (0, 5000),
+    },
+    ValueType {
+        c: "short",
+        rust: "i16",
+        enum_name: None,
+        range: (-300, 300),
+    },
+    ValueType {
+        c: "unsigned short",
+        rust: "u16",
+        enum_name: None,
+        range: (0, 600),
+    },
+    ValueType {
+        c: "signed char",
+        rust: "i8",
+        enum_name: None,
+        range: (-100, 100),
+    },
+    ValueType {
+        c: "unsigned char",
+        rust: "u8",
+        enum_name: None,
+        range: (0, 250),
+    },
+    ValueType {
+        c: "char",
+        rust: "cuda_kernel::ffi::c_char",
+        enum_name: None,
+        range: (32, 120),
+    },
+    ValueType {
+        c: "long",
+        rust: "cuda_kernel::ffi::c_long",
+        enum_name: None,
+        range: (-70000, 70000),
+    },
+    ValueType {
+        c: "unsigned long",
+        rust: "u64",
+        enum_name: None,
+        range: (0, 90000),
+    },
+    ValueType {
+        c: "long long",
+        rust: "cuda_kernel::ffi::c_longlong",
+        enum_name: None,
+        range: (-9, 9),
+    },
+    ValueType {
+        c: "unsigned long long",
+        rust: "cuda_kernel::ffi::c_ulonglong",
+        enum_name: None,
+        range: (0, 9),
+    },
+    ValueType {
+        c: "bool",
+        rust: "bool",
+        enum_name: None,
+        range: (0, 1),
+    },
+    ValueType {
+        c: "conf::Mode",
+        rust: "i32",
+        enum_name: Some("conf::Mode"),
+        range: (0, 2),
+    },
+];
+
+/// A random template: its type and value parameters, and its explicit instances (type
+/// arguments, values).
+struct Template {
+    types: usize,
+    values: Vec<&'static ValueType>,
+    instances: Vec<(Vec<ParamType>, Vec<i128>)>,
+}
+
+const TEMPLATES: usize = 120;
+
+/// 120 templates of 1 to 3 type parameters and 0 to 2 value parameters, 1 or 2 instances each.
+fn templates(types: &[ParamType]) -> Vec<Template> {
+    let mut rng = Rng(SEED ^ 0x7e3a_91a7);
+    (0..TEMPLATES)
+        .map(|_| {
+            let n_types = 1 + rng.below(3);
+            let values: Vec<&ValueType> = (0..rng.below(3))
+                .map(|_| &VALUE_TYPES[rng.below(VALUE_TYPES.len())])
+                .collect();
+            let instances = (0..1 + rng.below(2))
+                .map(|_| {
+                    let args = (0..n_types)
+                        .map(|_| types[rng.below(types.len())])
+                        .collect();
+                    let vals = values
+                        .iter()
+                        .map(|v| {
+                            v.range.0 + rng.below((v.range.1 - v.range.0 + 1) as usize) as i128
+                        })
+                        .collect();
+                    (args, vals)
+                })
+                .collect::<Vec<(Vec<ParamType>, Vec<i128>)>>();
+            Template {
+                types: n_types,
+                values,
+                instances,
+            }
+        })
+        .map(|mut t| {
+            // Two instances with the same arguments are one instance.
+            t.instances
+                .dedup_by(|a, b| a.1 == b.1 && a.0.iter().zip(&b.0).all(|(x, y)| x.rust == y.rust));
+            t
+        })
+        .collect()
+}
+
+/// A template value as C++ writes it in an explicit instantiation.
+fn c_value(v: &ValueType, value: i128) -> String {
+    match v.c {
+        "bool" => (value != 0).to_string(),
+        c => format!("({c}){value}"),
+    }
+}
+
+/// The `.cu` of the templates: template k takes one value of each type parameter and echoes
+/// them back to back into `out`, then each value parameter as 8 bytes.
+fn template_source(templates: &[Template]) -> String {
+    let mut decls: Vec<&str> = STRUCT_DECLARATIONS.to_vec();
+    decls.push(NsPair::CUDA_DECLARATION);
+    let mut src = String::from(&cuda_header(&decls)[..]);
+    src.push_str(
+        "#include <vector_types.h>\n#include <cuda_fp8.h>\n#include <cuda_fp6.h>\n\
+         #include <cuda_fp4.h>\nnamespace conf { enum class Mode : int { A, B, C }; }\n",
+    );
+    for (k, t) in templates.iter().enumerate() {
+        let mut head: Vec<String> = (0..t.types).map(|i| format!("typename T{i}")).collect();
+        head.extend(
+            t.values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| format!("{} V{i}", v.c)),
+        );
+        let params: Vec<String> = (0..t.types).map(|i| format!("T{i} p{i}")).collect();
+        writeln!(
+            src,
+            "template <{}> __global__ void t{k}({}, unsigned char *out) {{\n  \
+             if (threadIdx.x != 0 || blockIdx.x != 0) return;\n  size_t at = 0;",
+            head.join(", "),
+            params.join(", ")
+        )
+        .unwrap();
+        for i in 0..t.types {
+            writeln!(
+                src,
+                "  memcpy(out + at, &p{i}, sizeof(p{i})); at += sizeof(p{i});"
+            )
+            .unwrap();
+        }
+        for i in 0..t.values.len() {
+            writeln!(
+                src,
+                "  {{ long long v = (long long)V{i}; memcpy(out + at, &v, 8); at += 8; }}"
+            )
+            .unwrap();
+        }
+        src.push_str("}\n");
+        for (args, vals) in &t.instances {
+            let mut targs: Vec<String> = args.iter().map(|a| a.cuda.to_string()).collect();
+            targs.extend(t.values.iter().zip(vals).map(|(v, x)| c_value(v, *x)));
+            let ptypes: Vec<String> = args.iter().map(|a| a.cuda.to_string()).collect();
+            writeln!(
+                src,
+                "template __global__ void t{k}<{}>({}, unsigned char *);",
+                targs.join(", "),
+                ptypes.join(", ")
+            )
+            .unwrap();
+        }
+    }
+    src
+}
+
+/// The Rust declaration of template k, as a user writes it.
+fn template_declaration(k: usize, t: &Template) -> String {
+    let mut generics: Vec<String> = (0..t.types).map(|i| format!("T{i}")).collect();
+    generics.extend(t.values.iter().enumerate().map(|(i, v)| match v.enum_name {
+        Some(name) => format!("#[kernel(enum = \"{name}\")] const V{i}: {}", v.rust),
+        None => format!("const V{i}: {}", v.rust),
+    }));
+    let params: Vec<String> = (0..t.types).map(|i| format!("p{i}: T{i}")).collect();
+    format!(
+        "#[kernel(cpp)] fn t{k}<{}>({}, out: *mut u8);",
+        generics.join(", "),
+        params.join(", ")
+    )
+}
+
+/// The instance's symbol as a launcher derives it at load time: each type argument from its
+/// `KernelParam::CUDA_TYPE` (what `template_arg::<T>()` does), each value with its type's code.
+fn runtime_symbol(k: usize, t: &Template, args: &[ParamType], vals: &[i128]) -> String {
+    use cuda_kernel::__private::{CppType, TemplateArg, itanium};
+    let mut targs: Vec<TemplateArg> = args
+        .iter()
+        .map(|a| TemplateArg::Type(a.cuda.cpp()))
+        .collect();
+    for (v, value) in t.values.iter().zip(vals) {
+        targs.push(match v.enum_name {
+            Some(name) => TemplateArg::Enum {
+                name: name.into(),
+                value: *value,
+            },
+            None => {
+                let code = cuda_kernel_syntax::cpp::CppType::from_cpp(v.c)
+                    .and_then(|c| c.as_builtin())
+                    .and_then(|b| b.itanium)
+                    .unwrap();
+                TemplateArg::Int {
+                    code,
+                    value: *value,
+                }
+            }
+        });
+    }
+    let generics: Vec<String> = (0..t.types).map(|i| format!("T{i}")).collect();
+    let generics: Vec<&str> = generics.iter().map(String::as_str).collect();
+    let mut params: Vec<CppType> = generics
+        .iter()
+        .map(|g| CppType::from_rust(g, &generics).unwrap())
+        .collect();
+    params.push(CppType::from_rust("*mut u8", &[]).unwrap());
+    itanium::mangle(&format!("t{k}"), Some(&targs), &params)
+}
+
+/// Compiles the templates' `.cu` to PTX with nvcc.
+fn template_ptx(templates: &[Template], dir: &Path) -> PathBuf {
+    let cu = dir.join("templates.cu");
+    let ptx = dir.join("templates.ptx");
+    std::fs::write(&cu, template_source(templates)).unwrap();
+    let nvcc = Command::new("nvcc")
+        .args([
+            "-ptx",
+            "-arch=compute_90",
+            "-Wno-deprecated-declarations",
+            "-o",
+        ])
+        .arg(&ptx)
+        .arg(&cu)
+        .output()
+        .expect("nvcc runs");
+    assert!(
+        nvcc.status.success(),
+        "nvcc:\n{}",
+        String::from_utf8_lossy(&nvcc.stderr)
+    );
+    ptx
+}
+
+#[test]
+#[cfg_attr(not(has_nvcc), ignore = "needs nvcc")]
+fn template_instances_are_found_at_compile_time_and_derived_at_load_time() {
+    let types = template_universe();
+    let templates = templates(&types);
+    let dir = scratch_dir("conformance-templates");
+    let ptx = template_ptx(&templates, &dir);
+    // The front end, as #[kernel(ptx = ...)] runs it on each declaration.
+    let mut cx = cuda_kernel_syntax::report::Errors::default();
+    let lit = syn::LitStr::new(ptx.to_str().unwrap(), proc_macro2::Span::call_site());
+    let file = cuda_kernel_syntax::ptx_check::read_ptx(&mut cx, &lit, None).unwrap();
+    let mut instances = 0;
+    for (k, t) in templates.iter().enumerate() {
+        let text = format!("unsafe extern \"C\" {{ {} }}", template_declaration(k, t));
+        let item: syn::ItemForeignMod = syn::parse_str(&text).unwrap();
+        let mut block = cuda_kernel_syntax::parse::parse_block(&mut cx, item, &[]);
+        cuda_kernel_syntax::ptx_check::check_against_ptx(&mut cx, &mut block, &file);
+        assert!(cx.is_empty(), "template {k}: {:?}\n{text}", cx.messages());
+        let members = block.kernels[0].members.as_ref().expect("instances found");
+        assert_eq!(
+            members.entries.len(),
+            t.instances.len(),
+            "template {k}: {text}"
+        );
+        for (args, vals) in &t.instances {
+            let symbol = runtime_symbol(k, t, args, vals);
+            let member = members
+                .entries
+                .iter()
+                .find(|m| m.symbol == symbol)
+                .unwrap_or_else(|| {
+                    panic!(
+                        "template {k}: the load-time symbol {symbol} is not among the instances \
+                         found: {:?}",
+                        members
+                            .entries
+                            .iter()
+                            .map(|m| &m.symbol)
+                            .collect::<Vec<_>>()
+                    )
+                });
+            // Built-in type arguments are known by name at compile time; structs and pointers
+            // are left to the load-time check.
+            for (arg, found) in args.iter().zip(&member.types) {
+                let builtin = arg.cuda.cpp().as_builtin().map(|b| b.rust);
+                let found = match found {
+                    Some(cuda_kernel_syntax::ast::MemberType::Builtin(rust)) => Some(*rust),
+                    _ => None,
+                };
+                assert_eq!(found, builtin, "template {k}: argument {}", arg.rust);
+            }
+            instances += 1;
+        }
+    }
+    eprintln!(
+        "template conformance: {} templates, {instances} instances found at compile time, each \
+         the symbol the launcher derives at load time",
+        templates.len()
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn template_instances_load_and_echo_every_byte() {
+    let types = template_universe();
+    let templates = templates(&types);
+    let dir = scratch_dir("conformance-templates-gpu");
+    let ptx = template_ptx(&templates, &dir);
+    let ctx = driver::context(0).unwrap();
+    let stream = ctx.default_stream();
+    let module = driver::load_ptx(&ctx, &std::fs::read_to_string(&ptx).unwrap()).unwrap();
+    let (mut instances, mut bytes_checked) = (0, 0);
+    for (k, t) in templates.iter().enumerate() {
+        for (args, vals) in &t.instances {
+            let name: &'static str = Box::leak(runtime_symbol(k, t, args, vals).into_boxed_str());
+            let mut slots = layout(args);
+            slots.push(ParamSlot::of::<*mut u8>("out"));
+            ParamLayout::place_in(&mut slots);
+            let slots: &'static [ParamSlot] = Box::leak(slots.into_boxed_slice());
+            let layout = ParamLayout::from_slots(slots);
+            let function = cuda_kernel::__private::load_function(&module, name, &layout)
+                .map(|function| cuda_kernel::Loaded::module(function, name))
+                .unwrap_or_else(|e| panic!("template {k}: {e}"));
+            let echo_len: usize = args.iter().map(|a| a.size).sum::<usize>() + 8 * vals.len();
+            let mut out = stream.alloc_zeros::<u8>(echo_len).unwrap();
+            let mut buf = vec![0u8; layout.size];
+            for (i, (slot, a)) in slots.iter().zip(args).enumerate() {
+                for j in 0..slot.size {
+                    buf[slot.offset + j] = graffiti(i, j, a);
+                }
+            }
+            {
+                let (out_ptr, _sync) =
+                    cuda_kernel::cudarc::driver::DevicePtrMut::device_ptr_mut(&mut out, &stream);
+                let last = slots.last().unwrap();
+                buf[last.offset..last.end()].copy_from_slice(&out_ptr.to_le_bytes());
+                let entered = cuda_kernel::__private::enter(&stream).unwrap();
+                unsafe {
+                    cuda_kernel::__private::launch_packed(
+                        &function,
+                        &entered,
+                        &stream,
+                        &Config::new((1, 1, 1), (1, 1, 1)),
+                        &layout,
+                        &mut buf,
+                        cuda_kernel::__private::Site::here(),
+                    )
+                }
+                .unwrap_or_else(|e| panic!("template {k}: {e}"));
+            }
+            let echoed = stream.clone_dtoh(&out).unwrap();
+            let mut at = 0;
+            for (i, a) in args.iter().enumerate() {
+                let data = data_bytes(a.rust, a.size);
+                for j in (0..a.size).filter(|&j| data[j]) {
+                    assert_eq!(
+                        echoed[at + j],
+                        graffiti(i, j, a),
+                        "template {k} argument {i} ({}) byte {j}",
+                        a.rust
+                    );
+                    bytes_checked += 1;
+                }
+                at += a.size;
+            }
+            for (v, value) in t.values.iter().zip(vals) {
+                let got = i64::from_le_bytes(echoed[at..at + 8].try_into().unwrap());
+                assert_eq!(got as i128, *value, "template {k}: value of {}", v.c);
+                at += 8;
+            }
+            instances += 1;
+        }
+    }
+    eprintln!(
+        "template conformance on the GPU: {} templates, {instances} instances loaded by their \
+         load-time symbols (offsets equal to cuFuncGetParamInfo), {bytes_checked} data bytes and \
+         every value echoed intact",
+        templates.len()
     );
 }

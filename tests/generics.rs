@@ -97,9 +97,11 @@ fn template_reduction_instances_sum_by_type() {
     let total: f64 = stream.clone_dtoh(&partial).unwrap().iter().sum();
     assert_eq!(total, (n as f64 - 1.0) * n as f64 / 2.0);
     // No instance over u8: `Reduce0::<u8>::load` does not compile (the PTX has none); generic
-    // code loading through `Kernel::load` is told at run time which symbol it looked for.
+    // code loading through `Kernel::load` is told at run time which instance it looked for,
+    // and every instance there is.
     let missing = <Reduce0<u8> as cuda_kernel::Kernel>::load(&kernels.module).unwrap_err();
-    assert!(matches!(missing, Error::KernelNotFound { .. }), "{missing}");
+    assert!(matches!(missing, Error::InstanceNotFound { .. }), "{missing}");
+    assert!(missing.to_string().contains("`Reduce0::<f64>`"), "{missing}");
 }
 
 #[test]
@@ -354,6 +356,19 @@ fn templates_over_half_bfloat16_fp8_a_namespaced_struct_and_enum_values_launch()
     unsafe { mul.launch(&stream, config, p, &mut out, n as u32) }.unwrap();
     let want: Vec<f32> = (0..n).map(|i| 3.0 * 0.5 * i as f32 + 98.0).collect();
     assert_eq!(stream.clone_dtoh(&out).unwrap(), want);
-    // An instance the PTX lacks is refused at load, not launched.
-    assert!(Combine::<Pair, true, { b'a' as i8 }, MODE_MUL>::load(&kernels.module).is_err());
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_template_instance_the_ptx_lacks_is_refused_at_load() {
+    // The compile-time check cannot see a struct argument or a value: the load refuses it.
+    let ctx = cuda_kernel::driver::context(0).expect("a CUDA GPU");
+    let kernels = ClassTemplateKernels::load(&ctx).unwrap();
+    let err = Combine::<Pair, true, { b'a' as i8 }, MODE_MUL>::load(&kernels.module).unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, Error::InstanceNotFound { .. }), "{text}");
+    // Every instance the PTX has, as the Rust that loads it.
+    assert!(text.contains("`Combine::<Pair, true, 97, 1>`"), "{text}");
+    assert!(text.contains("`Combine::<Pair, false, 98, 2>`"), "{text}");
+    eprintln!("{text}");
 }

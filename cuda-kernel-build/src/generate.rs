@@ -652,11 +652,7 @@ fn builtin(c: &str) -> Option<String> {
     } else {
         types::by_cuda_name(c)
     }?;
-    Some(if types::primitive(t.rust).is_some() {
-        t.rust.to_string()
-    } else {
-        format!("::cuda_kernel::{}", t.rust)
-    })
+    Some(t.rust_path("::cuda_kernel"))
 }
 
 /// A template head's parameter as Rust declares it: `T`, or `const N: u32`.

@@ -678,17 +678,23 @@ fn generate_all(
     out_dir: &Path,
     strict: bool,
 ) -> Result<(Vec<PathBuf>, Vec<String>), Vec<String>> {
-    let hand_written: Vec<String> = declarations
-        .blocks
-        .iter()
-        .filter(|b| !alongside.iter().any(|a| b.file.ends_with(a)))
-        .flat_map(|b| &b.block.kernels)
-        .flat_map(|k| {
-            let ident = syn::ext::IdentExt::unraw(&k.ident).to_string();
-            let named = k.name_arg.as_ref().map(syn::LitStr::value);
-            std::iter::once(ident).chain(named)
-        })
-        .collect();
+    // The kernels declared by hand for a file: by blocks naming its PTX, or naming none (which
+    // could be any file's); a block naming another file's PTX leaves a kernel of the same name
+    // here alone (llm.c's fp32 and bf16 units both define `residual_forward_kernel`).
+    let hand_written = |stem: &str| -> Vec<String> {
+        declarations
+            .blocks
+            .iter()
+            .filter(|b| !alongside.iter().any(|a| b.file.ends_with(a)))
+            .filter(|b| b.ptx_stem.as_deref().is_none_or(|s| s == stem))
+            .flat_map(|b| &b.block.kernels)
+            .flat_map(|k| {
+                let ident = syn::ext::IdentExt::unraw(&k.ident).to_string();
+                let named = k.name_arg.as_ref().map(syn::LitStr::value);
+                std::iter::once(ident).chain(named)
+            })
+            .collect()
+    };
     let (mut paths, mut warnings, mut problems) = (Vec::new(), Vec::new(), Vec::new());
     let write = std::env::var_os(WRITE_PTX_ENV).is_some_and(|v| v == "1");
     let of_job = |job: &nvcc::Job| -> Vec<generate::NamedFamily> {
@@ -757,6 +763,7 @@ fn generate_all(
                         .unwrap_or_default();
                 let ptx = format!("$OUT_DIR/{}.ptx", job.stem);
                 let named = of_job(job);
+                let hand_written = hand_written(&job.stem);
                 let options = generate::Options {
                     ptx: &ptx,
                     module: "Kernels",

@@ -515,7 +515,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
             pub const NAME: &'static str = #symbol;
         }
     };
-    let kernel_impl = real.then(|| expand_kernel_impl(&p, kernel));
+    let kernel_impl = real.then(|| expand_kernel_impl(krate, kernel));
     let plan_impl = real.then(|| expand_plan_kernel(&p, kernel));
     let buffer = if kernel.is_generic() {
         quote!(#p::ParamBytes)
@@ -658,37 +658,10 @@ fn member_check(krate: &Path, kernel: &Kernel) -> (Option<TokenStream>, Option<T
         };
         quote!(#(#attrs)* impl #name for #target {})
     });
-    // Every instance, as the Rust that loads it (`ScaleKernel::<cuda_kernel::half::bf16>`),
-    // with the C++ it is; a family's members by their symbols.
-    let krate_text = quote!(#krate).to_string().replace(' ', "");
-    let krate_text = krate_text.trim_start_matches("::");
-    let ty_name = kernel.type_ident();
-    let listed: Vec<String> = members
-        .entries
-        .iter()
-        .map(|m| match kernel.cpp {
-            Some(_) => {
-                let args: Vec<String> = m
-                    .types
-                    .iter()
-                    .map(|t| match t {
-                        Some(MemberType::Builtin(rust)) => {
-                            cuda_kernel_syntax::types::by_rust_path(rust)
-                                .map_or_else(|| rust.to_string(), |t| t.rust_path(krate_text))
-                        }
-                        Some(MemberType::Path(text)) => text.clone(),
-                        None => "_".to_string(),
-                    })
-                    .collect();
-                format!(
-                    "`{ty_name}::<{}>` ({})",
-                    args.join(", "),
-                    cuda_kernel_syntax::demangle::shown(&m.symbol)
-                )
-            }
-            None => m.symbol.clone(),
-        })
-        .collect();
+    let listed: Vec<String> = match kernel.cpp {
+        Some(_) => instances_as_rust(krate, kernel, members),
+        None => members.entries.iter().map(|m| m.symbol.clone()).collect(),
+    };
     let shown = listed.join(", ");
     let escape = |text: &str| text.replace('{', "{{").replace('}', "}}");
     // With one type parameter named by its Rust name, the missing symbol itself: `{Self}` in
@@ -775,6 +748,30 @@ fn member_check(krate: &Path, kernel: &Kernel) -> (Option<TokenStream>, Option<T
             #(#impls)*
         }),
     )
+}
+
+/// Every instance of a C++ template, as the Rust that loads it with the C++ it is:
+/// `` `ScaleKernel::<cuda_kernel::half::bf16>` (scale_kernel<__nv_bfloat16>(...)) ``.
+fn instances_as_rust(
+    krate: &Path,
+    kernel: &Kernel,
+    members: &cuda_kernel_syntax::ast::Members,
+) -> Vec<String> {
+    let krate_text = quote!(#krate).to_string().replace(' ', "");
+    let krate_text = krate_text.trim_start_matches("::");
+    let ty_name = kernel.type_ident();
+    members
+        .entries
+        .iter()
+        .map(|m| {
+            let args: Vec<String> = m.args.iter().map(|a| a.rust(krate_text)).collect();
+            format!(
+                "`{ty_name}::<{}>` ({})",
+                args.join(", "),
+                cuda_kernel_syntax::demangle::shown(&m.symbol)
+            )
+        })
+        .collect()
 }
 
 /// A built-in type's path in generated code: a primitive as is, others under the runtime
@@ -904,7 +901,8 @@ fn real_bodies(p: &TokenStream, kernel: &Kernel) -> Bodies {
 
 /// `Kernel`: the hooks through which the runtime loads, launches, records and updates any
 /// launcher (cxx's generated `UniquePtrTarget` impls, with `UniquePtr<T>` doing the rest).
-fn expand_kernel_impl(p: &TokenStream, kernel: &Kernel) -> TokenStream {
+fn expand_kernel_impl(krate: &Path, kernel: &Kernel) -> TokenStream {
+    let p = &quote!(#krate::__private);
     let ty = kernel.type_ident();
     let attrs = &kernel.attrs;
     let (_, ty_generics, _) = generics(p, kernel);
@@ -927,24 +925,26 @@ fn expand_kernel_impl(p: &TokenStream, kernel: &Kernel) -> TokenStream {
             }
         }
     });
-    // A C++ template's instances are found by mangling, not by a pattern.
-    let family = kernel
-        .members
-        .as_ref()
-        .filter(|_| kernel.cpp.is_none())
-        .map(|members| {
-            let pattern = &kernel.symbol;
-            let file = &members.file;
-            let symbols = members.entries.iter().map(|m| &m.symbol);
-            quote! {
-                const __FAMILY: #p::core::option::Option<&'static #p::Family> =
-                    #p::core::option::Option::Some(&#p::Family {
-                        pattern: #pattern,
-                        file: #file,
-                        members: &[#(#symbols),*],
-                    });
-            }
-        });
+    // The members, and a C++ template's instances as the Rust that loads them, for the error
+    // of one a module lacks.
+    let family = kernel.members.as_ref().map(|members| {
+        let pattern = &kernel.symbol;
+        let file = &members.file;
+        let symbols = members.entries.iter().map(|m| &m.symbol);
+        let instances = match kernel.cpp {
+            Some(_) => instances_as_rust(krate, kernel, members),
+            None => Vec::new(),
+        };
+        quote! {
+            const __FAMILY: #p::core::option::Option<&'static #p::Family> =
+                #p::core::option::Option::Some(&#p::Family {
+                    pattern: #pattern,
+                    file: #file,
+                    members: &[#(#symbols),*],
+                    instances: &[#(#instances),*],
+                });
+        }
+    });
     quote! {
         #(#attrs)*
         // SAFETY: LAYOUT is the layout `pack` writes; the runtime only hands `__from_loaded` a

@@ -135,6 +135,9 @@ pub struct Member {
     pub types: Vec<Option<MemberType>>,
     /// What the run-time part of the pattern is for this member (`exp` of `uexp_f32`).
     pub run_time_name: Option<String>,
+    /// A C++ template instance's arguments, read back from its symbol (empty for a family's
+    /// member), for messages that spell it as the Rust that loads it.
+    pub args: Vec<crate::cpp::TemplateArg>,
 }
 
 /// A generic parameter of a kernel declaration.

@@ -509,6 +509,7 @@ fn family_matches<'f>(kernel: &Kernel, file: &'f PtxFile, exclude: &[String]) ->
                 symbol: entry.name.clone(),
                 types: picked.iter().map(|c| c.map(|c| c.ty.clone())).collect(),
                 run_time_name: kernel.run_time_name.as_deref().and_then(value).cloned(),
+                args: Vec::new(),
             },
             entry,
             picked.iter().map(|c| c.and_then(|c| c.layout)).collect(),
@@ -683,6 +684,7 @@ fn check_template_instances(cx: &mut Errors, kernel: &Kernel, file: &PtxFile) ->
             symbol: entry.name.clone(),
             types,
             run_time_name: None,
+            args,
         });
     }
     problems.report(cx, kernel, &file.shown);

@@ -2,7 +2,7 @@
 //! its declarations, the mangled names in its PTX, symbol patterns) through each entry point
 //! of the shared front end, `CUDA_KERNEL_MUTATIONS` (20,000 by default) per entry point.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use cuda_kernel_syntax::mutate;
 use cuda_kernel_syntax::ptx_check::PtxFile;
@@ -127,4 +127,70 @@ fn declarations_are_parsed_and_checked_against_ptx_without_panicking() {
         ptx_check::check_against_ptx(&mut cx, &mut block, &files[which % files.len()]);
         let _ = cx.to_compile_errors();
     });
+}
+
+/// Every real block of the repository (the kernels crate's, the passing declaration tests', the
+/// generated ones committed for the downstream crate and the strided-tensor backend), unmutated,
+/// parses and passes every check against the PTX its `ptx = "..."` names: the corpora the
+/// mutations start from are declarations the front end accepts.
+#[test]
+fn real_blocks_are_accepted_unmutated() {
+    let mut sources: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let ptx_of = |dir: &str| repo().join(dir);
+    for file in ["kernels/src/lib.rs", "kernels/src/checked.rs"] {
+        sources.push((repo().join(file), ptx_of("kernels/ptx")));
+    }
+    for (dir, ptx) in [
+        ("tests/pass", "kernels/ptx"),
+        ("tests/downstream/generated/ptx", "tests/downstream/generated/ptx"),
+        ("examples/tensor/ptx", "examples/tensor/ptx"),
+    ] {
+        let mut files: Vec<_> = std::fs::read_dir(repo().join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+            .collect();
+        files.sort();
+        sources.extend(files.into_iter().map(|f| (f, ptx_of(ptx))));
+    }
+    let mut checked = 0;
+    for (source, ptx_dir) in &sources {
+        let text = std::fs::read_to_string(source).unwrap();
+        for block in mutate::extern_blocks(&text) {
+            // The block's own `ptx = "..."`, from the attribute before it.
+            let head = text.split(&block[7..]).next().unwrap_or_default();
+            let Some(ptx) = head
+                .rsplit_once("#[")
+                .and_then(|(_, attr)| attr.split_once("ptx = \""))
+                .and_then(|(_, rest)| rest.split_once('"'))
+                .map(|(path, _)| path.rsplit('/').next().unwrap_or(path).to_string())
+            else {
+                continue; // no PTX named: nothing to check against
+            };
+            let ptx_text = std::fs::read_to_string(ptx_dir.join(&ptx)).unwrap_or_else(|e| {
+                panic!("{}: {ptx}: {e}", source.display());
+            });
+            let file = PtxFile {
+                path: ptx_dir.join(&ptx),
+                shown: ptx.clone(),
+                entries: ptx::entries(&ptx_text).unwrap(),
+                globals: ptx::globals(&ptx_text).unwrap(),
+            };
+            let item = syn::parse_str::<syn::ItemForeignMod>(&block)
+                .unwrap_or_else(|e| panic!("{}: {e}\n{block}", source.display()));
+            let mut cx = Errors::default();
+            let mut parsed = parse::parse_block(&mut cx, item, &[]);
+            check::check_block(&mut cx, &parsed);
+            ptx_check::check_against_ptx(&mut cx, &mut parsed, &file);
+            assert!(
+                cx.is_empty(),
+                "{} (against {ptx}): {:?}",
+                source.display(),
+                cx.messages()
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 30, "{checked} blocks");
+    eprintln!("robustness: {checked} real blocks accepted unmutated");
 }

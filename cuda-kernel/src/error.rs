@@ -48,6 +48,24 @@ pub enum Error {
         scope: &'static str,
     },
 
+    /// The module lacks the instance of a C++ template that the launcher asked for (a struct or
+    /// value argument, which the compile-time check cannot name, or a module built from other
+    /// sources than the PTX the declaration was checked against).
+    #[error(
+        "kernel `{kernel}` not found in the module: the template `{template}` in {file} has no such instance (nvcc compiles a template only for the instances the .cu file names: add an explicit instantiation); its instances are {}",
+        .instances.join(", ")
+    )]
+    InstanceNotFound {
+        /// The instance looked up, as C++ writes it.
+        kernel: String,
+        /// The template's name.
+        template: &'static str,
+        /// The PTX file the declaration was checked against.
+        file: &'static str,
+        /// Every instance that PTX has, as the Rust that loads it, with the C++ it is.
+        instances: Vec<String>,
+    },
+
     /// Device memory of another context given to a launch ([`DeviceMemory`](crate::DeviceMemory)
     /// records the context its memory belongs to).
     #[error(

@@ -81,7 +81,8 @@ pub unsafe trait Kernel: Sized {
     /// [`Error::KernelNotFound`], [`Error::SignatureMismatch`].
     ///
     /// A member of a family the module lacks is [`Error::MemberNotFound`], listing the members
-    /// there are; a kernel named at run time is [`Error::Unsupported`] here (use
+    /// there are, and an instance of a C++ template [`Error::InstanceNotFound`], listing the
+    /// instances as the Rust that loads them; a kernel named at run time is [`Error::Unsupported`] here (use
     /// [`load_named`](Self::load_named)).
     fn load(module: &Arc<CudaModule>) -> Result<Self, Error> {
         load_symbol(module, &fixed_symbol::<Self>()?)
@@ -122,6 +123,10 @@ pub struct Family {
     pub file: &'static str,
     /// Every member's symbol.
     pub members: &'static [&'static str],
+    /// For a C++ template, every instance as the Rust that loads it, with the C++ it is
+    /// (`` `ScaleKernel::<cuda_kernel::half::bf16>` (scale_kernel<__nv_bfloat16>(...)) ``);
+    /// empty for a family of `extern "C"` kernels.
+    pub instances: &'static [&'static str],
 }
 
 /// The symbol of a kernel whose declaration fixes it (or whose type arguments do).
@@ -163,6 +168,14 @@ fn member_error<K: Kernel>(error: Error) -> Error {
     let (Error::KernelNotFound { kernel }, Some(family)) = (&error, K::__FAMILY) else {
         return error;
     };
+    if !family.instances.is_empty() {
+        return Error::InstanceNotFound {
+            kernel: cuda_kernel_syntax::demangle::shown(kernel),
+            template: family.pattern,
+            file: family.file,
+            instances: family.instances.iter().map(|i| i.to_string()).collect(),
+        };
+    }
     // For a kernel named at run time, the members for this instance's type arguments: those
     // its symbol, with the run-time part open (`u{op}_f32`), matches.
     let instance = K::symbol();

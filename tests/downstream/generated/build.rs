@@ -4,8 +4,10 @@ fn main() {
             "../../../kernels/cuda/candle_fill.cu",
             "../../../kernels/cuda/llmc.cu",
             "../../../kernels/cuda/cxx_fixtures.cu",
+            "../../../kernels/cuda/llmc_bf16.cu",
         ])
         .include("../../../kernels/cuda")
+        .include("../../../kernels/cuda/llmc-compat")
         .committed_ptx("ptx")
         .generate_declarations(true)
         .compile();

@@ -4,6 +4,8 @@
 
 use cuda_kernel::{Config, kernel};
 
+pub mod llmc_bf16;
+
 pub mod fill {
     include!(concat!(env!("OUT_DIR"), "/cuda-kernel/candle_fill.rs"));
 }
@@ -65,6 +67,7 @@ fn main() -> Result<(), cuda_kernel::Error> {
         let host = stream.clone_dtoh(&y)?;
         assert!(host.iter().all(|v| *v == 2.0));
         println!("generated: launched on the GPU, ok");
+        llmc_bf16::run(&ctx)?;
     }
     Ok(())
 }
