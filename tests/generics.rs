@@ -100,8 +100,14 @@ fn template_reduction_instances_sum_by_type() {
     // code loading through `Kernel::load` is told at run time which instance it looked for,
     // and every instance there is.
     let missing = <Reduce0<u8> as cuda_kernel::Kernel>::load(&kernels.module).unwrap_err();
-    assert!(matches!(missing, Error::InstanceNotFound { .. }), "{missing}");
-    assert!(missing.to_string().contains("`Reduce0::<f64>`"), "{missing}");
+    assert!(
+        matches!(missing, Error::InstanceNotFound { .. }),
+        "{missing}"
+    );
+    assert!(
+        missing.to_string().contains("`Reduce0::<f64>`"),
+        "{missing}"
+    );
 }
 
 #[test]
@@ -260,7 +266,8 @@ fn template_values_of_unsigned_size_t_long_and_char_launch() {
         assert_eq!(*v, expected, "thread {t}");
     }
     // An instance the PTX lacks (<f32, 64>) is refused at load.
-    assert!(StridedSum::<f32, 64>::load(&kernels.module).is_err());
+    // (`StridedSum::<f32, 64>::load` does not compile: the PTX has no such instance.)
+    assert!(<StridedSum<f32, 64> as cuda_kernel::Kernel>::load(&kernels.module).is_err());
     // fill_tagged<32ul, -1l, 'a'>: x[i] = -1 + 97 for i < 32.
     let fill = FillTagged::<32, -1, { b'a' as i8 }>::load(&kernels.module).unwrap();
     let mut y = stream.alloc_zeros::<f32>(64).unwrap();
@@ -364,7 +371,10 @@ fn a_template_instance_the_ptx_lacks_is_refused_at_load() {
     // The compile-time check cannot see a struct argument or a value: the load refuses it.
     let ctx = cuda_kernel::driver::context(0).expect("a CUDA GPU");
     let kernels = ClassTemplateKernels::load(&ctx).unwrap();
-    let err = Combine::<Pair, true, { b'a' as i8 }, MODE_MUL>::load(&kernels.module).unwrap_err();
+    let err = <Combine<Pair, true, { b'a' as i8 }, MODE_MUL> as cuda_kernel::Kernel>::load(
+        &kernels.module,
+    )
+    .unwrap_err();
     let text = err.to_string();
     assert!(matches!(err, Error::InstanceNotFound { .. }), "{text}");
     // Every instance the PTX has, as the Rust that loads it.

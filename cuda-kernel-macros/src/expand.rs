@@ -625,36 +625,64 @@ fn member_check(krate: &Path, kernel: &Kernel) -> (Option<TokenStream>, Option<T
         })
         .collect();
     let has_consts = type_params.len() != kernel.generics.len();
-    if !members.types_known || members.entries.is_empty() || type_params.is_empty() || has_consts {
+    // With value parameters, the instances are those of a C++ template, whose arguments are
+    // known (read from their symbols) in the generics' order: checked on a marker type carrying
+    // every argument (`__MatrixMulCUDAInstance<32>`).
+    let with_values = has_consts
+        && kernel.cpp.is_some()
+        && members
+            .entries
+            .iter()
+            .all(|m| m.args.len() == kernel.generics.len());
+    if !members.types_known
+        || members.entries.is_empty()
+        || (type_params.is_empty() && !with_values)
+        || (has_consts && !with_values)
+    {
         return (None, None);
     }
     let attrs = &kernel.attrs;
     let name = format_ident!("__{}Members", kernel.type_ident());
+    let instance = format_ident!("__{}Instance", kernel.type_ident());
     let mut tuples: Vec<Vec<TokenStream>> = Vec::new();
     let mut seen: Vec<String> = Vec::new();
     for member in &members.entries {
-        let types: Vec<TokenStream> = member
-            .types
-            .iter()
-            .map(|t| match t {
-                Some(MemberType::Builtin(rust)) => builtin_path(krate, rust),
-                Some(MemberType::Path(text)) => syn::parse_str::<syn::Path>(text)
-                    .map(|path| quote!(#path))
-                    .unwrap_or_else(|_| quote!(())),
-                None => quote!(()),
-            })
-            .collect();
-        let key = quote!(#(#types),*).to_string();
+        let mut types = member.types.iter();
+        let args: Vec<TokenStream> = if with_values {
+            member
+                .args
+                .iter()
+                .map(|arg| match arg {
+                    cuda_kernel_syntax::cpp::TemplateArg::Type(_) => {
+                        member_type_path(krate, types.next().and_then(Option::as_ref))
+                    }
+                    cuda_kernel_syntax::cpp::TemplateArg::Int { code: "b", value } => {
+                        let value = *value != 0;
+                        quote!(#value)
+                    }
+                    cuda_kernel_syntax::cpp::TemplateArg::Int { value, .. }
+                    | cuda_kernel_syntax::cpp::TemplateArg::Enum { value, .. } => {
+                        let value = proc_macro2::Literal::i128_unsuffixed(*value);
+                        quote!({ #value })
+                    }
+                })
+                .collect()
+        } else {
+            types.map(|t| member_type_path(krate, t.as_ref())).collect()
+        };
+        let key = quote!(#(#args),*).to_string();
         if !seen.contains(&key) {
             seen.push(key);
-            tuples.push(types);
+            tuples.push(args);
         }
     }
-    let impls = tuples.iter().map(|types| {
-        let target = if types.len() == 1 {
-            types[0].clone()
+    let impls = tuples.iter().map(|args| {
+        let target = if with_values {
+            quote!(#instance<#(#args),*>)
+        } else if args.len() == 1 {
+            args[0].clone()
         } else {
-            quote!((#(#types,)*))
+            quote!((#(#args,)*))
         };
         quote!(#(#attrs)* impl #name for #target {})
     });
@@ -675,6 +703,10 @@ fn member_check(krate: &Path, kernel: &Kernel) -> (Option<TokenStream>, Option<T
         _ => None,
     };
     let family = format!("member of `{}` for `{{Self}}`", escape(&kernel.symbol));
+    let for_what = match with_values {
+        true => "these arguments (`{Self}`)",
+        false => "`{Self}`",
+    };
     let mut notes = vec![
         "generic code loads a member through `Kernel::load`, a `KernelCache` or the block's \
          module type, which report a missing member at run time"
@@ -683,27 +715,43 @@ fn member_check(krate: &Path, kernel: &Kernel) -> (Option<TokenStream>, Option<T
     let message = if kernel.cpp.is_some() {
         // nvcc compiles a template only for the instances the .cu names: the explicit
         // instantiation to add, spelled for an instance there is.
-        let example: Vec<&str> = members.entries[0]
-            .types
-            .iter()
-            .map(|t| match t {
-                Some(MemberType::Builtin(rust)) => *rust,
-                _ => "",
-            })
-            .collect();
+        // Each argument as Rust writes it: a type by the table's path, a value by its number.
+        let first = &members.entries[0];
+        let mut types = first.types.iter();
+        let example: Vec<String> = if with_values {
+            first
+                .args
+                .iter()
+                .map(|arg| match arg {
+                    cuda_kernel_syntax::cpp::TemplateArg::Type(_) => match types.next() {
+                        Some(Some(MemberType::Builtin(rust))) => rust.to_string(),
+                        _ => String::new(),
+                    },
+                    value => value.rust(""),
+                })
+                .collect()
+        } else {
+            types
+                .map(|t| match t {
+                    Some(MemberType::Builtin(rust)) => rust.to_string(),
+                    _ => String::new(),
+                })
+                .collect()
+        };
+        let example: Vec<&str> = example.iter().map(String::as_str).collect();
         if let Some(line) = cuda_kernel_syntax::cuda::instantiation(kernel, &example) {
             notes.insert(
                 0,
                 format!(
                     "nvcc compiles a template only for the instances the .cu instantiates: add \
-                     one for `{{Self}}` as there is one for `{}`: `{}`",
+                     one for {for_what} as there is one for `{}`: `{}`",
                     escape(&example.join(", ")),
                     escape(&line)
                 ),
             );
         }
         format!(
-            "{} has no instance of the template `{}` for `{{Self}}`: its instances are {}",
+            "{} has no instance of the template `{}` for {for_what}: its instances are {}",
             escape(&members.file),
             escape(&kernel.symbol),
             escape(&shown)
@@ -722,12 +770,31 @@ fn member_check(krate: &Path, kernel: &Kernel) -> (Option<TokenStream>, Option<T
             ),
         }
     };
-    let target = if type_params.len() == 1 {
+    let generic_idents: Vec<&Ident> = kernel.generics.iter().map(|g| g.ident()).collect();
+    let target = if with_values {
+        quote!(#instance<#(#generic_idents),*>)
+    } else if type_params.len() == 1 {
         let t = &type_params[0];
         quote!(#t)
     } else {
         quote!((#(#type_params,)*))
     };
+    // The marker carrying every argument, declared with the kernel's generics.
+    let marker = with_values.then(|| {
+        let declared = kernel.generics.iter().map(|g| match g {
+            KernelGeneric::Type(t) => quote!(#t: ?#krate::__private::core::marker::Sized),
+            KernelGeneric::Const { ident, ty, .. } => quote!(const #ident: #ty),
+        });
+        let doc = format!(" The arguments of an instance of `{}`.", kernel.symbol);
+        quote! {
+            #(#attrs)*
+            #[doc = #doc]
+            #[doc(hidden)]
+            pub struct #instance<#(#declared),*>(
+                #krate::__private::PhantomData<(#(*const #type_params,)*)>,
+            );
+        }
+    });
     let label = if kernel.cpp.is_some() {
         "no such instance in the PTX"
     } else {
@@ -745,9 +812,21 @@ fn member_check(krate: &Path, kernel: &Kernel) -> (Option<TokenStream>, Option<T
             #[doc(hidden)]
             #[diagnostic::on_unimplemented(message = #message, label = #label, #(note = #notes),*)]
             pub trait #name {}
+            #marker
             #(#impls)*
         }),
     )
+}
+
+/// A member's type argument in generated code (`()` where unknown, which no call names).
+fn member_type_path(krate: &Path, ty: Option<&MemberType>) -> TokenStream {
+    match ty {
+        Some(MemberType::Builtin(rust)) => builtin_path(krate, rust),
+        Some(MemberType::Path(text)) => syn::parse_str::<syn::Path>(text)
+            .map(|path| quote!(#path))
+            .unwrap_or_else(|_| quote!(())),
+        None => quote!(()),
+    }
 }
 
 /// Every instance of a C++ template, as the Rust that loads it with the C++ it is:

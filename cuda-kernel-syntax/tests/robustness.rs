@@ -142,7 +142,10 @@ fn real_blocks_are_accepted_unmutated() {
     }
     for (dir, ptx) in [
         ("tests/pass", "kernels/ptx"),
-        ("tests/downstream/generated/ptx", "tests/downstream/generated/ptx"),
+        (
+            "tests/downstream/generated/ptx",
+            "tests/downstream/generated/ptx",
+        ),
         ("examples/tensor/ptx", "examples/tensor/ptx"),
     ] {
         let mut files: Vec<_> = std::fs::read_dir(repo().join(dir))
