@@ -466,6 +466,74 @@ fn graffiti(i: usize, j: usize, t: &ParamType) -> u8 {
     }
 }
 
+/// Loads the echo kernel `name`, whose parameters are `sig` and a trailing `out` pointer (the
+/// load compares every offset and size with `cuFuncGetParamInfo`), launches it with each
+/// parameter's bytes filled with [`graffiti`], and returns the `echo_len` bytes it wrote.
+fn load_and_echo(
+    stream: &std::sync::Arc<cuda_kernel::cudarc::driver::CudaStream>,
+    module: &std::sync::Arc<cuda_kernel::cudarc::driver::CudaModule>,
+    name: &'static str,
+    sig: &[ParamType],
+    echo_len: usize,
+) -> Result<Vec<u8>, Error> {
+    let mut slots = layout(sig);
+    slots.push(ParamSlot::of::<*mut u8>("out"));
+    ParamLayout::place_in(&mut slots);
+    let slots: &'static [ParamSlot] = Box::leak(slots.into_boxed_slice());
+    let layout = ParamLayout::from_slots(slots);
+    let function = cuda_kernel::__private::load_function(module, name, &layout)
+        .map(|function| cuda_kernel::Loaded::module(function, name))?;
+    let mut out = stream.alloc_zeros::<u8>(echo_len)?;
+    let mut buf = vec![0u8; layout.size];
+    for (i, (slot, t)) in slots.iter().zip(sig).enumerate() {
+        for j in 0..slot.size {
+            buf[slot.offset + j] = graffiti(i, j, t);
+        }
+    }
+    {
+        let (out_ptr, _sync) =
+            cuda_kernel::cudarc::driver::DevicePtrMut::device_ptr_mut(&mut out, stream);
+        let last = slots.last().unwrap();
+        buf[last.offset..last.end()].copy_from_slice(&out_ptr.to_le_bytes());
+        let entered = cuda_kernel::__private::enter(stream)?;
+        unsafe {
+            cuda_kernel::__private::launch_packed(
+                &function,
+                &entered,
+                stream,
+                &Config::new((1, 1, 1), (1, 1, 1)),
+                &layout,
+                &mut buf,
+                cuda_kernel::__private::Site::here(),
+            )
+        }?;
+    }
+    Ok(stream.clone_dtoh(&out)?)
+}
+
+/// Compares the echo of `sig`'s parameters, back to back at the start of `echoed`, with the
+/// graffiti sent (struct padding not compared); the data bytes compared.
+fn check_echo(what: &str, sig: &[ParamType], echoed: &[u8]) -> usize {
+    let (mut at, mut checked) = (0, 0);
+    for (i, t) in sig.iter().enumerate() {
+        let data = data_bytes(t.rust, t.size);
+        for j in (0..t.size).filter(|&j| data[j]) {
+            assert_eq!(
+                echoed[at + j],
+                graffiti(i, j, t),
+                "{what} parameter {i} ({}) byte {j} arrived wrong: shifted or torn\n\
+                 sent {:02x?}\nechoed {:02x?}",
+                t.rust,
+                (0..t.size).map(|j| graffiti(i, j, t)).collect::<Vec<_>>(),
+                &echoed[at..at + t.size]
+            );
+            checked += 1;
+        }
+        at += t.size;
+    }
+    checked
+}
+
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn layouts_match_the_driver_and_every_byte_arrives() {
@@ -497,65 +565,12 @@ fn layouts_match_the_driver_and_every_byte_arrives() {
     let module = driver::load_ptx(&ctx, &std::fs::read_to_string(&ptx).unwrap()).unwrap();
     let (mut params_checked, mut bytes_checked) = (0, 0);
     for (k, sig) in sigs.iter().enumerate() {
-        // The declared parameters and the trailing `out` pointer.
-        let mut slots = layout(sig);
-        slots.push(ParamSlot::of::<*mut u8>("out"));
-        ParamLayout::place_in(&mut slots);
-        let slots: &'static [ParamSlot] = Box::leak(slots.into_boxed_slice());
-        let layout = ParamLayout::from_slots(slots);
         let name: &'static str = Box::leak(format!("sig{k}").into_boxed_str());
-        // load_function compares every offset and size with cuFuncGetParamInfo.
-        let function = cuda_kernel::__private::load_function(&module, name, &layout)
-            .map(|function| cuda_kernel::Loaded::module(function, name))
-            .unwrap_or_else(|e| panic!("signature {k}: {e}"));
-
         let echo_len: usize = sig.iter().map(|t| t.size).sum();
-        let mut out = stream.alloc_zeros::<u8>(echo_len).unwrap();
-        let mut buf = vec![0u8; layout.size];
-        for (i, (slot, t)) in slots.iter().zip(sig).enumerate() {
-            for j in 0..slot.size {
-                buf[slot.offset + j] = graffiti(i, j, t);
-            }
-        }
-        {
-            let (out_ptr, _sync) =
-                cuda_kernel::cudarc::driver::DevicePtrMut::device_ptr_mut(&mut out, &stream);
-            let last = slots.last().unwrap();
-            buf[last.offset..last.end()].copy_from_slice(&out_ptr.to_le_bytes());
-            let config = Config::new((1, 1, 1), (1, 1, 1));
-            let entered = cuda_kernel::__private::enter(&stream).unwrap();
-            unsafe {
-                cuda_kernel::__private::launch_packed(
-                    &function,
-                    &entered,
-                    &stream,
-                    &config,
-                    &layout,
-                    &mut buf,
-                    cuda_kernel::__private::Site::here(),
-                )
-            }
+        let echoed = load_and_echo(&stream, &module, name, sig, echo_len)
             .unwrap_or_else(|e| panic!("signature {k}: {e}"));
-        }
-        let echoed = stream.clone_dtoh(&out).unwrap();
-        let mut at = 0;
-        for (i, t) in sig.iter().enumerate() {
-            let data = data_bytes(t.rust, t.size);
-            for j in (0..t.size).filter(|&j| data[j]) {
-                assert_eq!(
-                    echoed[at + j],
-                    graffiti(i, j, t),
-                    "signature {k} parameter {i} ({}) byte {j} arrived wrong: shifted or torn\n\
-                     sent {:02x?}\nechoed {:02x?}",
-                    t.rust,
-                    (0..t.size).map(|j| graffiti(i, j, t)).collect::<Vec<_>>(),
-                    &echoed[at..at + t.size]
-                );
-                bytes_checked += 1;
-            }
-            at += t.size;
-            params_checked += 1;
-        }
+        bytes_checked += check_echo(&format!("signature {k}"), sig, &echoed);
+        params_checked += sig.len();
     }
     eprintln!(
         "conformance on the GPU: {} kernels, {params_checked} parameters, {bytes_checked} data bytes echoed intact (struct padding not compared); every offset and size equal to cuFuncGetParamInfo",
@@ -942,56 +957,11 @@ fn template_instances_load_and_echo_every_byte() {
     for (k, t) in templates.iter().enumerate() {
         for (args, vals) in &t.instances {
             let name: &'static str = Box::leak(runtime_symbol(k, t, args, vals).into_boxed_str());
-            let mut slots = layout(args);
-            slots.push(ParamSlot::of::<*mut u8>("out"));
-            ParamLayout::place_in(&mut slots);
-            let slots: &'static [ParamSlot] = Box::leak(slots.into_boxed_slice());
-            let layout = ParamLayout::from_slots(slots);
-            let function = cuda_kernel::__private::load_function(&module, name, &layout)
-                .map(|function| cuda_kernel::Loaded::module(function, name))
-                .unwrap_or_else(|e| panic!("template {k}: {e}"));
             let echo_len: usize = args.iter().map(|a| a.size).sum::<usize>() + 8 * vals.len();
-            let mut out = stream.alloc_zeros::<u8>(echo_len).unwrap();
-            let mut buf = vec![0u8; layout.size];
-            for (i, (slot, a)) in slots.iter().zip(args).enumerate() {
-                for j in 0..slot.size {
-                    buf[slot.offset + j] = graffiti(i, j, a);
-                }
-            }
-            {
-                let (out_ptr, _sync) =
-                    cuda_kernel::cudarc::driver::DevicePtrMut::device_ptr_mut(&mut out, &stream);
-                let last = slots.last().unwrap();
-                buf[last.offset..last.end()].copy_from_slice(&out_ptr.to_le_bytes());
-                let entered = cuda_kernel::__private::enter(&stream).unwrap();
-                unsafe {
-                    cuda_kernel::__private::launch_packed(
-                        &function,
-                        &entered,
-                        &stream,
-                        &Config::new((1, 1, 1), (1, 1, 1)),
-                        &layout,
-                        &mut buf,
-                        cuda_kernel::__private::Site::here(),
-                    )
-                }
+            let echoed = load_and_echo(&stream, &module, name, args, echo_len)
                 .unwrap_or_else(|e| panic!("template {k}: {e}"));
-            }
-            let echoed = stream.clone_dtoh(&out).unwrap();
-            let mut at = 0;
-            for (i, a) in args.iter().enumerate() {
-                let data = data_bytes(a.rust, a.size);
-                for j in (0..a.size).filter(|&j| data[j]) {
-                    assert_eq!(
-                        echoed[at + j],
-                        graffiti(i, j, a),
-                        "template {k} argument {i} ({}) byte {j}",
-                        a.rust
-                    );
-                    bytes_checked += 1;
-                }
-                at += a.size;
-            }
+            bytes_checked += check_echo(&format!("template {k}"), args, &echoed);
+            let mut at: usize = args.iter().map(|a| a.size).sum();
             for (v, value) in t.values.iter().zip(vals) {
                 let got = i64::from_le_bytes(echoed[at..at + 8].try_into().unwrap());
                 assert_eq!(got as i128, *value, "template {k}: value of {}", v.c);

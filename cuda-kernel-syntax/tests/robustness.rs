@@ -27,6 +27,17 @@ fn ptx_corpus() -> Vec<String> {
         .collect()
 }
 
+/// The `.rs` files of a folder of the repository, sorted.
+fn rs_files(dir: &str) -> Vec<PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir(repo().join(dir))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .collect();
+    files.sort();
+    files
+}
+
 /// Every `extern "C"` block of the repository's declaration tests and of the kernels crate.
 fn declaration_corpus() -> Vec<String> {
     let mut sources = vec![repo().join("kernels/src/lib.rs")];
@@ -37,13 +48,7 @@ fn declaration_corpus() -> Vec<String> {
         "tests/ui/types",
         "tests/ui/parse",
     ] {
-        let mut files: Vec<_> = std::fs::read_dir(repo().join(dir))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "rs"))
-            .collect();
-        files.sort();
-        sources.extend(files);
+        sources.extend(rs_files(dir));
     }
     let blocks: Vec<String> = sources
         .iter()
@@ -148,13 +153,7 @@ fn real_blocks_are_accepted_unmutated() {
         ),
         ("examples/tensor/ptx", "examples/tensor/ptx"),
     ] {
-        let mut files: Vec<_> = std::fs::read_dir(repo().join(dir))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "rs"))
-            .collect();
-        files.sort();
-        sources.extend(files.into_iter().map(|f| (f, ptx_of(ptx))));
+        sources.extend(rs_files(dir).into_iter().map(|f| (f, ptx_of(ptx))));
     }
     let mut checked = 0;
     for (source, ptx_dir) in &sources {
