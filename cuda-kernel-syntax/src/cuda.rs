@@ -19,37 +19,12 @@ use crate::ast::Kernel;
 use crate::types;
 
 /// How CUDA C spells `ty`: the built-in types by the table, pointers with their `const`s
-/// (`*const *mut f32` is `float* const*`), other paths as struct names. `None` for types C
-/// cannot spell (which the checks report).
+/// (`*const *mut f32` is `float* const*`), other paths as struct names ([`CppType::c_spelling`]
+/// of [`crate::cpp::from_syn`]). `None` for types C cannot spell (which the checks report).
+///
+/// [`CppType::c_spelling`]: crate::cpp::CppType::c_spelling
 pub fn c_type(ty: &Type) -> Option<String> {
-    match ty {
-        Type::Ptr(ptr) => {
-            let inner = c_type(&ptr.elem)?;
-            let constness = if ptr.mutability.is_none() {
-                if matches!(&*ptr.elem, Type::Ptr(_)) {
-                    " const"
-                } else {
-                    "const "
-                }
-            } else {
-                ""
-            };
-            Some(match &*ptr.elem {
-                Type::Ptr(_) => format!("{inner}{constness}*"),
-                _ => format!("{constness}{inner}*"),
-            })
-        }
-        Type::Paren(p) => c_type(&p.elem),
-        Type::Group(g) => c_type(&g.elem),
-        Type::Path(path) if path.qself.is_none() => {
-            let name = path.path.segments.last()?.ident.to_string();
-            Some(match types::by_name(&name) {
-                Some(builtin) => builtin.cuda.to_string(),
-                None => name,
-            })
-        }
-        _ => None,
-    }
+    crate::cpp::from_syn(ty, &[]).map(|t| t.c_spelling())
 }
 
 /// The kernel's prototype: `extern "C" __global__ void name(params);`, or a C++ declaration
