@@ -876,15 +876,47 @@ fn without_path_hashes(ptx: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// PTX with the source paths device `assert`s carry (`__FILE__`, a string constant
+/// `$str$N[len] = {47, 119, ...}` holding the absolute path nvcc found the file under) cut to
+/// their file names: llm.c's headers assert, and their PTX differs between two checkouts only
+/// there.
+fn without_source_paths(ptx: &str) -> String {
+    let mut out = String::with_capacity(ptx.len());
+    for line in ptx.split_inclusive('\n') {
+        let path = line
+            .contains(".b8 $str")
+            .then(|| line.split_once("= {")?.1.split_once('}'))
+            .flatten()
+            .and_then(|(bytes, _)| {
+                let bytes: Vec<u8> = bytes
+                    .split(',')
+                    .map(|b| b.trim().parse::<u8>().ok())
+                    .collect::<Option<_>>()?;
+                let text = String::from_utf8(bytes).ok()?;
+                let text = text.trim_end_matches('\0');
+                (text.starts_with('/') && !text.contains(char::is_whitespace))
+                    .then(|| text.rsplit('/').next().unwrap_or(text).to_string())
+            });
+        match (path, line.split_once("$str")) {
+            (Some(name), Some((head, rest))) => {
+                let id = rest.split('[').next().unwrap_or_default();
+                out.push_str(&format!("{head}$str{id} = \"{name}\"\n"));
+            }
+            _ => out.push_str(line),
+        }
+    }
+    out
+}
+
 /// With nvcc: the committed PTX should be what nvcc made; rewritten on request, an error when
 /// `strict`, a warning otherwise (the build goes on with nvcc's PTX).
 fn compare_committed(dir: &Path, stem: &str, text: &str, strict: bool) -> Result<(), String> {
     let path = dir.join(format!("{stem}.ptx"));
     let old = std::fs::read_to_string(&path).ok();
-    if old
-        .as_deref()
-        .is_some_and(|old| without_path_hashes(old) == without_path_hashes(text))
-    {
+    if old.as_deref().is_some_and(|old| {
+        without_source_paths(&without_path_hashes(old))
+            == without_source_paths(&without_path_hashes(text))
+    }) {
         return Ok(());
     }
     let write = std::env::var_os(WRITE_PTX_ENV).is_some_and(|v| v == "1");
@@ -1079,7 +1111,33 @@ fn gap_warnings(
 
 #[cfg(test)]
 mod path_hash_tests {
-    use super::without_path_hashes;
+    use super::{without_path_hashes, without_source_paths};
+
+    #[test]
+    fn assert_file_names_at_two_checkouts_compare_equal() {
+        // `/work/main/kernels/cuda/llmc/matmul.cuh` and `/tmp/ci/kernels/cuda/llmc/matmul.cuh`.
+        let bytes = |path: &str| -> String {
+            let mut b: Vec<String> = path.bytes().map(|b| b.to_string()).collect();
+            b.push("0".into());
+            format!(
+                ".global .align 1 .b8 $str$3[{}] = {{{}}};\n",
+                b.len(),
+                b.join(", ")
+            )
+        };
+        let here = bytes("/work/main/kernels/cuda/llmc/matmul.cuh");
+        let there = bytes("/tmp/ci/kernels/cuda/llmc/matmul.cuh");
+        assert_ne!(here, there);
+        assert_eq!(without_source_paths(&here), without_source_paths(&there));
+        // Another file, or a message that is no path, still differs.
+        assert_ne!(
+            without_source_paths(&here),
+            without_source_paths(&bytes("/tmp/ci/kernels/cuda/llmc/gelu.cuh"))
+        );
+        let message = bytes("n % x128::size == 0");
+        assert_eq!(without_source_paths(&message), message);
+        assert_eq!(without_source_paths(".entry k()\n"), ".entry k()\n");
+    }
 
     #[test]
     fn ptx_of_the_same_source_at_two_paths_compares_equal() {

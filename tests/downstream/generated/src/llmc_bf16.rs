@@ -176,6 +176,72 @@ pub fn run(ctx: &Arc<cuda_kernel::cudarc::driver::CudaContext>) -> Result<(), Er
     }
     report("permute_kernel, unpermute_kernel", 0.0, "exact");
 
+    // permute_kernel_backward and unpermute_kernel_backward: the same moves, backwards.
+    let mut dinp = stream.alloc_zeros::<bf16>(3 * total)?;
+    unsafe { k.permute_kernel_backward.launch(&stream, config, &mut dinp, &q, &kk, &vv, b as i32, nn as i32, nh as i32, d as i32)? };
+    assert_eq!(stream.clone_dtoh(&dinp)?, inp, "permute_kernel_backward undoes permute_kernel");
+    let mut undone = stream.alloc_zeros::<bf16>(total)?;
+    unsafe { k.unpermute_kernel_backward.launch(&stream, config, &mut undone, &back, b as i32, nn as i32, nh as i32, d as i32)? };
+    assert_eq!(stream.clone_dtoh(&undone)?, gq, "unpermute_kernel_backward undoes unpermute_kernel");
+    report("permute_kernel_backward, unpermute_kernel_backward", 0.0, "exact");
+
+    // layernorm_forward_kernel6 and fused_residual_forward_kernel5: a warp per row, blockDim.y
+    // rows a block, weights, biases and the rows in (2 + blockDim.y) * C bf16 of shared memory
+    // (llm.c's launch). 40 rows: a multiple of blockDim.y, as the residual kernel's guard
+    // (`idx > N`) lets row N through otherwise.
+    let (rows, c) = (40usize, 256usize);
+    let (x1, x2, w, bias) = (pattern(rows * c, 20), pattern(rows * c, 21), pattern(c, 22), pattern(c, 23));
+    let (d1, d2, d_w, d_b) = (stream.clone_htod(&x1)?, stream.clone_htod(&x2)?, stream.clone_htod(&w)?, stream.clone_htod(&bias)?);
+    let smem = ((2 + 8) * c * 2) as u32;
+    let config = Config::new(((rows as u32).div_ceil(8), 1, 1), (32, 8, 1)).shared_mem(smem);
+    let norm = |x: &[f32]| -> (Vec<f32>, f32, f32) {
+        let m = x.iter().sum::<f32>() / x.len() as f32;
+        let var = x.iter().map(|v| (v - m) * (v - m)).sum::<f32>() / x.len() as f32;
+        let s = 1.0 / (var + 1e-5).sqrt();
+        let out = x.iter().enumerate().map(|(i, v)| s * (v - m) * w[i].to_f32() + bias[i].to_f32()).collect();
+        (out, m, s)
+    };
+    let mut out = stream.alloc_zeros::<bf16>(rows * c)?;
+    let (mut mean, mut rstd) = (stream.alloc_zeros::<f32>(rows)?, stream.alloc_zeros::<f32>(rows)?);
+    unsafe { k.layernorm_forward_kernel6.launch(&stream, config, &mut out, &mut mean, &mut rstd, &d1, &d_w, &d_b, rows as i32, c as i32)? };
+    let (mut want, mut want_m, mut want_s) = (Vec::new(), Vec::new(), Vec::new());
+    for r in 0..rows {
+        let (o, m, s) = norm(&f(&x1[r * c..(r + 1) * c]));
+        want.extend(o);
+        want_m.push(m);
+        want_s.push(s);
+    }
+    close("layernorm6 mean", &stream.clone_dtoh(&mean)?, &want_m, 1e-5, 1e-5);
+    close("layernorm6 rstd", &stream.clone_dtoh(&rstd)?, &want_s, 0.0, 1e-4);
+    report("layernorm_forward_kernel6", close("layernorm6 out", &f(&stream.clone_dtoh(&out)?), &want, 1e-2, BF16_HALF_ULP), "mean 1e-5, rstd 1e-4 relative, out 1e-2 + 2^-8 relative");
+    let mut residual = stream.alloc_zeros::<bf16>(rows * c)?;
+    let mut normed = stream.alloc_zeros::<bf16>(rows * c)?;
+    unsafe { k.fused_residual_forward_kernel5.launch(&stream, config, &mut residual, &mut normed, &mut mean, &mut rstd, &d1, &d2, &d_w, &d_b, rows as i32, c as i32)? };
+    let summed: Vec<f32> = x1.iter().zip(&x2).map(|(a, b)| bf16::from_f32(a.to_f32() + b.to_f32()).to_f32()).collect();
+    assert_eq!(f(&stream.clone_dtoh(&residual)?), summed, "fused_residual_forward_kernel5 residual");
+    let mut want = Vec::new();
+    for r in 0..rows {
+        want.extend(norm(&summed[r * c..(r + 1) * c]).0);
+    }
+    report("fused_residual_forward_kernel5", close("fused residual normed", &f(&stream.clone_dtoh(&normed)?), &want, 1e-2, BF16_HALF_ULP), "residual exact, normed 1e-2 + 2^-8 relative");
+
+    // wpe_backward_kernel: dwpe[t, c] += the sum over the batch of dout[b, t, c], stochastically
+    // rounded to bf16.
+    let (b, t, c) = (3usize, 16usize, 64usize);
+    let (dout, dwpe0) = (pattern(b * t * c, 24), pattern(t * c, 25));
+    let tokens = stream.clone_htod(&vec![0i32; b * t])?;
+    let d_dout = stream.clone_htod(&dout)?;
+    let mut d_dwpe = stream.clone_htod(&dwpe0)?;
+    let n = (t * c / 8) as u32;
+    unsafe { k.wpe_backward_kernel.launch(&stream, Config::new((n.div_ceil(256), 1, 1), (256, 1, 1)), &mut d_dwpe, &d_dout, &tokens, b as i32, t as i32, c as i32, 11)? };
+    let got = stream.clone_dtoh(&d_dwpe)?;
+    for i in 0..t * c {
+        let sum: f32 = (0..b).map(|bi| dout[bi * t * c + i].to_f32()).sum::<f32>() + dwpe0[i].to_f32();
+        let (lo, hi) = bracket(sum);
+        assert!(got[i] == lo || got[i] == hi, "wpe_backward_kernel: {i} is {}, not {lo} or {hi} around {sum}", got[i]);
+    }
+    report("wpe_backward_kernel", 0.0, "one of the two bf16 values around the float sum");
+
     // softmax_forward_kernel5: causal softmax of (N, T, T) rows, scaled, one warp per row.
     let (rows_n, t) = (3usize, 32usize);
     let pre = pattern(rows_n * t * t, 12);
@@ -195,6 +261,22 @@ pub fn run(ctx: &Arc<cuda_kernel::cudarc::driver::CudaContext>) -> Result<(), Er
         }
     }
     report("softmax_forward_kernel5", close("softmax_forward_kernel5", &f(&stream.clone_dtoh(&att)?), &want, 1e-4, BF16_HALF_ULP), "1e-4 + 2^-8 relative");
+
+    // softmax_autoregressive_backward_inplace_kernel: datt becomes dpreatt, row by row:
+    // scale * att * (datt - sum(att * datt)) up to the diagonal, zero after; grid (T / 4, B * NH).
+    let datt0 = pattern(rows_n * t * t, 26);
+    let mut d_datt = stream.clone_htod(&datt0)?;
+    let att_host = f(&stream.clone_dtoh(&att)?);
+    unsafe { k.softmax_autoregressive_backward_inplace_kernel.launch(&stream, Config::new(((t / 4) as u32, rows_n as u32, 1), (256, 1, 1)), &mut d_datt, &att, 1, t as i32, 0, scale)? };
+    let mut want = vec![0.0f32; rows_n * t * t];
+    for row in 0..rows_n * t {
+        let own = row % t;
+        let sum: f32 = (0..=own).map(|i| att_host[row * t + i] * datt0[row * t + i].to_f32()).sum();
+        for i in 0..=own {
+            want[row * t + i] = scale * att_host[row * t + i] * (datt0[row * t + i].to_f32() - sum);
+        }
+    }
+    report("softmax_autoregressive_backward_inplace_kernel", close("softmax backward", &f(&stream.clone_dtoh(&d_datt)?), &want, 1e-3, BF16_HALF_ULP), "1e-3 + 2^-8 relative");
 
     // copy_and_cast_kernel<float, bf16> and <bf16, float>, two slices each (blockIdx.y strides).
     let n = 1000usize;
