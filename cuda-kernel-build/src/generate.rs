@@ -68,25 +68,7 @@ impl std::fmt::Display for Accounting {
 /// The kernel an entry symbol is an instance of, as C++ names it: `scale` of `scale<float>(...)`,
 /// `ns::scale` in a namespace, the symbol itself for `extern "C"`.
 pub fn entry_function(entry: &str) -> String {
-    match cuda_kernel_syntax::demangle::demangle(entry) {
-        Some(text) => {
-            let mut depth = 0i32;
-            let end = text
-                .char_indices()
-                .find(|&(_, c)| {
-                    match c {
-                        '<' | '(' if depth == 0 => return true,
-                        '<' | '(' => depth += 1,
-                        '>' | ')' => depth -= 1,
-                        _ => {}
-                    }
-                    false
-                })
-                .map_or(text.len(), |(i, _)| i);
-            text[..end].to_string()
-        }
-        None => entry.to_string(),
-    }
+    cuda_kernel_syntax::demangle::function_name(entry).unwrap_or_else(|| entry.to_string())
 }
 
 /// A token of preprocessed C++.
@@ -400,11 +382,22 @@ fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
                         )
                     })
                 });
-                let namespace = blocks.iter().find_map(|b| match b {
-                    Block::Namespace(n) => Some(n.clone()),
-                    _ => None,
-                });
-                if found.iter().all(|f| f.name != name) {
+                // Every enclosing namespace, outermost first (`ns::inner`); an anonymous one
+                // is an empty segment.
+                let chain: Vec<&str> = blocks
+                    .iter()
+                    .filter_map(|b| match b {
+                        Block::Namespace(n) => Some(n.as_str()),
+                        _ => None,
+                    })
+                    .collect();
+                let namespace = (!chain.is_empty()).then(|| chain.join("::"));
+                // A kernel defined once per name and namespace (a definition seen again, as
+                // through a header included twice, is the same kernel).
+                if found
+                    .iter()
+                    .all(|f| f.name != name || f.namespace != namespace)
+                {
                     found.push(Found {
                         name,
                         extern_c,
@@ -690,10 +683,22 @@ fn template_param(tokens: &[Token]) -> Result<String, String> {
 /// A kernel ready to declare.
 struct Declared {
     name: String,
+    /// The C++ namespace, nested ones joined by `::`.
+    namespace: Option<String>,
     extern_c: bool,
     /// `<T, const N: u32>` for a template, empty otherwise.
     generics: Vec<String>,
     params: Vec<(String, String)>,
+}
+
+impl Declared {
+    /// Its name as C++ qualifies it: `ns::plain`.
+    fn qualified(&self) -> String {
+        match &self.namespace {
+            Some(ns) => format!("{ns}::{}", self.name),
+            None => self.name.clone(),
+        }
+    }
 }
 
 /// The Rust names of the element types a family's member names end in (`fill_f32`): the
@@ -1123,37 +1128,54 @@ pub fn generate(
     // in the end are the warned ones.
     let mut considered: Vec<(String, String)> = Vec::new();
     for kernel in found {
-        if by_hand(&kernel.name) || elsewhere.contains(&kernel.name) {
-            continue;
-        }
         let qualified = match &kernel.namespace {
             Some(ns) => format!("{ns}::{}", kernel.name),
             None => kernel.name.clone(),
         };
-        considered.push((kernel.name.clone(), qualified));
+        if by_hand(&qualified) || elsewhere.contains(&qualified) {
+            continue;
+        }
+        // One Rust name per block: a second kernel of the same name in another namespace is
+        // left to a block of its own.
+        let twin = considered
+            .iter()
+            .find(|(name, _)| *name == kernel.name)
+            .map(|(_, other)| other.clone());
+        considered.push((kernel.name.clone(), qualified.clone()));
         let own = std::path::Path::new(&kernel.file)
             .file_name()
             .is_some_and(|f| f.to_string_lossy() == source);
         if !own {
-            out.from_headers.push(kernel.name.clone());
+            out.from_headers.push(qualified.clone());
         }
         let mut warn = |why: String| {
-            out.warnings.push(format!(
-                "{source}: `{}` is not generated: {why}",
-                kernel.name
-            ));
+            out.warnings
+                .push(format!("{source}: `{qualified}` is not generated: {why}"));
         };
-        if let Some(ns) = &kernel.namespace {
+        if let Some(other) = twin {
             warn(format!(
-                "in namespace `{ns}`, which #[kernel(cpp)] does not mangle: declare it by hand \
-                 with #[kernel(name = \"...\")]"
+                "`{other}` of the file has its name, and a block declares one kernel of a name: \
+                 declare it by hand in a block of its own, with #[kernel(cpp, namespace = \"...\", \
+                 rename = ...)]"
             ));
+            continue;
+        }
+        if kernel
+            .namespace
+            .as_deref()
+            .is_some_and(|ns| ns.split("::").any(str::is_empty))
+        {
+            warn(
+                "in an anonymous namespace: its symbol holds a hash of the source's path, which \
+                 differs from machine to machine; move it out of the anonymous namespace"
+                    .to_string(),
+            );
             continue;
         }
         let generics = match &kernel.template {
             None => Vec::new(),
             Some(head) => {
-                let instance = format!("_Z{}{}I", kernel.name.len(), kernel.name);
+                let instance = cuda_kernel_syntax::itanium::template_instance_prefix(&qualified);
                 if !entries.iter().any(|e| e.starts_with(&instance)) {
                     warn(
                         "a template the PTX has no instance of (nvcc compiles the instances the \
@@ -1192,6 +1214,7 @@ pub fn generate(
         match params {
             Ok(params) => kernels.push(Declared {
                 name: kernel.name,
+                namespace: kernel.namespace,
                 extern_c: kernel.extern_c,
                 generics,
                 params,
@@ -1256,10 +1279,10 @@ pub fn generate(
             .iter()
             .map(|(n, t)| format!("{n}: {t}"))
             .collect();
-        let cpp = if kernel.extern_c {
-            ""
-        } else {
-            "    #[kernel(cpp)]\n"
+        let cpp = match (kernel.extern_c, &kernel.namespace) {
+            (true, _) => String::new(),
+            (false, None) => "    #[kernel(cpp)]\n".to_string(),
+            (false, Some(ns)) => format!("    #[kernel(cpp, namespace = \"{ns}\")]\n"),
         };
         let generics = if kernel.generics.is_empty() {
             String::new()
@@ -1275,26 +1298,24 @@ pub fn generate(
         let _ = write!(
             items,
             "    /// `{}` of {source}.\n{cpp}    {allow}\n    pub fn {}{generics}({});\n",
-            kernel.name,
+            kernel.qualified(),
             rust_name(&kernel.name),
             list.join(", ")
         );
-        out.declared.push(kernel.name.clone());
+        out.declared.push(kernel.qualified());
     }
     // Every entry of the PTX, by the kernel it belongs to.
+    let declared_here: Vec<String> = kernels.iter().map(Declared::qualified).collect();
     let warned: Vec<&str> = considered
         .iter()
-        .filter(|(name, _)| !kernels.iter().any(|k| k.name == *name))
+        .filter(|(_, qualified)| !declared_here.contains(qualified))
         .map(|(_, qualified)| qualified.as_str())
         .collect();
-    let declared_here: Vec<&str> = kernels.iter().map(|k| k.name.as_str()).collect();
-    out.from_headers
-        .retain(|name| declared_here.contains(&name.as_str()));
+    out.from_headers.retain(|name| declared_here.contains(name));
     out.accounting.entries = entries.len();
     for entry in entries {
         let function = entry_function(entry);
-        let bucket = if declared_here.contains(&function.as_str())
-            || out.declared.iter().any(|d| d == entry)
+        let bucket = if declared_here.contains(&function) || out.declared.iter().any(|d| d == entry)
         {
             &mut out.accounting.declared
         } else if by_hand(entry) || by_hand(&function) {

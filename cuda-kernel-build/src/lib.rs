@@ -59,7 +59,7 @@ mod generate;
 mod nvcc;
 mod scan;
 
-pub use generate::{Generated, NamedFamily, Options, generate};
+pub use generate::{Accounting, Generated, NamedFamily, Options, entry_function, generate};
 
 pub use scan::module_tree;
 
@@ -689,7 +689,11 @@ fn generate_all(
             .filter(|b| b.ptx_stem.as_deref().is_none_or(|s| s == stem))
             .flat_map(|b| &b.block.kernels)
             .flat_map(|k| {
-                let ident = syn::ext::IdentExt::unraw(&k.ident).to_string();
+                // A C++ kernel in a namespace by its qualified name (`ns::plain`).
+                let mut ident = syn::ext::IdentExt::unraw(&k.ident).to_string();
+                if let (Some(ns), Some(_)) = (&k.namespace, &k.cpp) {
+                    ident = format!("{}::{ident}", ns.value());
+                }
                 let named = k.name_arg.as_ref().map(syn::LitStr::value);
                 std::iter::once(ident).chain(named)
             })

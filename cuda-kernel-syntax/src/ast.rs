@@ -74,6 +74,8 @@ pub struct Kernel {
     pub name_arg: Option<LitStr>,
     /// `#[kernel(cpp)]`: the entry symbol is the C++ mangling of the signature.
     pub cpp: Option<syn::Path>,
+    /// `#[kernel(cpp, namespace = "ns")]`: the C++ namespace the kernel is in.
+    pub namespace: Option<LitStr>,
     /// The entry symbol, resolved once: `name = "..."`, the C++ mangling for `cpp`, or the fn's
     /// name without `r#`.
     pub symbol: String,

@@ -131,6 +131,8 @@ pub struct FnArgs {
     pub cpp: Option<Path>,
     /// `rename = Name`: the generated type's name, instead of the fn's in UpperCamelCase.
     pub rename: Option<Ident>,
+    /// `namespace = "cutlass::gemm"`: the C++ namespace a `cpp` kernel is in.
+    pub namespace: Option<LitStr>,
     /// `names(F8E4M3 = "f8_e4m3")`: what `{T}` stands for, for the types named.
     pub type_names: Vec<TypeName>,
     /// `#[requires(...)]` attributes: the kernel's contract, read by
@@ -147,11 +149,20 @@ pub fn parse_fn_args(cx: &mut Errors, attr: &Attribute, args: &mut FnArgs) {
             set_once(&meta, &mut args.cpp, meta.path.clone())
         } else if meta.path.is_ident("rename") {
             set_once(&meta, &mut args.rename, meta.value()?.parse()?)
+        } else if meta.path.is_ident("namespace") {
+            let lit: LitStr = meta.value()?.parse()?;
+            if !crate::parse::valid_cpp_name(&lit.value()) {
+                return Err(syn::Error::new(
+                    lit.span(),
+                    "expected the kernel's C++ namespace, nested ones joined by `::` (`ns`, `cutlass::gemm`)",
+                ));
+            }
+            set_once(&meta, &mut args.namespace, lit)
         } else if meta.path.is_ident("names") {
             parse_type_names(&meta, &mut args.type_names)
         } else {
             Err(meta.error(format!(
-                "unknown #[kernel] argument `{}` on a kernel fn: expected `name = \"symbol\"`, `cpp`, `rename = Name` or `names(Type = \"name\", ...)`",
+                "unknown #[kernel] argument `{}` on a kernel fn: expected `name = \"symbol\"`, `cpp`, `namespace = \"ns\"`, `rename = Name` or `names(Type = \"name\", ...)`",
                 path_text(&meta.path)
             )))
         }

@@ -83,10 +83,30 @@ fn check_unique_names(cx: &mut Errors, block: &Block) {
     }
 }
 
+/// Rule: `namespace = "..."` qualifies a C++ kernel's name, whose symbol the macro derives: it
+/// goes with `cpp`, not with an explicit `name = "..."` (which names the whole symbol).
+fn check_namespace(cx: &mut Errors, kernel: &Kernel) {
+    let Some(ns) = &kernel.namespace else {
+        return;
+    };
+    if kernel.cpp.is_none() {
+        cx.error(
+            ns,
+            "`namespace` applies to C++ kernels: add `cpp` (`#[kernel(cpp, namespace = \"...\")]`); an extern \"C\" kernel has no namespace in its symbol",
+        );
+    } else if kernel.name_arg.is_some() {
+        cx.error(
+            ns,
+            "`name = \"...\"` gives the whole symbol, namespace included: drop `namespace`, or `name` to let #[kernel(cpp)] derive the symbol",
+        );
+    }
+}
+
 fn check_kernel(cx: &mut Errors, kernel: &Kernel) {
     check_signature_shape(cx, kernel);
     check_symbol(cx, kernel);
     check_cpp_mangling(cx, kernel);
+    check_namespace(cx, kernel);
     check_mangled_name(cx, kernel);
     let mut names = HashSet::new();
     for param in &kernel.params {

@@ -45,10 +45,11 @@ pub fn prototype(kernel: &Kernel) -> Option<String> {
         "extern \"C\" "
     };
     let name = syn::ext::IdentExt::unraw(&kernel.ident);
-    Some(format!(
-        "{linkage}__global__ void {name}({});",
-        params.join(", ")
-    ))
+    let prototype = format!("{linkage}__global__ void {name}({});", params.join(", "));
+    Some(match (&kernel.namespace, &kernel.cpp) {
+        (Some(ns), Some(_)) => format!("namespace {} {{ {prototype} }}", ns.value()),
+        _ => prototype,
+    })
 }
 
 /// The explicit instantiation a `.cu` needs for a template instance: `args` are the template

@@ -90,3 +90,31 @@ fn split_list(inner: &str) -> Vec<String> {
     items.push(inner[start..].trim().to_string());
     items
 }
+
+/// The function a C++ symbol names, qualified, without template arguments or parameters:
+/// `ns::scale` of `ns::scale<128>(float*, float, unsigned int)`; `None` for a name that is no
+/// Itanium symbol (an `extern "C"` kernel's).
+///
+/// ```
+/// use cuda_kernel_syntax::demangle;
+/// assert_eq!(demangle::function_name("_ZN2ns5scaleILi128EEEvPffj").unwrap(), "ns::scale");
+/// assert_eq!(demangle::function_name("_Z5saxpyPKfPffi").unwrap(), "saxpy");
+/// assert_eq!(demangle::function_name("vector_add"), None);
+/// ```
+pub fn function_name(symbol: &str) -> Option<String> {
+    let text = demangle(symbol)?;
+    let mut depth = 0i32;
+    let end = text
+        .char_indices()
+        .find(|&(_, c)| {
+            match c {
+                '<' | '(' if depth == 0 => return true,
+                '<' | '(' => depth += 1,
+                '>' | ')' => depth -= 1,
+                _ => {}
+            }
+            false
+        })
+        .map_or(text.len(), |(i, _)| i);
+    Some(text[..end].to_string())
+}

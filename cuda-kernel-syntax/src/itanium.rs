@@ -18,12 +18,39 @@ use crate::types;
 
 /// The symbol of `void name(params)`, or of the instance `name<args>` of a function template
 /// (whose symbol also encodes the return type, `v`).
+///
+/// `name` may be qualified by namespaces (`ns::scale`, `cutlass::gemm::kernel`): a nested name
+/// (`_ZN2ns5scaleE...`), each enclosing namespace a substitution candidate, as a class type's
+/// are, so a parameter of `ns::Pair` in `ns::scale` is `NS_4PairE`.
 pub fn mangle(name: &str, template_args: Option<&[TemplateArg]>, params: &[CppType]) -> String {
-    let mut out = format!("_Z{}{}", name.len(), name);
     let mut subs = Vec::new();
+    let segments: Vec<&str> = name.split("::").filter(|s| !s.is_empty()).collect();
+    let mut out = match segments.split_last() {
+        Some((base, namespaces)) if !namespaces.is_empty() => {
+            // The namespaces, each added as a candidate (`2ns`, then `N2ns5innerE`), then the
+            // function's own name, which a function template's prefix makes one more.
+            let mut out = String::from("_ZN");
+            for n in 1..=namespaces.len() {
+                out.push_str(&source_name(namespaces[n - 1]));
+                subs.push(nested_candidate(&segments[..n]));
+            }
+            out.push_str(&source_name(base));
+            if template_args.is_some() {
+                subs.push(nested_candidate(&segments));
+            }
+            out
+        }
+        _ => {
+            let name = name.trim_start_matches("::");
+            if template_args.is_some() {
+                // The template's name is the first substitution candidate.
+                subs.push(source_name(name));
+            }
+            format!("_Z{}", source_name(name))
+        }
+    };
+    let nested = out.starts_with("_ZN");
     if let Some(args) = template_args {
-        // The template's name is the first substitution candidate.
-        subs.push(format!("{}{}", name.len(), name));
         out.push('I');
         for arg in args {
             match arg {
@@ -36,7 +63,13 @@ pub fn mangle(name: &str, template_args: Option<&[TemplateArg]>, params: &[CppTy
                 }
             }
         }
-        out.push_str("Ev");
+        out.push('E');
+        if nested {
+            out.push('E');
+        }
+        out.push('v');
+    } else if nested {
+        out.push('E');
     }
     if params.is_empty() {
         out.push('v');
@@ -90,11 +123,27 @@ fn encode(ty: &CppType, subs: &mut Vec<String>) -> (String, String) {
     }
 }
 
+/// `<length><identifier>`: `5scale`.
+fn source_name(name: &str) -> String {
+    format!("{}{name}", name.len())
+}
+
+/// How a qualified name's prefix is spelled as a substitution candidate: `2ns` for one segment,
+/// `N2ns5innerE` for more (the spelling [`encode_name`] compares with).
+fn nested_candidate(segments: &[&str]) -> String {
+    let inner: String = segments.iter().map(|s| source_name(s)).collect();
+    if segments.len() == 1 {
+        inner
+    } else {
+        format!("N{inner}E")
+    }
+}
+
 /// A class or enum name, qualified or not: `6__half`, or `N2ns4PairE` for `ns::Pair`, each
 /// enclosing namespace a candidate before the name it encloses (`2ns`, then `N2ns4PairE`).
 fn encode_name(name: &str, subs: &mut Vec<String>) -> (String, String) {
     let segments: Vec<&str> = name.split("::").filter(|s| !s.is_empty()).collect();
-    let source = |s: &str| format!("{}{s}", s.len());
+    let source = |s: &str| source_name(s);
     if segments.len() <= 1 {
         let full = source(name.trim_start_matches("::"));
         let emitted = substitute_or_add(&full, &full, subs);
@@ -102,10 +151,7 @@ fn encode_name(name: &str, subs: &mut Vec<String>) -> (String, String) {
     }
     // The candidate of each prefix, spelled out: `2ns`, `N2ns4PairE` (a prefix of one segment
     // is its source name, longer ones nested names).
-    let spelled = |n: usize| -> String {
-        let inner: String = segments[..n].iter().map(|s| source(s)).collect();
-        if n == 1 { inner } else { format!("N{inner}E") }
-    };
+    let spelled = |n: usize| nested_candidate(&segments[..n]);
     let full = spelled(segments.len());
     if let Some(i) = subs.iter().position(|s| *s == full) {
         return (full, substitution(i));
@@ -192,9 +238,16 @@ pub fn family_symbol(pattern: &str, substitutions: &[(&str, String)]) -> String 
 }
 
 /// How the symbol of every instance of the function template `name` begins (`_Z5scaleI` for
-/// `scale<...>`): the name, then the template arguments.
+/// `scale<...>`, `_ZN2ns5scaleI` for `ns::scale<...>`): the name, then the template arguments.
 pub fn template_instance_prefix(name: &str) -> String {
-    format!("_Z{}{name}I", name.len())
+    let segments: Vec<&str> = name.split("::").filter(|s| !s.is_empty()).collect();
+    match segments.len() {
+        0 | 1 => format!("_Z{}I", source_name(name.trim_start_matches("::"))),
+        _ => {
+            let inner: String = segments.iter().map(|s| source_name(s)).collect();
+            format!("_ZN{inner}I")
+        }
+    }
 }
 
 /// The name `{T}` stands for in a family's symbol: the Rust name of a built-in type (`f16`,
@@ -392,7 +445,12 @@ mod tests {
                     all[next(all.len())].clone()
                 })
                 .collect();
-            let name = format!("k{k}");
+            // In a namespace or not, as real code keeps its kernels.
+            let namespace = ["", "ns", "ns::inner", "other", "a::b::c"][next(5)];
+            let name = match namespace {
+                "" => format!("k{k}"),
+                ns => format!("{ns}::k{k}"),
+            };
             let mut targs: Vec<TemplateArg> = chosen
                 .iter()
                 .map(|(_, ty)| TemplateArg::Type(ty.clone()))
@@ -414,8 +472,12 @@ mod tests {
             }
             let c_params: Vec<&str> = params.iter().map(|(_, c)| *c).collect();
             let spelled: Vec<&str> = chosen.iter().map(|(c, _)| *c).collect();
+            let (open, close) = match namespace {
+                "" => (String::new(), String::new()),
+                ns => (format!("namespace {ns} {{ "), "}\n".to_string()),
+            };
             cpp.push_str(&format!(
-                "template <{}> void {name}({}) {{}}\ntemplate void {name}<{}>({});\n",
+                "{open}template <{}> void k{k}({}) {{}}\n{close}template void {name}<{}>({});\n",
                 head.join(", "),
                 c_params.join(", "),
                 inst.join(", "),
@@ -424,6 +486,27 @@ mod tests {
                     .map(|c| substitute(c, &spelled))
                     .collect::<Vec<_>>()
                     .join(", ")
+            ));
+        }
+        // Plain functions in namespaces, of the same parameters.
+        for k in 0..100 {
+            let namespace = ["ns", "ns::inner", "other", "a::b::c"][next(4)];
+            let params: Vec<(&str, &str)> = (0..next(6))
+                .map(|_| pool[next(pool.len())])
+                .filter(|(rust, _)| !["T", "U", "V"].iter().any(|g| rust.contains(g)))
+                .collect();
+            let cpp_params: Vec<CppType> = params
+                .iter()
+                .map(|(rust, c)| match rust.is_empty() {
+                    true => CppType::from_cpp(c).unwrap(),
+                    false => CppType::from_rust(rust, &[]).unwrap(),
+                })
+                .collect();
+            expected.push(mangle(&format!("{namespace}::f{k}"), None, &cpp_params));
+            let c_params: Vec<&str> = params.iter().map(|(_, c)| *c).collect();
+            cpp.push_str(&format!(
+                "namespace {namespace} {{ void f{k}({}) {{}} }}\n",
+                c_params.join(", ")
             ));
         }
         let symbols = crate::gxx_symbols(&cpp);

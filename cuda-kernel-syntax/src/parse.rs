@@ -220,9 +220,14 @@ fn parse_kernel(cx: &mut Errors, f: ForeignItemFn, safe: bool, block_names: &[Ty
     let (symbol, unmangled_param) = if generics.is_empty() && run_time_name.is_none() {
         resolve_symbol(&f.sig.ident, &args, &params)
     } else {
-        // The template's name, or the family's pattern; instances are named at load time.
-        let name = f.sig.ident.unraw().to_string();
-        (args.name.as_ref().map_or(name, LitStr::value), None)
+        // The template's name (in its namespace), or the family's pattern; instances are named
+        // at load time.
+        (
+            args.name
+                .as_ref()
+                .map_or_else(|| cpp_name(&f.sig.ident, &args), LitStr::value),
+            None,
+        )
     };
     Kernel {
         docs,
@@ -232,6 +237,7 @@ fn parse_kernel(cx: &mut Errors, f: ForeignItemFn, safe: bool, block_names: &[Ty
         ident: f.sig.ident.clone(),
         name_arg: args.name,
         cpp: args.cpp,
+        namespace: args.namespace,
         symbol,
         unmangled_param,
         sig: f.sig,
@@ -352,10 +358,19 @@ fn parse_param_attrs(cx: &mut Errors, attrs: &[Attribute]) -> Option<syn::Path> 
     read_only
 }
 
+/// The kernel's C++ name: the fn's, in `namespace = "..."` where given (`ns::scale`).
+fn cpp_name(ident: &Ident, args: &FnArgs) -> String {
+    let name = ident.unraw().to_string();
+    match (&args.namespace, &args.cpp) {
+        (Some(ns), Some(_)) => format!("{}::{name}", ns.value()),
+        _ => name,
+    }
+}
+
 /// The entry symbol: `name = "..."`, the C++ mangling for `cpp` (with the index of the first
 /// parameter it cannot spell), or the fn's name.
 fn resolve_symbol(ident: &Ident, args: &FnArgs, params: &[Param]) -> (String, Option<usize>) {
-    let name = ident.unraw().to_string();
+    let name = cpp_name(ident, args);
     match (&args.name, &args.cpp) {
         (Some(symbol), _) => (symbol.value(), None),
         (None, Some(_)) => match mangle::mangle(&name, params.iter().map(|p| &p.ty)) {

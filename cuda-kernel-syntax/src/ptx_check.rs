@@ -182,7 +182,25 @@ fn check_entry_exists<'a>(
     };
     let base = kernel.ident.unraw().to_string();
     let derived = kernel.cpp.is_some() && kernel.name_arg.is_none();
-    let mangled = ptx::mangled_matches(&file.entries, if derived { &base } else { symbol });
+    let mangled: Vec<&Entry> = if derived {
+        // The C++ kernels of that name in the declared namespace (or none).
+        let qualified = qualified_name(kernel);
+        file.entries
+            .iter()
+            .filter(|e| demangle::function_name(&e.name).as_deref() == Some(qualified.as_str()))
+            .collect()
+    } else {
+        ptx::mangled_matches(&file.entries, symbol)
+    };
+    if derived && mangled.is_empty() {
+        if let Some(hint) = namespace_hint(kernel, file) {
+            cx.error(
+                span,
+                format!("{} has no entry `{symbol}`{hint}", file.shown),
+            );
+            return None;
+        }
+    }
     let shown = |e: &Entry| match demangle::demangle(&e.name) {
         Some(text) => format!("`{text}` (`{}`)", e.name),
         None => format!("`{}`", e.name),
@@ -710,6 +728,14 @@ fn check_template_instances(cx: &mut Errors, kernel: &Kernel, file: &PtxFile) ->
                 names.join(", ")
             ),
         );
+    } else if let Some(hint) = namespace_hint(kernel, file) {
+        cx.error(
+            &kernel.ident,
+            format!(
+                "{} has no instance of the template `{}`{hint}",
+                file.shown, kernel.symbol
+            ),
+        );
     } else {
         let what = format!("no instance of the template `{}`", kernel.symbol);
         let names: Vec<_> = file
@@ -774,6 +800,61 @@ fn instance_args(kernel: &Kernel, symbol: &str) -> Option<Vec<TemplateArg>> {
             fits.then_some(arg)
         })
         .collect()
+}
+
+/// A C++ kernel's name as C++ qualifies it: `ns::scale` for `namespace = "ns"`.
+fn qualified_name(kernel: &Kernel) -> String {
+    let base = kernel.ident.unraw().to_string();
+    match &kernel.namespace {
+        Some(ns) => format!("{}::{base}", ns.value()),
+        None => base,
+    }
+}
+
+/// Where the PTX has C++ kernels of the declaration's name in another namespace than the one
+/// declared (none, or another): which, and how to declare the namespace.
+fn namespace_hint(kernel: &Kernel, file: &PtxFile) -> Option<String> {
+    let base = kernel.ident.unraw().to_string();
+    let qualified = qualified_name(kernel);
+    let elsewhere: Vec<(String, String)> = file
+        .entries
+        .iter()
+        .filter_map(|e| {
+            let function = demangle::function_name(&e.name)?;
+            let (namespace, name) = function.rsplit_once("::").unwrap_or(("", &function));
+            (name == base && function != qualified)
+                .then(|| (namespace.to_string(), demangle::shown(&e.name)))
+        })
+        .collect();
+    if elsewhere.is_empty() {
+        return None;
+    }
+    let mut namespaces: Vec<&str> = elsewhere.iter().map(|(ns, _)| ns.as_str()).collect();
+    namespaces.dedup();
+    let shown: Vec<&str> = elsewhere.iter().map(|(_, s)| s.as_str()).collect();
+    let spelled = |ns: &str| match ns {
+        "" => "the global namespace".to_string(),
+        ns => format!("namespace `{ns}`"),
+    };
+    let (place, how) = match namespaces.as_slice() {
+        [""] => (spelled(""), "declare it without `namespace`".to_string()),
+        [ns] => (
+            spelled(ns),
+            format!("declare it with #[kernel(cpp, namespace = \"{ns}\")]"),
+        ),
+        several => (
+            several
+                .iter()
+                .map(|ns| spelled(ns))
+                .collect::<Vec<_>>()
+                .join(" and "),
+            "declare the one you mean with #[kernel(cpp, namespace = \"...\")]".to_string(),
+        ),
+    };
+    Some(format!(
+        ", but has `{base}` in {place}: {}; {how}",
+        shown.join(", ")
+    ))
 }
 
 /// A template value argument as the demangler shows it, `(unsigned int)128`: its C type and

@@ -43,6 +43,9 @@ pub const TEMPLATES_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/template
 pub const CLASS_TEMPLATES_PTX: &str =
     include_str!(concat!(env!("OUT_DIR"), "/class_templates.ptx"));
 
+/// PTX of `kernels/cuda/namespaces.cu`: [`NsScale`], [`NsPlain`], [`OtherPlain`], [`NsFill`].
+pub const NAMESPACES_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/namespaces.ptx"));
+
 /// PTX of `kernels/cuda/globals.cu`: [`Fir16`] and its device globals.
 pub const GLOBALS_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/globals.ptx"));
 
@@ -196,6 +199,29 @@ unsafe extern "C" {
         out: *mut f32,
         n: u32,
     );
+}
+
+#[kernel(ptx = "$OUT_DIR/namespaces.ptx", module = pub NamespaceKernels)]
+unsafe extern "C" {
+    /// `ns::scale<B>`: `x[i] *= a` for `i < n`, `B` threads a block. Instance: 128.
+    #[kernel(cpp, namespace = "ns", rename = NsScale)]
+    pub fn scale<const B: i32>(x: *mut f32, a: f32, n: u32);
+
+    /// `ns::plain`: `x[threadIdx.x] = 1`.
+    #[kernel(cpp, namespace = "ns", rename = NsPlain)]
+    pub fn plain(x: *mut f32);
+
+    /// `ns::inner::fill<T>`: `x[i] = v` for `i < n`. Instances: `f32`, `half::f16`.
+    #[kernel(cpp, namespace = "ns::inner", rename = NsFill)]
+    pub fn fill<T>(x: *mut T, v: T, n: u32);
+}
+
+/// `other::plain`, a kernel of the same name as `ns::plain` in another namespace:
+/// `x[threadIdx.x] = 2`.
+#[kernel(ptx = "$OUT_DIR/namespaces.ptx")]
+unsafe extern "C" {
+    #[kernel(cpp, namespace = "other", rename = OtherPlain)]
+    pub fn plain(x: *mut f32);
 }
 
 #[kernel(ptx = "$OUT_DIR/templates.ptx", module = pub TemplateKernels)]
