@@ -382,3 +382,53 @@ fn a_template_instance_the_ptx_lacks_is_refused_at_load() {
     assert!(text.contains("`Combine::<Pair, false, 98, 2>`"), "{text}");
     eprintln!("{text}");
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn kernels_in_namespaces_launch_by_their_derived_symbols() {
+    let ctx = cuda_kernel::driver::context(0).expect("a CUDA GPU");
+    let stream = ctx.default_stream();
+    let kernels = NamespaceKernels::load(&ctx).unwrap();
+    // ns::scale<128>: x *= 3 over 1000 elements, 128 threads a block.
+    let scale = NsScale::<128>::load(&kernels.module).unwrap();
+    let mut x = stream.clone_htod(&vec![2.0f32; 1000]).unwrap();
+    unsafe {
+        scale.launch(
+            &stream,
+            cuda_kernel::Config::for_elements(1000, 128),
+            &mut x,
+            3.0,
+            1000,
+        )
+    }
+    .unwrap();
+    assert!(stream.clone_dtoh(&x).unwrap().iter().all(|&v| v == 6.0));
+    // ns::plain and other::plain: one name in two namespaces, two kernels.
+    let config = cuda_kernel::Config::new((1, 1, 1), (32, 1, 1));
+    let mut y = stream.alloc_zeros::<f32>(32).unwrap();
+    unsafe { kernels.plain.launch(&stream, config, &mut y) }.unwrap();
+    assert!(stream.clone_dtoh(&y).unwrap().iter().all(|&v| v == 1.0));
+    let other = OtherPlain::load(&kernels.module).unwrap();
+    unsafe { other.launch(&stream, config, &mut y) }.unwrap();
+    assert!(stream.clone_dtoh(&y).unwrap().iter().all(|&v| v == 2.0));
+    // ns::inner::fill<__half>.
+    let fill = NsFill::<f16>::load(&kernels.module).unwrap();
+    let mut h = stream.alloc_zeros::<f16>(500).unwrap();
+    unsafe {
+        fill.launch(
+            &stream,
+            cuda_kernel::Config::for_elements(500, 256),
+            &mut h,
+            f16::from_f32(-1.5),
+            500,
+        )
+    }
+    .unwrap();
+    assert!(
+        stream
+            .clone_dtoh(&h)
+            .unwrap()
+            .iter()
+            .all(|&v| v == f16::from_f32(-1.5))
+    );
+}
