@@ -46,7 +46,7 @@ fn every_kernel_of_real_files_is_declared_or_named_and_the_declarations_pass_the
         ("vector_add", "compute_75"),
         ("templates", "compute_75"),
         ("class_templates", "compute_75"),
-        ("namespaces", "compute_75"),
+        ("namespaces", "compute_90a"),
         ("structs", "compute_75"),
         ("echo", "compute_75"),
         ("cxx_fixtures", "compute_75"),

@@ -1,6 +1,8 @@
+// ptx-arch: compute_90a
 // Kernels where C++ code keeps them: in namespaces, nested ones, templates there over types and
-// values, and one name in two namespaces. Declared in kernels/src/lib.rs with
-// #[kernel(cpp, namespace = "...")].
+// values, and one name in two namespaces; built for the arch-specific target sm_90a (Hopper's
+// wgmma and setmaxnreg need it), one kernel with a compiled-in cluster shape. Declared in
+// kernels/src/lib.rs with #[kernel(cpp, namespace = "...")].
 #include <cuda_fp16.h>
 
 namespace ns {
@@ -14,6 +16,17 @@ __global__ void scale(float *x, float a, unsigned n)
 template __global__ void scale<128>(float *, float, unsigned);
 
 __global__ void plain(float *x) { x[threadIdx.x] = 1.0f; }
+
+// x[i] = the rank of the block in its cluster of 2, for i < n (blocks of B threads).
+template <int B>
+__global__ void __cluster_dims__(2, 1, 1) cluster_rank(unsigned *x, unsigned n)
+{
+    unsigned rank;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+    unsigned i = blockIdx.x * B + threadIdx.x;
+    if (i < n) x[i] = rank;
+}
+template __global__ void cluster_rank<64>(unsigned *, unsigned);
 
 namespace inner {
 // x[i] = v for i < n.

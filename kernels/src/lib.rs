@@ -211,6 +211,11 @@ unsafe extern "C" {
     #[kernel(cpp, namespace = "ns", rename = NsPlain)]
     pub fn plain(x: *mut f32);
 
+    /// `ns::cluster_rank<B>`, compiled with `__cluster_dims__(2, 1, 1)` for sm_90a: `x[i]` = the
+    /// block's rank in its cluster, for `i < n`. Instance: 64.
+    #[kernel(cpp, namespace = "ns", rename = NsClusterRank)]
+    pub fn cluster_rank<const B: i32>(x: *mut u32, n: u32);
+
     /// `ns::inner::fill<T>`: `x[i] = v` for `i < n`. Instances: `f32`, `half::f16`.
     #[kernel(cpp, namespace = "ns::inner", rename = NsFill)]
     pub fn fill<T>(x: *mut T, v: T, n: u32);
