@@ -612,85 +612,31 @@ struct ValueType {
     range: (i128, i128),
 }
 
+/// An integer or `bool` value parameter type.
+const fn int(c: &'static str, rust: &'static str, range: (i128, i128)) -> ValueType {
+    ValueType {
+        c,
+        rust,
+        enum_name: None,
+        range,
+    }
+}
+
+#[rustfmt::skip]
 const VALUE_TYPES: &[ValueType] = &[
-    ValueType {
-        c: "int",
-        rust: "i32",
-        enum_name: None,
-        range: (-1000, 1000),
-    },
-    ValueType {
-        c: "unsigned int",
-        rust: "u32",
-        enum_name: None,
-        range: (0, 5000),
-    },
-    ValueType {
-        c: "short",
-        rust: "i16",
-        enum_name: None,
-        range: (-300, 300),
-    },
-    ValueType {
-        c: "unsigned short",
-        rust: "u16",
-        enum_name: None,
-        range: (0, 600),
-    },
-    ValueType {
-        c: "signed char",
-        rust: "i8",
-        enum_name: None,
-        range: (-100, 100),
-    },
-    ValueType {
-        c: "unsigned char",
-        rust: "u8",
-        enum_name: None,
-        range: (0, 250),
-    },
-    ValueType {
-        c: "char",
-        rust: "cuda_kernel::ffi::c_char",
-        enum_name: None,
-        range: (32, 120),
-    },
-    ValueType {
-        c: "long",
-        rust: "cuda_kernel::ffi::c_long",
-        enum_name: None,
-        range: (-70000, 70000),
-    },
-    ValueType {
-        c: "unsigned long",
-        rust: "u64",
-        enum_name: None,
-        range: (0, 90000),
-    },
-    ValueType {
-        c: "long long",
-        rust: "cuda_kernel::ffi::c_longlong",
-        enum_name: None,
-        range: (-9, 9),
-    },
-    ValueType {
-        c: "unsigned long long",
-        rust: "cuda_kernel::ffi::c_ulonglong",
-        enum_name: None,
-        range: (0, 9),
-    },
-    ValueType {
-        c: "bool",
-        rust: "bool",
-        enum_name: None,
-        range: (0, 1),
-    },
-    ValueType {
-        c: "conf::Mode",
-        rust: "i32",
-        enum_name: Some("conf::Mode"),
-        range: (0, 2),
-    },
+    int("int", "i32", (-1000, 1000)),
+    int("unsigned int", "u32", (0, 5000)),
+    int("short", "i16", (-300, 300)),
+    int("unsigned short", "u16", (0, 600)),
+    int("signed char", "i8", (-100, 100)),
+    int("unsigned char", "u8", (0, 250)),
+    int("char", "cuda_kernel::ffi::c_char", (32, 120)),
+    int("long", "cuda_kernel::ffi::c_long", (-70000, 70000)),
+    int("unsigned long", "u64", (0, 90000)),
+    int("long long", "cuda_kernel::ffi::c_longlong", (-9, 9)),
+    int("unsigned long long", "cuda_kernel::ffi::c_ulonglong", (0, 9)),
+    int("bool", "bool", (0, 1)),
+    ValueType { c: "conf::Mode", rust: "i32", enum_name: Some("conf::Mode"), range: (0, 2) },
 ];
 
 /// A random template: its type and value parameters, and its explicit instances (type
