@@ -540,25 +540,7 @@ fn layouts_match_the_driver_and_every_byte_arrives() {
     let types = universe();
     let sigs = signatures(&types);
     let dir = scratch_dir("conformance-gpu");
-    let cu = dir.join("echo.cu");
-    let ptx = dir.join("echo.ptx");
-    std::fs::write(&cu, device_source(&sigs)).unwrap();
-    let nvcc = Command::new("nvcc")
-        .args([
-            "-ptx",
-            "-arch=compute_90",
-            "-Wno-deprecated-declarations",
-            "-o",
-        ])
-        .arg(&ptx)
-        .arg(&cu)
-        .output()
-        .expect("nvcc runs");
-    assert!(
-        nvcc.status.success(),
-        "nvcc:\n{}",
-        String::from_utf8_lossy(&nvcc.stderr)
-    );
+    let ptx = compile_ptx(&dir, "echo", &device_source(&sigs));
 
     let ctx = driver::context(0).unwrap();
     let stream = ctx.default_stream();
@@ -806,9 +788,14 @@ fn runtime_symbol(k: usize, t: &Template, args: &[ParamType], vals: &[i128]) -> 
 
 /// Compiles the templates' `.cu` to PTX with nvcc.
 fn template_ptx(templates: &[Template], dir: &Path) -> PathBuf {
-    let cu = dir.join("templates.cu");
-    let ptx = dir.join("templates.ptx");
-    std::fs::write(&cu, template_source(templates)).unwrap();
+    compile_ptx(dir, "templates", &template_source(templates))
+}
+
+/// Writes `source` to `dir/<stem>.cu` and compiles it with nvcc to `dir/<stem>.ptx`.
+fn compile_ptx(dir: &Path, stem: &str, source: &str) -> PathBuf {
+    let cu = dir.join(format!("{stem}.cu"));
+    let ptx = dir.join(format!("{stem}.ptx"));
+    std::fs::write(&cu, source).unwrap();
     let nvcc = Command::new("nvcc")
         .args([
             "-ptx",

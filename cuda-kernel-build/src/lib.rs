@@ -690,10 +690,7 @@ fn generate_all(
             .flat_map(|b| &b.block.kernels)
             .flat_map(|k| {
                 // A C++ kernel in a namespace by its qualified name (`ns::plain`).
-                let mut ident = syn::ext::IdentExt::unraw(&k.ident).to_string();
-                if let (Some(ns), Some(_)) = (&k.namespace, &k.cpp) {
-                    ident = format!("{}::{ident}", ns.value());
-                }
+                let ident = k.cpp_name();
                 let named = k.name_arg.as_ref().map(syn::LitStr::value);
                 std::iter::once(ident).chain(named)
             })

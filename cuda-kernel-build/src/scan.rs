@@ -240,10 +240,9 @@ fn declare(
     // its namespace; the guard is the one `cuda_kernel::cuda_header` writes.
     let name = s.cuda_name.clone();
     let (namespace, local) = s.cuda_scope();
-    let guard = name.replace("::", "_");
+    let guard = cuda_kernel_syntax::cpp::struct_guard(&name);
     let repr_align = s.repr_align;
-    let mut text =
-        format!("#ifndef CUDA_KERNEL_STRUCT_{guard}\n#define CUDA_KERNEL_STRUCT_{guard}\n");
+    let mut text = format!("#ifndef {guard}\n#define {guard}\n");
     if !namespace.is_empty() {
         text.push_str(&format!("namespace {namespace} {{\n"));
     }

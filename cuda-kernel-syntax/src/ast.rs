@@ -245,6 +245,12 @@ impl Kernel {
         self.is_generic() || self.run_time_name.is_some()
     }
 
+    /// Its name as C++ qualifies it: the fn's, in `namespace = "..."` for a `cpp` kernel
+    /// (`ns::scale`).
+    pub fn cpp_name(&self) -> String {
+        cpp_name(&self.ident, self.namespace.as_ref(), self.cpp.is_some())
+    }
+
     /// The names of its type parameters, in order.
     pub fn type_params(&self) -> Vec<String> {
         self.generics
@@ -320,6 +326,16 @@ pub struct Field<'a> {
     pub ty: &'a Type,
     /// `[2, 3]` for `[[T; 3]; 2]`.
     pub dims: Vec<&'a Expr>,
+}
+
+/// A kernel fn's name as C++ qualifies it: in `namespace` where the kernel is `cpp`
+/// (`ns::scale`), else the fn's name without `r#`.
+pub fn cpp_name(ident: &Ident, namespace: Option<&LitStr>, cpp: bool) -> String {
+    let name = syn::ext::IdentExt::unraw(ident).to_string();
+    match namespace {
+        Some(ns) if cpp => format!("{}::{name}", ns.value()),
+        _ => name,
+    }
 }
 
 #[cfg(test)]

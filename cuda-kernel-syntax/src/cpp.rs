@@ -322,6 +322,13 @@ impl TemplateArg {
     }
 }
 
+/// The include guard of a struct's C declaration, the same in the header the build step
+/// force-includes and in `cuda_kernel::cuda_header`'s, so that whichever comes first declares
+/// it: `CUDA_KERNEL_STRUCT_geo_Pair` for `geo::Pair`.
+pub fn struct_guard(c_name: &str) -> String {
+    format!("CUDA_KERNEL_STRUCT_{}", c_name.replace("::", "_"))
+}
+
 /// The C++ type a declaration's Rust type stands for, with `generics` naming the template's type
 /// parameters in order; `None` for what C++ cannot spell (slices, tuples, generic paths, ...).
 /// Read from the syntax tree, so the macro hands generated code the model, never text.

@@ -360,11 +360,7 @@ fn parse_param_attrs(cx: &mut Errors, attrs: &[Attribute]) -> Option<syn::Path> 
 
 /// The kernel's C++ name: the fn's, in `namespace = "..."` where given (`ns::scale`).
 fn cpp_name(ident: &Ident, args: &FnArgs) -> String {
-    let name = ident.unraw().to_string();
-    match (&args.namespace, &args.cpp) {
-        (Some(ns), Some(_)) => format!("{}::{name}", ns.value()),
-        _ => name,
-    }
+    crate::ast::cpp_name(ident, args.namespace.as_ref(), args.cpp.is_some())
 }
 
 /// The entry symbol: `name = "..."`, the C++ mangling for `cpp` (with the index of the first

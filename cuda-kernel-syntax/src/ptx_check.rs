@@ -184,7 +184,7 @@ fn check_entry_exists<'a>(
     let derived = kernel.cpp.is_some() && kernel.name_arg.is_none();
     let mangled: Vec<&Entry> = if derived {
         // The C++ kernels of that name in the declared namespace (or none).
-        let qualified = qualified_name(kernel);
+        let qualified = kernel.cpp_name();
         file.entries
             .iter()
             .filter(|e| demangle::function_name(&e.name).as_deref() == Some(qualified.as_str()))
@@ -802,20 +802,11 @@ fn instance_args(kernel: &Kernel, symbol: &str) -> Option<Vec<TemplateArg>> {
         .collect()
 }
 
-/// A C++ kernel's name as C++ qualifies it: `ns::scale` for `namespace = "ns"`.
-fn qualified_name(kernel: &Kernel) -> String {
-    let base = kernel.ident.unraw().to_string();
-    match &kernel.namespace {
-        Some(ns) => format!("{}::{base}", ns.value()),
-        None => base,
-    }
-}
-
 /// Where the PTX has C++ kernels of the declaration's name in another namespace than the one
 /// declared (none, or another): which, and how to declare the namespace.
 fn namespace_hint(kernel: &Kernel, file: &PtxFile) -> Option<String> {
     let base = kernel.ident.unraw().to_string();
-    let qualified = qualified_name(kernel);
+    let qualified = kernel.cpp_name();
     let elsewhere: Vec<(String, String)> = file
         .entries
         .iter()

@@ -191,16 +191,16 @@ pub fn cuda_header(declarations: &[&str]) -> String {
     for declaration in declarations {
         // Guarded by name, as cuda-kernel-build declares the same structs in the header it
         // force-includes: whichever comes first declares the struct. The qualified name is the
-        // one the first assertion names (`geo::Pair`), `::` written `_` in the guard.
-        let name = declaration
+        // one the first assertion names (`geo::Pair`).
+        let guard = declaration
             .split_once("static_assert(sizeof(")
             .and_then(|(_, rest)| rest.split_once(')'))
-            .map(|(name, _)| name.replace("::", "_"));
+            .map(|(name, _)| cuda_kernel_syntax::cpp::struct_guard(name));
         text.push('\n');
-        match name {
-            Some(name) => {
+        match guard {
+            Some(guard) => {
                 text.push_str(&format!(
-                    "#ifndef CUDA_KERNEL_STRUCT_{name}\n#define CUDA_KERNEL_STRUCT_{name}\n{declaration}#endif\n"
+                    "#ifndef {guard}\n#define {guard}\n{declaration}#endif\n"
                 ));
             }
             None => text.push_str(declaration),
