@@ -432,3 +432,75 @@ fn kernels_in_namespaces_launch_by_their_derived_symbols() {
             .all(|&v| v == f16::from_f32(-1.5))
     );
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_kernel_compiled_with_a_cluster_shape_checks_each_launch_against_it() {
+    let ctx = cuda_kernel::driver::context(0).expect("a CUDA GPU");
+    let major = ctx
+        .attribute(cuda_kernel::cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
+        .unwrap();
+    if major != 9 {
+        eprintln!("namespaces.cu is sm_90a code: compute capability {major}.x cannot run it");
+        return;
+    }
+    let stream = ctx.default_stream();
+    let kernels = NamespaceKernels::load(&ctx).unwrap();
+    let rank = NsClusterRank::<64>::load(&kernels.module).unwrap();
+    // From the driver at load: __cluster_dims__(2, 1, 1).
+    assert_eq!(
+        cuda_kernel::Kernel::compiled_cluster(&rank),
+        Some((2, 1, 1))
+    );
+    assert_eq!(cuda_kernel::Kernel::compiled_cluster(&kernels.plain), None);
+    let mut x = stream.alloc_zeros::<u32>(6 * 64).unwrap();
+    // 6 blocks: ranks 0, 1, 0, 1, 0, 1.
+    let config = cuda_kernel::Config::new((6, 1, 1), (64, 1, 1));
+    unsafe { rank.launch(&stream, config, &mut x, 6 * 64) }.unwrap();
+    let expected: Vec<u32> = (0..6 * 64).map(|i| (i / 64) % 2).collect();
+    assert_eq!(stream.clone_dtoh(&x).unwrap(), expected);
+    // Refused before the driver: a grid of 5, a cluster of 3 asked in the configuration.
+    for (config, says) in [
+        (
+            cuda_kernel::Config::new((5, 1, 1), (64, 1, 1)),
+            "the grid (5, 1, 1) is not a multiple of the cluster (2, 1, 1)",
+        ),
+        (
+            config.cluster((3, 1, 1)),
+            "the launch asks for clusters of (3, 1, 1) blocks but the kernel was compiled with clusters of (2, 1, 1)",
+        ),
+    ] {
+        let err = unsafe { rank.launch(&stream, config, &mut x, 6 * 64) }.unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains("ns::cluster_rank<64>") && text.contains(says),
+            "{text}"
+        );
+        let Error::Launch(launch) = &err else {
+            panic!("{text}")
+        };
+        assert!(
+            matches!(launch.error(), Error::CompiledCluster { .. }),
+            "{text}"
+        );
+    }
+    // The context is unharmed: the next launch runs.
+    unsafe { rank.launch(&stream, config, &mut x, 6 * 64) }.unwrap();
+    stream.synchronize().unwrap();
+    // Through a library, loaded once for every device: the same shape, the same check.
+    let library = cuda_kernel::Library::load_ptx(NAMESPACES_PTX).unwrap();
+    let rank = NsClusterRank::<64>::load_library(&library).unwrap();
+    assert_eq!(
+        cuda_kernel::Kernel::compiled_cluster(&rank),
+        Some((2, 1, 1))
+    );
+    let grid_of_5 = cuda_kernel::Config::new((5, 1, 1), (64, 1, 1));
+    let err = unsafe { rank.launch(&stream, grid_of_5, &mut x, 6 * 64) }.unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("not a multiple of the cluster (2, 1, 1)"),
+        "{err}"
+    );
+    unsafe { rank.launch(&stream, config, &mut x, 6 * 64) }.unwrap();
+    assert_eq!(stream.clone_dtoh(&x).unwrap(), expected);
+}

@@ -681,6 +681,7 @@ fn template_param(tokens: &[Token]) -> Result<String, String> {
 }
 
 /// A kernel ready to declare.
+#[derive(Clone)]
 struct Declared {
     name: String,
     /// The C++ namespace, nested ones joined by `::`.
@@ -689,6 +690,9 @@ struct Declared {
     /// `<T, const N: u32>` for a template, empty otherwise.
     generics: Vec<String>,
     params: Vec<(String, String)>,
+    /// How many kernels of the same name (in other namespaces) come before it: a twin (1 and
+    /// up) is declared in a block of its own, renamed after its C++ name.
+    twin: usize,
 }
 
 impl Declared {
@@ -1135,12 +1139,6 @@ pub fn generate(
         if by_hand(&qualified) || elsewhere.contains(&qualified) {
             continue;
         }
-        // One Rust name per block: a second kernel of the same name in another namespace is
-        // left to a block of its own.
-        let twin = considered
-            .iter()
-            .find(|(name, _)| *name == kernel.name)
-            .map(|(_, other)| other.clone());
         considered.push((kernel.name.clone(), qualified.clone()));
         let own = std::path::Path::new(&kernel.file)
             .file_name()
@@ -1152,14 +1150,6 @@ pub fn generate(
             out.warnings
                 .push(format!("{source}: `{qualified}` is not generated: {why}"));
         };
-        if let Some(other) = twin {
-            warn(format!(
-                "`{other}` of the file has its name, and a block declares one kernel of a name: \
-                 declare it by hand in a block of its own, with #[kernel(cpp, namespace = \"...\", \
-                 rename = ...)]"
-            ));
-            continue;
-        }
         if kernel
             .namespace
             .as_deref()
@@ -1213,11 +1203,15 @@ pub fn generate(
             .collect();
         match params {
             Ok(params) => kernels.push(Declared {
-                name: kernel.name,
                 namespace: kernel.namespace,
                 extern_c: kernel.extern_c,
                 generics,
                 params,
+                // One Rust name per block: a second kernel of the same name in another
+                // namespace is declared in a block of its own, renamed after its namespace
+                // (`OtherPlain`).
+                twin: kernels.iter().filter(|k| k.name == kernel.name).count(),
+                name: kernel.name,
             }),
             Err(why) => {
                 // Why a struct of the file could not be generated, where that is the reason.
@@ -1231,7 +1225,11 @@ pub fn generate(
         }
     }
     let families = families(
-        &kernels,
+        &kernels
+            .iter()
+            .filter(|k| k.twin == 0)
+            .cloned()
+            .collect::<Vec<_>>(),
         hand_written,
         named,
         entries,
@@ -1272,17 +1270,28 @@ pub fn generate(
             ));
         }
     }
-    let in_family = |name: &str| families.iter().any(|f| f.members.iter().any(|x| x == name));
-    for kernel in kernels.iter().filter(|k| !in_family(&k.name)) {
+    let in_family = |kernel: &Declared| {
+        kernel.twin == 0 && families.iter().any(|f| f.members.contains(&kernel.name))
+    };
+    // Twins (`other::plain` beside `ns::plain`), each block of them after the main one.
+    let mut twin_blocks: Vec<String> = Vec::new();
+    for kernel in kernels.iter().filter(|k| !in_family(k)) {
         let list: Vec<String> = kernel
             .params
             .iter()
             .map(|(n, t)| format!("{n}: {t}"))
             .collect();
+        let rename = match kernel.twin {
+            0 => String::new(),
+            _ => format!(
+                ", rename = {}",
+                cuda_kernel_syntax::ast::upper_camel_case(&kernel.qualified().replace("::", "_"))
+            ),
+        };
         let cpp = match (kernel.extern_c, &kernel.namespace) {
             (true, _) => String::new(),
-            (false, None) => "    #[kernel(cpp)]\n".to_string(),
-            (false, Some(ns)) => format!("    #[kernel(cpp, namespace = \"{ns}\")]\n"),
+            (false, None) => format!("    #[kernel(cpp{rename})]\n"),
+            (false, Some(ns)) => format!("    #[kernel(cpp, namespace = \"{ns}\"{rename})]\n"),
         };
         let generics = if kernel.generics.is_empty() {
             String::new()
@@ -1295,13 +1304,21 @@ pub fn generate(
         } else {
             "#[allow(non_snake_case, non_upper_case_globals)]"
         };
-        let _ = write!(
-            items,
+        let item = format!(
             "    /// `{}` of {source}.\n{cpp}    {allow}\n    pub fn {}{generics}({});\n",
             kernel.qualified(),
             rust_name(&kernel.name),
             list.join(", ")
         );
+        match kernel.twin {
+            0 => items.push_str(&item),
+            n => {
+                if twin_blocks.len() < n {
+                    twin_blocks.resize(n, String::new());
+                }
+                twin_blocks[n - 1].push_str(&item);
+            }
+        }
         out.declared.push(kernel.qualified());
     }
     // Every entry of the PTX, by the kernel it belongs to.
@@ -1367,6 +1384,13 @@ pub fn generate(
              unsafe extern \"C\" {{\n{items}}}\n",
             out.accounting
         );
+        for block in &twin_blocks {
+            let _ = write!(
+                out.rust,
+                "// Kernels named as one above, in another namespace: not in `{module}`.\n\
+                 #[::cuda_kernel::kernel(ptx = \"{ptx}\")]\nunsafe extern \"C\" {{\n{block}}}\n"
+            );
+        }
     }
     out
 }
@@ -1522,6 +1546,7 @@ __attribute__((global)) void __attribute__((launch_bounds(256, 2))) inside(const
 __attribute__((global)) void cpp_kernel(const float* const* rows, int, char c[]) { }
 template <typename T> __attribute__((global)) void templ(T *x) { }
 namespace ns { __attribute__((global)) void spaced(float *x) { } }
+namespace other { namespace inner { __attribute__((global)) void spaced(int *x) { } } }
 struct P { int a; float b[3], *c; };
 struct __attribute__((aligned(16))) Q { P inner; unsigned long long n; };
 struct Bits { int a : 3; };
@@ -1557,6 +1582,7 @@ extern "C" __attribute__((global)) void keyword_param(int type, const size_t) { 
                 "inside",
                 "cpp_kernel",
                 "ns::spaced",
+                "other::inner::spaced",
                 "takes_struct",
                 "keyword_param"
             ],
@@ -1567,6 +1593,19 @@ extern "C" __attribute__((global)) void keyword_param(int type, const size_t) { 
         assert!(
             g.rust.contains(
                 "    #[kernel(cpp, namespace = \"ns\")]\n    #[allow(non_snake_case)]\n    pub fn spaced(x: *mut f32);"
+            ),
+            "{}",
+            g.rust
+        );
+        // One of the same name in another namespace: a block of its own, renamed.
+        assert!(
+            g.rust.contains(
+                "// Kernels named as one above, in another namespace: not in `Kernels`.\n\
+                 #[::cuda_kernel::kernel(ptx = \"$OUT_DIR/k.ptx\")]\n\
+                 unsafe extern \"C\" {\n    \
+                 /// `other::inner::spaced` of cuda/k.cu.\n    \
+                 #[kernel(cpp, namespace = \"other::inner\", rename = OtherInnerSpaced)]\n    \
+                 #[allow(non_snake_case)]\n    pub fn spaced(x: *mut i32);\n}"
             ),
             "{}",
             g.rust

@@ -84,6 +84,18 @@ fn every_kernel_of_real_files_is_declared_or_named_and_the_declarations_pass_the
             },
         );
         check(stem, &generated, &ptx_file, &mut cx, &[]);
+        if stem == "namespaces" {
+            // `other::plain` beside `ns::plain`: a block of its own, renamed.
+            assert!(
+                generated.rust.contains(
+                    "#[kernel(cpp, namespace = \"other\", rename = OtherPlain)]\n    \
+                     #[allow(non_snake_case)]\n    pub fn plain(x: *mut f32);"
+                ),
+                "{}",
+                generated.rust
+            );
+            assert_eq!(generated.warnings, Vec::<String>::new());
+        }
         let families = generated.rust.matches("#[kernel(name = ").count();
         let templates = generated.rust.matches("#[kernel(cpp").count();
         println!(
@@ -121,18 +133,23 @@ fn check(
         let file: syn::File = syn::parse_str(&generated.rust).unwrap_or_else(|e| {
             panic!("{stem}: {e}\n{}", generated.rust);
         });
-        let mut block = file
+        // The main block, and one per twin (a kernel named as one of the main block, in
+        // another namespace).
+        let blocks: Vec<syn::ItemForeignMod> = file
             .items
             .into_iter()
-            .find_map(|item| match item {
+            .filter_map(|item| match item {
                 syn::Item::ForeignMod(block) => Some(block),
                 _ => None,
             })
-            .expect("one block");
-        // The macro sees the block without its own attribute.
-        block.attrs.clear();
-        let mut parsed = parse::parse_block(cx, block, &[]);
-        ptx_check::check_against_ptx(cx, &mut parsed, ptx_file);
+            .collect();
+        assert!(!blocks.is_empty(), "{stem}: no block");
+        for mut block in blocks {
+            // The macro sees the block without its own attribute.
+            block.attrs.clear();
+            let mut parsed = parse::parse_block(cx, block, &[]);
+            ptx_check::check_against_ptx(cx, &mut parsed, ptx_file);
+        }
     }
     assert!(
         cx.is_empty(),
@@ -205,6 +222,18 @@ fn generate_checked(
     );
     if hand_written.is_empty() {
         check(stem, &generated, &ptx_file, &mut cx, &[]);
+        if stem == "namespaces" {
+            // `other::plain` beside `ns::plain`: a block of its own, renamed.
+            assert!(
+                generated.rust.contains(
+                    "#[kernel(cpp, namespace = \"other\", rename = OtherPlain)]\n    \
+                     #[allow(non_snake_case)]\n    pub fn plain(x: *mut f32);"
+                ),
+                "{}",
+                generated.rust
+            );
+            assert_eq!(generated.warnings, Vec::<String>::new());
+        }
     }
     generated
 }

@@ -140,6 +140,19 @@ pub enum Error {
         grid: u32,
     },
 
+    /// A launch that disagrees with the thread-block cluster shape its kernel was compiled with
+    /// (`__cluster_dims__`, PTX `.reqnctapercluster`): a grid that is not a multiple of it, or a
+    /// launch configuration asking for another cluster shape, which a launch cannot change.
+    #[error("{}", compiled_cluster_text(*compiled, *grid, *launch))]
+    CompiledCluster {
+        /// The cluster shape the kernel was compiled with.
+        compiled: (u32, u32, u32),
+        /// The launch's grid.
+        grid: (u32, u32, u32),
+        /// The cluster shape the launch configuration asks for, if any.
+        launch: Option<(u32, u32, u32)>,
+    },
+
     /// Dynamic shared memory above what the kernel allows now (48 KiB unless raised).
     #[error(
         "the launch asks for {bytes} bytes of dynamic shared memory per block, above this kernel's limit of {kernel_limit}: raise it with cuda_kernel::raise_shared_memory_limit (up to this device's opt-in maximum of {device_max} bytes)"
@@ -401,6 +414,21 @@ fn jit_text(log: &str) -> String {
         String::from(" (the JIT wrote no log)")
     } else {
         format!("; the JIT says:\n{log}")
+    }
+}
+
+fn compiled_cluster_text(
+    compiled: (u32, u32, u32),
+    grid: (u32, u32, u32),
+    launch: Option<(u32, u32, u32)>,
+) -> String {
+    match launch {
+        Some(asked) if asked != compiled => format!(
+            "the launch asks for clusters of {asked:?} blocks but the kernel was compiled with clusters of {compiled:?} (`__cluster_dims__`), which a launch cannot change: launch without `Config::cluster`, or with {compiled:?}"
+        ),
+        _ => format!(
+            "the grid {grid:?} is not a multiple of the cluster {compiled:?} the kernel was compiled with (`__cluster_dims__`): make each grid dimension a multiple of the cluster's"
+        ),
     }
 }
 

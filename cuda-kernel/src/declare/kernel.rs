@@ -110,6 +110,28 @@ pub unsafe trait Kernel: Sized {
     fn function(&self) -> Option<&CudaFunction> {
         self.__loaded().module_function()
     }
+
+    /// The thread-block cluster shape the kernel was compiled with (`__cluster_dims__`, PTX
+    /// `.reqnctapercluster`), as the driver reported it at load; `None` for a kernel without
+    /// one. Every launch checks its grid against it and refuses another cluster shape in its
+    /// [`Config`](crate::Config) ([`Error::CompiledCluster`]).
+    ///
+    /// ```no_run
+    /// # use cuda_kernel::{Kernel, kernel};
+    /// #[kernel]
+    /// unsafe extern "C" {
+    ///     fn cluster_rank(rank: *mut u32, size: *mut u32);
+    /// }
+    /// # fn f(module: &std::sync::Arc<cuda_kernel::cudarc::driver::CudaModule>) -> Result<(), cuda_kernel::Error> {
+    /// let kernel = ClusterRank::load(module)?;
+    /// if let Some((x, y, z)) = kernel.compiled_cluster() {
+    ///     println!("compiled for clusters of {x} x {y} x {z} blocks");
+    /// }
+    /// # Ok(()) }
+    /// ```
+    fn compiled_cluster(&self) -> Option<(u32, u32, u32)> {
+        self.__loaded().compiled_cluster()
+    }
 }
 
 /// The members of a family (or of a kernel named at run time) in the PTX its declaration was

@@ -370,6 +370,24 @@ pub(crate) fn func_attribute(
     Ok(value)
 }
 
+/// The thread-block cluster shape `function` was compiled with (`__cluster_dims__`, PTX
+/// `.reqnctapercluster`), `None` for a kernel without one. A driver that does not know the
+/// attributes (before CUDA 11.8) reports none.
+pub(crate) fn compiled_cluster(function: sys::CUfunction) -> Option<(u32, u32, u32)> {
+    use sys::CUfunction_attribute::{
+        CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH as DEPTH,
+        CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT as HEIGHT,
+        CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH as WIDTH,
+    };
+    let dim = |attribute| {
+        let mut value = 0;
+        // SAFETY: the caller's function handle is alive; a valid out-pointer.
+        let code = unsafe { sys::cuFuncGetAttribute(&mut value, attribute, function) };
+        (code == sys::CUresult::CUDA_SUCCESS && value > 0).then_some(value as u32)
+    };
+    Some((dim(WIDTH)?, dim(HEIGHT)?, dim(DEPTH)?))
+}
+
 /// `cuLaunchKernel` with the packed buffer `extra` (or null for no parameters).
 ///
 /// # Safety

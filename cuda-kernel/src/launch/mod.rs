@@ -67,7 +67,29 @@ pub(crate) fn prepare(
     };
     let function = loaded.cu_function(stream)?;
     check(config, limits, params_len, || shared_memory_limit(function))?;
+    if let Some(compiled) = loaded.compiled_cluster() {
+        check_compiled_cluster(config, compiled)?;
+    }
     Ok(function)
+}
+
+/// A kernel compiled with a cluster shape (`__cluster_dims__`) launches only on a grid that is
+/// a multiple of it, and with no other cluster shape in its configuration
+/// ([`Error::CompiledCluster`]); without this check the driver answers
+/// `CUDA_ERROR_INVALID_CLUSTER_SIZE`, naming neither.
+#[cold]
+fn check_compiled_cluster(config: &Config, compiled: (u32, u32, u32)) -> Result<(), Error> {
+    let (x, y, z) = compiled;
+    let conflicting = config.cluster.is_some_and(|asked| asked != compiled);
+    let (gx, gy, gz) = config.grid;
+    if conflicting || gx % x != 0 || gy % y != 0 || gz % z != 0 {
+        return Err(Error::CompiledCluster {
+            compiled,
+            grid: config.grid,
+            launch: config.cluster,
+        });
+    }
+    Ok(())
 }
 
 /// The launch check, one for every path: the configuration against the device's limits
@@ -306,6 +328,27 @@ mod tests {
         check(&config, limits, params, || Ok(kernel))
             .unwrap_err()
             .to_string()
+    }
+
+    #[test]
+    fn a_compiled_cluster_refuses_other_grids_and_other_clusters() {
+        let refused = |config: Config| {
+            check_compiled_cluster(&config, (2, 1, 1))
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(check_compiled_cluster(&Config::new((8, 2, 1), (64, 1, 1)), (2, 1, 1)).is_ok());
+        let same = Config::new((8, 1, 1), (64, 1, 1)).cluster((2, 1, 1));
+        assert!(check_compiled_cluster(&same, (2, 1, 1)).is_ok());
+        assert_eq!(
+            refused(Config::new((7, 1, 1), (64, 1, 1))),
+            "the grid (7, 1, 1) is not a multiple of the cluster (2, 1, 1) the kernel was compiled with (`__cluster_dims__`): make each grid dimension a multiple of the cluster's"
+        );
+        assert_eq!(
+            refused(Config::new((8, 1, 1), (64, 1, 1)).cluster((4, 1, 1))),
+            "the launch asks for clusters of (4, 1, 1) blocks but the kernel was compiled with clusters of (2, 1, 1) (`__cluster_dims__`), which a launch cannot change: launch without `Config::cluster`, or with (2, 1, 1)"
+        );
+        assert!(check_compiled_cluster(&Config::new((4, 3, 1), (1, 1, 1)), (1, 2, 1)).is_err());
     }
 
     #[test]

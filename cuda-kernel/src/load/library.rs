@@ -129,6 +129,7 @@ unsafe impl Sync for Function {}
 #[derive(Debug)]
 pub struct LibraryKernel {
     kernel: sys::CUkernel,
+    compiled_cluster: Option<(u32, u32, u32)>,
     functions: PerDevice<Function>,
     _library: Arc<Library>,
 }
@@ -151,14 +152,16 @@ impl LibraryKernel {
         let kernel = result::library_get_kernel(library.raw, &c_name)
             .map_err(|e| library.jit_error(e))?
             .ok_or_else(not_found)?;
+        // The queries need a current context, of any device (the library spans them all).
+        current_context()?;
+        // The compiled cluster shape, from the kernel's function in the current context (the
+        // same on every device: it is the code's).
+        let function = result::kernel_get_function(kernel).map_err(|e| library.jit_error(e))?;
+        let compiled_cluster = result::compiled_cluster(function);
         if result::has_param_info()? {
-            // The query needs a current context, of any device (the library spans them all).
-            current_context()?;
             // The count from the kernel's function in the current context (a library's kernel
             // has no count query of its own).
             let count = if result::has_param_count() {
-                let function =
-                    result::kernel_get_function(kernel).map_err(|e| library.jit_error(e))?;
                 result::func_param_count(function)?
             } else {
                 library.counts.get(name)
@@ -169,6 +172,7 @@ impl LibraryKernel {
         }
         Ok(LibraryKernel {
             kernel,
+            compiled_cluster,
             functions: PerDevice::new(),
             _library: Arc::clone(library),
         })
@@ -222,6 +226,9 @@ fn current_context() -> Result<(), Error> {
 #[derive(Debug, Clone)]
 pub struct Loaded {
     place: Place,
+    /// The cluster shape the kernel was compiled with (`__cluster_dims__`), which every launch
+    /// is checked against.
+    compiled_cluster: Option<(u32, u32, u32)>,
     /// The symbol, NUL-terminated for NVTX (cut at an interior NUL, which no entry has).
     name: Arc<CStr>,
 }
@@ -238,6 +245,7 @@ impl Loaded {
     /// A function of a module, loaded under the symbol `name`.
     pub fn module(function: CudaFunction, name: &str) -> Loaded {
         Loaded {
+            compiled_cluster: result::compiled_cluster(function.cu_function()),
             place: Place::Module(function),
             name: c_name(name),
         }
@@ -246,6 +254,7 @@ impl Loaded {
     /// A kernel of a [`Library`], loaded under the symbol `name`.
     pub fn library(kernel: Arc<LibraryKernel>, name: &str) -> Loaded {
         Loaded {
+            compiled_cluster: kernel.compiled_cluster,
             place: Place::Library(kernel),
             name: c_name(name),
         }
@@ -254,6 +263,13 @@ impl Loaded {
     /// The kernel's symbol (its `.entry` name).
     pub fn name(&self) -> &str {
         self.name.to_str().unwrap_or("?")
+    }
+
+    /// The thread-block cluster shape the kernel was compiled with (`__cluster_dims__`, PTX
+    /// `.reqnctapercluster`), as the driver reports it at load; `None` for a kernel without one.
+    /// Every launch is checked against it ([`Error::CompiledCluster`]).
+    pub fn compiled_cluster(&self) -> Option<(u32, u32, u32)> {
+        self.compiled_cluster
     }
 
     /// The symbol as a C string.

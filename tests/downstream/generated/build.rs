@@ -5,6 +5,7 @@ fn main() {
             "../../../kernels/cuda/llmc.cu",
             "../../../kernels/cuda/cxx_fixtures.cu",
             "../../../kernels/cuda/llmc_bf16.cu",
+            "../../../kernels/cuda/namespaces.cu",
         ])
         .include("../../../kernels/cuda")
         .include("../../../kernels/cuda/llmc-compat")

@@ -5,6 +5,7 @@
 use cuda_kernel::{Config, kernel};
 
 pub mod llmc_bf16;
+pub mod namespaces;
 
 pub mod fill {
     include!(concat!(env!("OUT_DIR"), "/cuda-kernel/candle_fill.rs"));
@@ -68,6 +69,7 @@ fn main() -> Result<(), cuda_kernel::Error> {
         assert!(host.iter().all(|v| *v == 2.0));
         println!("generated: launched on the GPU, ok");
         llmc_bf16::run(&ctx)?;
+        namespaces::run(&ctx)?;
     }
     Ok(())
 }
