@@ -830,7 +830,7 @@ fn template_instances_are_found_at_compile_time_and_derived_at_load_time() {
     for (k, t) in templates.iter().enumerate() {
         let text = format!("unsafe extern \"C\" {{ {} }}", template_declaration(k, t));
         let item: syn::ItemForeignMod = syn::parse_str(&text).unwrap();
-        let mut block = cuda_kernel_syntax::parse::parse_block(&mut cx, item, &[]);
+        let mut block = cuda_kernel_syntax::parse::parse_block(&mut cx, item, &Default::default());
         cuda_kernel_syntax::ptx_check::check_against_ptx(&mut cx, &mut block, &file);
         assert!(cx.is_empty(), "template {k}: {:?}\n{text}", cx.messages());
         let members = block.kernels[0].members.as_ref().expect("instances found");

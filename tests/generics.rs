@@ -411,6 +411,28 @@ fn kernels_in_namespaces_launch_by_their_derived_symbols() {
     let other = OtherPlain::load(&kernels.module).unwrap();
     unsafe { other.launch(&stream, config, &mut y) }.unwrap();
     assert!(stream.clone_dtoh(&y).unwrap().iter().all(|&v| v == 2.0));
+    // ns::spread: a struct of a nested namespace by value and through a pointer, the symbol
+    // derived from its CUDA name.
+    let spread = NsSpread::load(&kernels.module).unwrap();
+    let iv = Interval {
+        lo: 1.0,
+        hi: 3.0,
+        n: 100,
+    };
+    let offset = stream
+        .clone_htod(&[Interval {
+            lo: 0.5,
+            hi: 0.0,
+            n: 0,
+        }])
+        .unwrap();
+    let mut out = stream.alloc_zeros::<f32>(100).unwrap();
+    let config = cuda_kernel::Config::for_elements(100, 64);
+    unsafe { spread.launch(&stream, config, iv, &offset, &mut out) }.unwrap();
+    let expected: Vec<f32> = (0..100)
+        .map(|i| 1.0 + 2.0 * i as f32 / 100.0 + 0.5)
+        .collect();
+    assert_eq!(stream.clone_dtoh(&out).unwrap(), expected);
     // ns::inner::fill<__half>.
     let fill = NsFill::<f16>::load(&kernels.module).unwrap();
     let mut h = stream.alloc_zeros::<f16>(500).unwrap();

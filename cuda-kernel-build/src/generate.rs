@@ -208,9 +208,21 @@ struct Found {
 #[derive(Clone, Debug)]
 struct StructDef {
     name: String,
+    /// The enclosing namespaces (`ns::shapes`), if any.
+    namespace: Option<String>,
     align: Option<String>,
     fields: Vec<Token>,
     here: bool,
+}
+
+impl StructDef {
+    /// Its name as C++ qualifies it (`ns::shapes::Interval`).
+    fn qualified(&self) -> String {
+        match &self.namespace {
+            Some(ns) => format!("{ns}::{}", self.name),
+            None => self.name.clone(),
+        }
+    }
 }
 
 /// What the scanner found.
@@ -290,8 +302,16 @@ fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
                 }
                 let end = skip_group(&tokens, j, '{', '}');
                 let fields = tokens.get(j + 1..end.saturating_sub(1)).unwrap_or_default();
+                let chain: Vec<&str> = blocks
+                    .iter()
+                    .filter_map(|b| match b {
+                        Block::Namespace(n) => Some(n.as_str()),
+                        _ => None,
+                    })
+                    .collect();
                 structs.push(StructDef {
                     name: name.clone(),
+                    namespace: (!chain.is_empty()).then(|| chain.join("::")),
                     align,
                     fields: fields.to_vec(),
                     here: from_here(&file),
@@ -477,6 +497,23 @@ fn param(
                 continue;
             }
             Token::Punct('&') => return Err("takes a reference".to_string()),
+            // `shapes::Interval`, `::ns::Pair`: one word, qualified.
+            Token::Punct(':') if is_punct(tokens.get(i + 1), ':') => {
+                let qualifier = match words.last() {
+                    Some(Token::Ident(q)) if !TYPE_WORDS.contains(&q.as_str()) => {
+                        let q = q.clone();
+                        words.pop();
+                        format!("{q}::")
+                    }
+                    _ => "::".to_string(),
+                };
+                let Some(Token::Ident(next)) = tokens.get(i + 2) else {
+                    return Err("takes a qualified type this generator does not read".to_string());
+                };
+                words.push(Token::Ident(format!("{qualifier}{next}")));
+                i += 3;
+                continue;
+            }
             Token::Punct('<' | ':') => {
                 return Err("takes a class template or a qualified type".to_string());
             }
@@ -567,10 +604,18 @@ fn rust_type(
     }
     let spelled = c_spelling(&base);
     let type_param = type_params.iter().find(|t| **t == spelled).cloned();
+    // A struct by its C++ name, or as code inside its namespaces names it (`shapes::Interval`
+    // or `Interval` for `ns::shapes::Interval`).
     let a_struct = || {
+        let spelled = spelled.trim_start_matches("::");
         structs
             .iter()
             .find(|(c, _)| *c == spelled)
+            .or_else(|| {
+                structs
+                    .iter()
+                    .find(|(c, _)| c.ends_with(&format!("::{spelled}")))
+            })
             .map(|(_, r)| r.clone())
     };
     let Some(mut ty) = type_param.or_else(|| builtin(&spelled)).or_else(a_struct) else {
@@ -1113,15 +1158,19 @@ pub fn generate(
     let mut struct_items: Vec<(String, String, Vec<String>)> = Vec::new();
     let mut struct_problems: Vec<(String, String)> = Vec::new();
     for def in defined.iter().filter(|d| d.here) {
-        if structs.iter().any(|(c, _)| *c == def.name) {
+        let qualified = def.qualified();
+        if structs
+            .iter()
+            .any(|(c, _)| *c == qualified || *c == def.name)
+        {
             continue;
         }
         match struct_item(def, &typedefs, &structs, source) {
             Ok((item, uses)) => {
-                structs.push((def.name.clone(), rust_name(&def.name)));
-                struct_items.push((def.name.clone(), item, uses));
+                structs.push((qualified.clone(), rust_name(&def.name)));
+                struct_items.push((qualified, item, uses));
             }
-            Err(why) => struct_problems.push((def.name.clone(), why)),
+            Err(why) => struct_problems.push((qualified, why)),
         }
     }
     let mut out = Generated::default();
@@ -1358,7 +1407,10 @@ pub fn generate(
         let mut used: Vec<String> = Vec::new();
         let mut todo: Vec<String> = struct_items
             .iter()
-            .filter(|(name, _, _)| mentions(&items, &rust_name(name)))
+            .filter(|(name, _, _)| {
+                let rust = rust_name(name.rsplit("::").next().unwrap_or(name));
+                mentions(&items, &rust) || twin_blocks.iter().any(|b| mentions(b, &rust))
+            })
             .map(|(name, _, _)| name.clone())
             .collect();
         while let Some(name) = todo.pop() {
@@ -1519,10 +1571,15 @@ fn struct_item(
         .iter()
         .map(|(n, t)| format!("    pub {n}: {t},\n"))
         .collect();
+    // A struct of a namespace is named by its C++ name in symbols and CUDA declarations.
+    let cuda_name = match &def.namespace {
+        Some(_) => format!("#[kernel_param(cuda_name = \"{}\")]\n", def.qualified()),
+        None => String::new(),
+    };
     let item = format!(
         "/// `{name}` of {source}.\n#[derive(Clone, Copy, Debug, ::cuda_kernel::KernelParam)]\n\
-         {repr}\n#[allow(non_snake_case, non_camel_case_types)]\npub struct {rust} {{\n{list}}}\n",
-        name = def.name,
+         {cuda_name}{repr}\n#[allow(non_snake_case, non_camel_case_types)]\npub struct {rust} {{\n{list}}}\n",
+        name = def.qualified(),
         rust = rust_name(&def.name),
     );
     Ok((item, uses))
@@ -1547,6 +1604,7 @@ __attribute__((global)) void cpp_kernel(const float* const* rows, int, char c[])
 template <typename T> __attribute__((global)) void templ(T *x) { }
 namespace ns { __attribute__((global)) void spaced(float *x) { } }
 namespace other { namespace inner { __attribute__((global)) void spaced(int *x) { } } }
+namespace geo { struct Pt { float x; float y; }; __attribute__((global)) void shift(Pt p, const ::geo::Pt *q, geo::Pt *r) { } }
 struct P { int a; float b[3], *c; };
 struct __attribute__((aligned(16))) Q { P inner; unsigned long long n; };
 struct Bits { int a : 3; };
@@ -1583,6 +1641,7 @@ extern "C" __attribute__((global)) void keyword_param(int type, const size_t) { 
                 "cpp_kernel",
                 "ns::spaced",
                 "other::inner::spaced",
+                "geo::shift",
                 "takes_struct",
                 "keyword_param"
             ],
@@ -1594,6 +1653,21 @@ extern "C" __attribute__((global)) void keyword_param(int type, const size_t) { 
             g.rust.contains(
                 "    #[kernel(cpp, namespace = \"ns\")]\n    #[allow(non_snake_case)]\n    pub fn spaced(x: *mut f32);"
             ),
+            "{}",
+            g.rust
+        );
+        // A struct of a namespace, by its CUDA name, however the kernel qualifies it.
+        assert!(
+            g.rust.contains(
+                "#[kernel_param(cuda_name = \"geo::Pt\")]\n#[repr(C)]\n\
+                 #[allow(non_snake_case, non_camel_case_types)]\npub struct Pt {"
+            ),
+            "{}",
+            g.rust
+        );
+        assert!(
+            g.rust
+                .contains("pub fn shift(p: Pt, q: *const Pt, r: *mut Pt);"),
             "{}",
             g.rust
         );

@@ -234,7 +234,7 @@ pub fn explain(source: &Path, stderr: &str, declarations: &Declarations) -> Stri
 /// (a C++ kernel or template: those overload, and nvcc's C-linkage error is not about them).
 fn c_prototype_of(kernel: &cuda_kernel_syntax::ast::Kernel, name: &str) -> Option<String> {
     let named = format!(" void {name}(");
-    cuda_kernel_syntax::cuda::prototype(kernel)
+    cuda_kernel_syntax::cuda::prototype(kernel, &[])
         .into_iter()
         .filter(|_| kernel.cpp.is_none())
         .chain(cuda_kernel_syntax::cuda::family_prototypes(kernel))

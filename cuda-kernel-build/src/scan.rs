@@ -28,6 +28,8 @@ pub struct Declarations {
     pub blocks: Vec<FoundBlock>,
     /// `#[derive(KernelParam)]` structs: their C declarations, in source order.
     pub structs: Vec<(String, String)>,
+    /// `#[derive(KernelParam)]` structs: Rust name and CUDA name (`("Pair", "geo::Pair")`).
+    pub cuda_names: Vec<(String, String)>,
     /// Whether the header declares the structs (else it only names them, `struct P;`, for the
     /// prototypes, and the `.cu` defines them).
     pub declare_structs: bool,
@@ -62,7 +64,15 @@ pub fn scan_sources(sources: &[(PathBuf, String)]) -> Result<Declarations, Strin
     for (file, items) in &parsed {
         walk(file, items, &mut found, &mut derived, &mut consts);
     }
-    found.structs = struct_declarations(&derived, &consts);
+    found.cuda_names = derived
+        .iter()
+        .filter_map(|s| {
+            let input = syn::DeriveInput::from((*s).clone());
+            let parsed = parse::parse_param_struct(&mut Errors::default(), &input)?;
+            Some((s.ident.to_string(), parsed.cuda_name))
+        })
+        .collect();
+    found.structs = struct_declarations(&derived, &consts, &found.cuda_names);
     Ok(found)
 }
 
@@ -87,7 +97,7 @@ fn walk<'a>(
                 let args = attr::parse_block_args(&mut cx, args);
                 let mut block = block.clone();
                 block.attrs.retain(|a| !is_kernel_attr(a));
-                let block = parse::parse_block(&mut cx, block, &args.type_names);
+                let block = parse::parse_block(&mut cx, block, &args.defaults);
                 let ptx_stem = args.ptx.map(|lit| {
                     let value = lit.value();
                     let name = value.rsplit('/').next().unwrap_or(&value).to_string();
@@ -155,6 +165,7 @@ struct FieldType {
 fn struct_declarations(
     structs: &[&syn::ItemStruct],
     consts: &HashMap<String, usize>,
+    cuda_names: &[(String, String)],
 ) -> Vec<(String, String)> {
     let mut layouts: HashMap<String, Option<(usize, usize)>> = HashMap::new();
     let mut out = Vec::new();
@@ -177,7 +188,7 @@ fn struct_declarations(
                 return true;
             }
             let name = parsed.input.ident.to_string();
-            match declare(&parsed, &layouts, consts) {
+            match declare(&parsed, &layouts, consts, cuda_names) {
                 Some((text, layout)) => {
                     layouts.insert(name.clone(), layout);
                     out.push((name, text));
@@ -211,8 +222,12 @@ fn named_struct(ty: &Type) -> Option<String> {
     }
 }
 
-fn field_type(ty: &Type, layouts: &HashMap<String, Option<(usize, usize)>>) -> Option<FieldType> {
-    let cuda = cuda::c_type(ty)?;
+fn field_type(
+    ty: &Type,
+    layouts: &HashMap<String, Option<(usize, usize)>>,
+    cuda_names: &[(String, String)],
+) -> Option<FieldType> {
+    let cuda = cuda::c_type_in(ty, cuda_names)?;
     if let Type::Ptr(_) = ty {
         return Some(FieldType {
             cuda,
@@ -235,6 +250,7 @@ fn declare(
     s: &ParamStruct<'_>,
     layouts: &HashMap<String, Option<(usize, usize)>>,
     consts: &HashMap<String, usize>,
+    cuda_names: &[(String, String)],
 ) -> Option<(String, Option<(usize, usize)>)> {
     // The C++ name (`geo::Pair` for `#[kernel_param(cuda_name = "geo::Pair")]`), declared in
     // its namespace; the guard is the one `cuda_kernel::cuda_header` writes.
@@ -261,7 +277,7 @@ fn declare(
             .map(|d| literal_usize(d, consts))
             .collect::<Option<_>>()?;
         let elem = element_type(f.ty);
-        let field = field_type(elem, layouts);
+        let field = field_type(elem, layouts, cuda_names);
         let c_type = field
             .as_ref()
             .map(|t| t.cuda.clone())
@@ -344,7 +360,17 @@ fn header_of(stem: Option<&str>, declarations: &Declarations) -> String {
         if declarations.declare_structs {
             body.push_str(declaration);
         } else {
-            body.push_str(&format!("struct {name};\n"));
+            // Named in its namespace (`namespace geo { struct Pair; }`).
+            let cuda = declarations
+                .cuda_names
+                .iter()
+                .find(|(rust, _)| rust == name)
+                .map_or(name.as_str(), |(_, cuda)| cuda.as_str());
+            let (scope, local) = cuda.rsplit_once("::").unwrap_or(("", cuda));
+            match scope {
+                "" => body.push_str(&format!("struct {local};\n")),
+                scope => body.push_str(&format!("namespace {scope} {{ struct {local}; }}\n")),
+            }
         }
     }
     body.push('\n');
@@ -354,7 +380,7 @@ fn header_of(stem: Option<&str>, declarations: &Declarations) -> String {
         .filter(|b| stem.is_none() || b.ptx_stem.as_deref() == stem)
     {
         for kernel in &found.block.kernels {
-            let prototypes = cuda::prototype(kernel)
+            let prototypes = cuda::prototype(kernel, &declarations.cuda_names)
                 .into_iter()
                 .chain(cuda::family_prototypes(kernel));
             for prototype in prototypes {

@@ -27,7 +27,7 @@ pub fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
             return cx.to_compile_errors();
         }
     };
-    let mut block = parse::parse_block(&mut cx, item, &block_args.type_names);
+    let mut block = parse::parse_block(&mut cx, item, &block_args.defaults);
     // Unlike cxx, checking does not depend on a complete parse (no name resolution across
     // items), so the kernels that parsed are checked even after parse errors: one build then
     // reports every mistake.
@@ -516,6 +516,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
         }
     };
     let kernel_impl = real.then(|| expand_kernel_impl(krate, kernel));
+    let struct_names = real.then(|| struct_name_asserts(&p, kernel));
     let plan_impl = real.then(|| expand_plan_kernel(&p, kernel));
     let buffer = if kernel.is_generic() {
         quote!(#p::ParamBytes)
@@ -598,6 +599,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
         }
 
         #kernel_impl
+        #struct_names
 
         #plan_impl
 
@@ -991,6 +993,8 @@ fn expand_kernel_impl(krate: &Path, kernel: &Kernel) -> TokenStream {
         quote!(#p::Cow::Owned(#body))
     } else if kernel.is_generic() {
         quote!(#p::Cow::Owned(Self::symbol()))
+    } else if let Some(body) = struct_symbol_body(p, kernel) {
+        quote!(#p::Cow::Owned(#body))
     } else {
         quote!(#p::Cow::Borrowed(Self::NAME))
     };
@@ -1208,6 +1212,72 @@ fn symbol_body(p: &TokenStream, kernel: &Kernel, name: Option<TokenStream>) -> T
         }
         quote!(#p::itanium::family_symbol(#symbol, &[#(#subs),*]))
     }
+}
+
+/// A `cpp` kernel taking structs (not a template): its symbol derived at load, each struct
+/// by its CUDA name (`<Pair as KernelParam>::CUDA_TYPE`, which may be `geo::Pair`), as a
+/// template instance's is; `None` for any other kernel, whose `NAME` is its symbol.
+fn struct_symbol_body(p: &TokenStream, kernel: &Kernel) -> Option<TokenStream> {
+    if kernel.cpp.is_none() || kernel.name_arg.is_some() || kernel.unmangled_param.is_some() {
+        return None;
+    }
+    let types: Vec<CppType> = kernel
+        .params
+        .iter()
+        .map(|param| mangle::cpp_type(&param.ty, &[]))
+        .collect::<Option<_>>()?;
+    if !types.iter().any(CppType::names_a_class) {
+        return None;
+    }
+    let name = kernel.cpp_name();
+    let params = kernel.params.iter().zip(&types).map(|(param, cpp)| {
+        if cpp.names_a_class() {
+            let ty = &param.ty;
+            quote!(<#ty as #p::KernelParam>::CUDA_TYPE.cpp())
+        } else {
+            cpp_type_tokens(p, cpp)
+        }
+    });
+    Some(quote!(#p::itanium::mangle(#name, None, &[#(#params),*])))
+}
+
+/// For a `cpp` kernel the PTX check found by its structs' C++ names: a compile-time assertion
+/// that each struct's CUDA name is the one the PTX's entry gives it.
+fn struct_name_asserts(p: &TokenStream, kernel: &Kernel) -> TokenStream {
+    // One assertion per struct (`iv: Interval` and `offset: *const Interval` are one), at the
+    // struct's name in its first parameter.
+    let mut structs: Vec<(&syn::Type, &str, Vec<String>)> = Vec::new();
+    for (index, name) in &kernel.cuda_names {
+        let param = &kernel.params[*index];
+        let mut ty = &param.ty;
+        while let syn::Type::Ptr(ptr) = ty {
+            ty = &ptr.elem;
+        }
+        match structs.iter_mut().find(|(t, _, _)| *t == ty) {
+            Some((_, _, params)) => params.push(format!("`{}`", param.ident)),
+            None => structs.push((ty, name, vec![format!("`{}`", param.ident)])),
+        }
+    }
+    let asserts = structs.iter().map(|(ty, name, params)| {
+        let message = format!(
+            "the PTX's `{}` takes `{name}` ({} {}), and this struct's CUDA name is not `{name}`: \
+             declare the struct with #[kernel_param(cuda_name = \"{name}\")]",
+            kernel.cpp_name(),
+            if params.len() > 1 {
+                "parameters"
+            } else {
+                "parameter"
+            },
+            params.join(", ")
+        );
+        quote_spanned! {ty.span()=>
+            const _: () = ::core::assert!(
+                #p::same_name(<#ty as #p::KernelParam>::CUDA_TYPE, #name),
+                #message
+            );
+        }
+    });
+    quote!(#(#asserts)*)
 }
 
 /// `ty` as an expression that builds it, for generated code.

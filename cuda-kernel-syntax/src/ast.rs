@@ -82,6 +82,10 @@ pub struct Kernel {
     /// For `cpp`: the index of the first parameter whose type has no C++ spelling (the symbol
     /// is then the fn's name, and the checks report it).
     pub unmangled_param: Option<usize>,
+    /// For a `cpp` kernel taking structs: the C++ name the PTX's entry gives each struct
+    /// parameter, by index (`geo::Pair` for `p: Pair`), where the PTX check found the kernel
+    /// by them; the expansion asserts that each struct's CUDA name is that one.
+    pub cuda_names: Vec<(usize, String)>,
     /// The fn's signature, for the checks of generics, variadics and return types.
     pub sig: syn::Signature,
     /// Type and const parameters of a generic declaration: a C++ function template

@@ -15,9 +15,20 @@ pub struct BlockArgs {
     pub ptx: Option<LitStr>,
     /// `module = pub MlKernels`: a type that embeds the PTX and loads every kernel of the block.
     pub module: Option<(Visibility, Ident)>,
+    /// What every kernel fn of the block takes unless it says otherwise.
+    pub defaults: BlockDefaults,
+}
+
+/// Arguments of the block that are defaults for its kernel fns.
+#[derive(Default)]
+pub struct BlockDefaults {
     /// `names(F8E4M3 = "f8_e4m3")`: what `{T}` stands for in the families of the block, for
     /// the types named (a fn's own `names` come first).
     pub type_names: Vec<TypeName>,
+    /// `cpp`: every kernel fn without `name = "..."` is a C++ kernel.
+    pub cpp: Option<Path>,
+    /// `namespace = "ns"`: the C++ namespace of every C++ kernel of the block that names none.
+    pub namespace: Option<LitStr>,
 }
 
 /// `F8E4M3 = "f8_e4m3"` in `names(...)`: the text a type gives `{T}` in a family's symbol
@@ -45,6 +56,8 @@ pub fn parse_block_args(cx: &mut Errors, args: proc_macro2::TokenStream) -> Bloc
     let mut ptx = None;
     let mut module = None;
     let mut type_names = Vec::new();
+    let mut cpp = None;
+    let mut namespace = None;
     let parser = syn::meta::parser(|meta| {
         if meta.path.is_ident("crate") {
             parse_crate_arg(&meta, &mut krate)
@@ -56,9 +69,13 @@ pub fn parse_block_args(cx: &mut Errors, args: proc_macro2::TokenStream) -> Bloc
             set_once(&meta, &mut module, (vis, value.parse()?))
         } else if meta.path.is_ident("names") {
             parse_type_names(&meta, &mut type_names)
+        } else if meta.path.is_ident("cpp") {
+            set_once(&meta, &mut cpp, meta.path.clone())
+        } else if meta.path.is_ident("namespace") {
+            set_once(&meta, &mut namespace, parse_namespace(&meta)?)
         } else {
             Err(meta.error(format!(
-                "unknown #[kernel] argument `{}`: expected `ptx = \"file.ptx\"`, `module = Name`, `names(Type = \"name\", ...)` or `crate = path`",
+                "unknown #[kernel] argument `{}`: expected `ptx = \"file.ptx\"`, `module = Name`, `cpp`, `namespace = \"ns\"`, `names(Type = \"name\", ...)` or `crate = path`",
                 path_text(&meta.path)
             )))
         }
@@ -76,8 +93,24 @@ pub fn parse_block_args(cx: &mut Errors, args: proc_macro2::TokenStream) -> Bloc
         krate: krate.unwrap_or_else(runtime_path),
         ptx,
         module,
-        type_names,
+        defaults: BlockDefaults {
+            type_names,
+            cpp,
+            namespace,
+        },
     }
+}
+
+/// `namespace = "cutlass::gemm"`: a C++ namespace, nested ones joined by `::`.
+fn parse_namespace(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
+    let lit: LitStr = meta.value()?.parse()?;
+    if !crate::parse::valid_cpp_name(&lit.value()) {
+        return Err(syn::Error::new(
+            lit.span(),
+            "expected the kernel's C++ namespace, nested ones joined by `::` (`ns`, `cutlass::gemm`)",
+        ));
+    }
+    Ok(lit)
 }
 
 /// `names(F8E4M3 = "f8_e4m3", half::f16 = "half")`, refusing a type named twice and a name
@@ -150,14 +183,7 @@ pub fn parse_fn_args(cx: &mut Errors, attr: &Attribute, args: &mut FnArgs) {
         } else if meta.path.is_ident("rename") {
             set_once(&meta, &mut args.rename, meta.value()?.parse()?)
         } else if meta.path.is_ident("namespace") {
-            let lit: LitStr = meta.value()?.parse()?;
-            if !crate::parse::valid_cpp_name(&lit.value()) {
-                return Err(syn::Error::new(
-                    lit.span(),
-                    "expected the kernel's C++ namespace, nested ones joined by `::` (`ns`, `cutlass::gemm`)",
-                ));
-            }
-            set_once(&meta, &mut args.namespace, lit)
+            set_once(&meta, &mut args.namespace, parse_namespace(&meta)?)
         } else if meta.path.is_ident("names") {
             parse_type_names(&meta, &mut args.type_names)
         } else {

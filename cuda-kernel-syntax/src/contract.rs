@@ -682,8 +682,11 @@ mod tests {
     fn kernel(decl: &str) -> (Errors, Option<Contract>) {
         let f: syn::ForeignItemFn = syn::parse_str(decl).unwrap();
         let mut cx = Errors::default();
-        let block =
-            crate::parse::parse_block(&mut cx, syn::parse_quote!(unsafe extern "C" { #f }), &[]);
+        let block = crate::parse::parse_block(
+            &mut cx,
+            syn::parse_quote!(unsafe extern "C" { #f }),
+            &Default::default(),
+        );
         let contract = block.kernels[0].contract.clone();
         (cx, contract)
     }

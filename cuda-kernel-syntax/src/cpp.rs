@@ -131,6 +131,28 @@ impl CppType {
         ty
     }
 
+    /// The type with each class type of the user's renamed where `rename` gives it another
+    /// name (a Rust struct's name, `Pair`, as its CUDA name, `geo::Pair`).
+    pub fn with_class_names(self, rename: &dyn Fn(&str) -> Option<String>) -> CppType {
+        match self {
+            CppType::Named(name) => CppType::Named(rename(&name).unwrap_or(name)),
+            CppType::Pointer { to_const, to } => CppType::Pointer {
+                to_const,
+                to: Box::new(to.with_class_names(rename)),
+            },
+            other => other,
+        }
+    }
+
+    /// Whether it is a class type of the user's, or a pointer to one (`Pair`, `const ns::Pair*`).
+    pub fn names_a_class(&self) -> bool {
+        match self {
+            CppType::Named(_) => true,
+            CppType::Pointer { to, .. } => to.names_a_class(),
+            _ => false,
+        }
+    }
+
     /// A C++ type as a demangler or a C declaration writes it (`float const*`, `const float*`,
     /// `unsigned long`, `__nv_bfloat16`, `ns::Pair* const*`). `None` for what is not a plain
     /// type name with pointers and `const`s (templates, references, arrays, functions).

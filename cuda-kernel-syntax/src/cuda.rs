@@ -6,9 +6,9 @@
 //!     unsafe extern "C" { fn vector_add(a: *const f32, b: *const f32, c: *mut f32, n: u32); }
 //! };
 //! let mut cx = cuda_kernel_syntax::report::Errors::default();
-//! let block = cuda_kernel_syntax::parse::parse_block(&mut cx, block, &[]);
+//! let block = cuda_kernel_syntax::parse::parse_block(&mut cx, block, &Default::default());
 //! assert_eq!(
-//!     cuda_kernel_syntax::cuda::prototype(&block.kernels[0]).unwrap(),
+//!     cuda_kernel_syntax::cuda::prototype(&block.kernels[0], &[]).unwrap(),
 //!     "extern \"C\" __global__ void vector_add(const float* a, const float* b, float* c, unsigned int n);"
 //! );
 //! ```
@@ -24,20 +24,34 @@ use crate::types;
 ///
 /// [`CppType::c_spelling`]: crate::cpp::CppType::c_spelling
 pub fn c_type(ty: &Type) -> Option<String> {
-    crate::cpp::from_syn(ty, &[]).map(|t| t.c_spelling())
+    c_type_in(ty, &[])
+}
+
+/// [`c_type`], spelling each struct of `cuda_names` (Rust name, CUDA name: `("Pair",
+/// "geo::Pair")` for `#[kernel_param(cuda_name = "geo::Pair")]`) by its CUDA name, qualified
+/// from the global namespace (`::geo::Pair`, which a prototype in a namespace also finds).
+pub fn c_type_in(ty: &Type, cuda_names: &[(String, String)]) -> Option<String> {
+    let rename = |name: &str| {
+        cuda_names
+            .iter()
+            .find(|(rust, cuda)| rust == name && cuda.contains("::"))
+            .map(|(_, cuda)| format!("::{cuda}"))
+    };
+    crate::cpp::from_syn(ty, &[]).map(|t| t.with_class_names(&rename).c_spelling())
 }
 
 /// The kernel's prototype: `extern "C" __global__ void name(params);`, or a C++ declaration
 /// for a `cpp` kernel. `None` for a kernel bound to an explicit symbol (a template instance:
-/// a prototype of it would declare another function) or with a type C cannot spell.
-pub fn prototype(kernel: &Kernel) -> Option<String> {
+/// a prototype of it would declare another function) or with a type C cannot spell. Structs
+/// are spelled by their CUDA names where `cuda_names` has them ([`c_type_in`]).
+pub fn prototype(kernel: &Kernel, cuda_names: &[(String, String)]) -> Option<String> {
     if kernel.name_arg.is_some() || kernel.is_generic() {
         return None;
     }
     let params = kernel
         .params
         .iter()
-        .map(|p| Some(format!("{} {}", c_type(&p.ty)?, p.ident)))
+        .map(|p| Some(format!("{} {}", c_type_in(&p.ty, cuda_names)?, p.ident)))
         .collect::<Option<Vec<_>>>()?;
     let linkage = if kernel.cpp.is_some() {
         ""
@@ -166,6 +180,32 @@ mod tests {
     }
 
     #[test]
+    fn prototypes_name_structs_by_their_cuda_names() {
+        let block: syn::ItemForeignMod = parse_quote! {
+            unsafe extern "C" {
+                fn spread(iv: Interval, offset: *const Interval, p: Particle);
+            }
+        };
+        let mut cx = crate::report::Errors::default();
+        let defaults = crate::attr::BlockDefaults {
+            cpp: Some(parse_quote!(cpp)),
+            namespace: Some(parse_quote!("ns")),
+            ..Default::default()
+        };
+        let block = crate::parse::parse_block(&mut cx, block, &defaults);
+        assert!(cx.is_empty());
+        let names = [
+            ("Interval".to_string(), "ns::shapes::Interval".to_string()),
+            ("Particle".to_string(), "Particle".to_string()),
+        ];
+        assert_eq!(
+            prototype(&block.kernels[0], &names).unwrap(),
+            "namespace ns { __global__ void spread(::ns::shapes::Interval iv, \
+             const ::ns::shapes::Interval* offset, Particle p); }"
+        );
+    }
+
+    #[test]
     fn explicit_instantiations_substitute_whole_words() {
         let block: syn::ItemForeignMod = parse_quote! {
             unsafe extern "C" {
@@ -174,7 +214,7 @@ mod tests {
             }
         };
         let mut cx = crate::report::Errors::default();
-        let block = crate::parse::parse_block(&mut cx, block, &[]);
+        let block = crate::parse::parse_block(&mut cx, block, &Default::default());
         assert_eq!(
             instantiation(&block.kernels[0], &["f32", "128"]).unwrap(),
             "template __global__ void tiles<float, 128>(const float*, Tile*, size_t);"

@@ -10,7 +10,7 @@ use syn::{
 use syn::ext::IdentExt;
 
 use crate::ast::{Block, Field, GlobalVar, Kernel, KernelGeneric, Param, ParamStruct};
-use crate::attr::{self, FnArgs, TypeName};
+use crate::attr::{self, BlockDefaults, FnArgs};
 use crate::report::Errors;
 use crate::{check, mangle, types};
 
@@ -26,8 +26,9 @@ const CARRIED_ATTRS: &[&str] = &[
 ];
 
 /// Parses the block's items, reporting each one that is not a kernel fn and going on.
-/// `type_names` are the block's `names(...)`, which each kernel's own come before.
-pub fn parse_block(cx: &mut Errors, block: ItemForeignMod, type_names: &[TypeName]) -> Block {
+/// `defaults` are the block's arguments its kernels take unless they say otherwise: its
+/// `names(...)` (which each kernel's own come before), `cpp` and `namespace`.
+pub fn parse_block(cx: &mut Errors, block: ItemForeignMod, defaults: &BlockDefaults) -> Block {
     for attr in &block.attrs {
         if !attr.path().is_ident("doc") {
             cx.error(
@@ -40,9 +41,9 @@ pub fn parse_block(cx: &mut Errors, block: ItemForeignMod, type_names: &[TypeNam
     let mut globals = Vec::new();
     for item in block.items {
         match item {
-            ForeignItem::Fn(f) => kernels.push(parse_kernel(cx, f, false, type_names)),
+            ForeignItem::Fn(f) => kernels.push(parse_kernel(cx, f, false, defaults)),
             ForeignItem::Verbatim(tokens) => match parse_safe_fn(tokens.clone()) {
-                Some(f) => kernels.push(parse_kernel(cx, f, true, type_names)),
+                Some(f) => kernels.push(parse_kernel(cx, f, true, defaults)),
                 None => cx.error(tokens, "expected a kernel declaration: `fn name(params);`"),
             },
             ForeignItem::Static(s) => globals.push(parse_global(cx, s)),
@@ -56,6 +57,16 @@ pub fn parse_block(cx: &mut Errors, block: ItemForeignMod, type_names: &[TypeNam
                 "macros are not expanded inside a #[kernel] block: write the kernel fns out",
             ),
             other => cx.error(other, "expected a kernel declaration: `fn name(params);`"),
+        }
+    }
+    if let Some(namespace) = &defaults.namespace {
+        if !kernels.is_empty() && kernels.iter().all(|k| k.cpp.is_none()) {
+            cx.error(
+                namespace,
+                "the block's `namespace` applies to its C++ kernels, and it has none: add `cpp` \
+                 to the block (`#[kernel(ptx = \"...\", cpp, namespace = \"...\")]`) or to its \
+                 kernel fns; an extern \"C\" kernel has no namespace in its symbol",
+            );
         }
     }
     Block {
@@ -174,12 +185,20 @@ fn parse_safe_fn(tokens: TokenStream) -> Option<ForeignItemFn> {
     parser.parse2(tokens).ok()
 }
 
-fn parse_kernel(cx: &mut Errors, f: ForeignItemFn, safe: bool, block_names: &[TypeName]) -> Kernel {
-    let (docs, attrs, args) = split_attrs(
+fn parse_kernel(cx: &mut Errors, f: ForeignItemFn, safe: bool, defaults: &BlockDefaults) -> Kernel {
+    let (docs, attrs, mut args) = split_attrs(
         cx,
         f.attrs,
         "unsupported attribute on a kernel fn: expected doc comments, #[kernel(name = \"...\")], #[requires(...)], #[cfg], lint attributes or #[deprecated]",
     );
+    // The block's `cpp` for a fn that names no symbol, its `namespace` for a C++ fn that names
+    // none.
+    if args.cpp.is_none() && args.name.is_none() {
+        args.cpp = defaults.cpp.clone();
+    }
+    if args.namespace.is_none() && args.cpp.is_some() {
+        args.namespace = defaults.namespace.clone();
+    }
     let mut params = Vec::new();
     for input in &f.sig.inputs {
         match input {
@@ -212,7 +231,7 @@ fn parse_kernel(cx: &mut Errors, f: ForeignItemFn, safe: bool, block_names: &[Ty
         _ => None,
     };
     let mut type_names = args.type_names.clone();
-    for name in block_names {
+    for name in &defaults.type_names {
         if type_names.iter().all(|t| t.ty != name.ty) {
             type_names.push(name.clone());
         }
@@ -240,6 +259,7 @@ fn parse_kernel(cx: &mut Errors, f: ForeignItemFn, safe: bool, block_names: &[Ty
         namespace: args.namespace,
         symbol,
         unmangled_param,
+        cuda_names: Vec::new(),
         sig: f.sig,
         generics,
         params,

@@ -145,6 +145,10 @@ pub fn check_against_ptx(cx: &mut Errors, block: &mut Block, file: &PtxFile) {
             kernel.members = check_template_instances(cx, kernel, file);
             continue;
         }
+        if let Some((symbol, names)) = entry_by_struct_names(kernel, file) {
+            kernel.symbol = symbol;
+            kernel.cuda_names = names;
+        }
         let Some(entry) = check_entry_exists(cx, kernel, file) else {
             continue;
         };
@@ -163,6 +167,72 @@ pub fn check_against_ptx(cx: &mut Errors, block: &mut Block, file: &PtxFile) {
             param.ptx_layout = layout;
         }
     }
+}
+
+/// A `cpp` kernel taking structs, whose derived symbol names each struct by its Rust name
+/// (`Pair`): the one entry of its C++ name whose parameters are the declared ones, a struct
+/// matching a class of the same name in any namespace (`geo::Pair`). Its symbol, and the C++
+/// names of the structs where they differ from the Rust names, which the expansion asserts are
+/// the structs' CUDA names (`#[kernel_param(cuda_name = "geo::Pair")]`).
+fn entry_by_struct_names(
+    kernel: &Kernel,
+    file: &PtxFile,
+) -> Option<(String, Vec<(usize, String)>)> {
+    if kernel.cpp.is_none() || kernel.name_arg.is_some() || kernel.is_generic() {
+        return None;
+    }
+    if ptx::find(&file.entries, &kernel.symbol).is_some() {
+        return None;
+    }
+    let declared: Vec<CppType> = kernel
+        .params
+        .iter()
+        .map(|p| crate::mangle::cpp_type(&p.ty, &[]))
+        .collect::<Option<_>>()?;
+    fn named(ty: &CppType) -> Option<&str> {
+        match ty {
+            CppType::Named(name) => Some(name),
+            CppType::Pointer { to, .. } => named(to),
+            _ => None,
+        }
+    }
+    // The same type, but for the namespaces of a struct's name.
+    fn same(declared: &CppType, found: &CppType) -> bool {
+        match (declared, found) {
+            (CppType::Named(a), CppType::Named(b)) => b.rsplit("::").next() == Some(a.as_str()),
+            (CppType::Pointer { to_const: c, to: a }, CppType::Pointer { to_const: d, to: b }) => {
+                c == d && same(a, b)
+            }
+            (a, b) => a == b,
+        }
+    }
+    declared.iter().find_map(named)?;
+    let qualified = kernel.cpp_name();
+    let mut found = file.entries.iter().filter_map(|e| {
+        if demangle::function_name(&e.name).as_deref() != Some(qualified.as_str()) {
+            return None;
+        }
+        let types: Vec<CppType> = demangle::param_types(&e.name)?
+            .iter()
+            .map(|t| CppType::from_cpp(t))
+            .collect::<Option<_>>()?;
+        let fits =
+            types.len() == declared.len() && declared.iter().zip(&types).all(|(d, t)| same(d, t));
+        fits.then(|| {
+            let names = declared
+                .iter()
+                .zip(&types)
+                .enumerate()
+                .filter_map(|(i, (d, t))| {
+                    let (d, t) = (named(d)?, named(t)?);
+                    (d != t).then(|| (i, t.to_string()))
+                })
+                .collect();
+            (e.name.clone(), names)
+        })
+    });
+    let one = found.next()?;
+    found.next().is_none().then_some(one)
 }
 
 /// Rule: the kernel's entry symbol is an `.entry` of the PTX. When only C++-mangled entries of

@@ -127,7 +127,7 @@ fn declarations_are_parsed_and_checked_against_ptx_without_panicking() {
             return; // not a block any more: rustc reports that, not the macro
         };
         let mut cx = Errors::default();
-        let mut block = parse::parse_block(&mut cx, item, &[]);
+        let mut block = parse::parse_block(&mut cx, item, &Default::default());
         check::check_block(&mut cx, &block);
         ptx_check::check_against_ptx(&mut cx, &mut block, &files[which % files.len()]);
         let _ = cx.to_compile_errors();
@@ -181,7 +181,7 @@ fn real_blocks_are_accepted_unmutated() {
             let item = syn::parse_str::<syn::ItemForeignMod>(&block)
                 .unwrap_or_else(|e| panic!("{}: {e}\n{block}", source.display()));
             let mut cx = Errors::default();
-            let mut parsed = parse::parse_block(&mut cx, item, &[]);
+            let mut parsed = parse::parse_block(&mut cx, item, &Default::default());
             check::check_block(&mut cx, &parsed);
             ptx_check::check_against_ptx(&mut cx, &mut parsed, &file);
             assert!(

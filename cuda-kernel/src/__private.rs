@@ -28,3 +28,20 @@ pub use ::std::sync::Arc;
 
 /// A boolean as a type, for checks the macro states as trait bounds.
 pub struct Bool<const B: bool>;
+
+/// Whether `ty`'s named type (under its pointers) is `name`: the compile-time assertion of a
+/// `cpp` kernel's struct parameter whose C++ name the PTX gives.
+pub const fn same_name(ty: CType, name: &str) -> bool {
+    let (a, b) = (ty.name.as_bytes(), name.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}

@@ -5,6 +5,21 @@
 // kernels/src/lib.rs with #[kernel(cpp, namespace = "...")].
 #include <cuda_fp16.h>
 
+// ns::shapes::Interval is declared in Rust too (kernels/src/params.rs, `cuda_name =
+// "ns::shapes::Interval"`): the build step's force-included header declares it under this guard.
+#ifndef CUDA_KERNEL_STRUCT_ns_shapes_Interval
+#define CUDA_KERNEL_STRUCT_ns_shapes_Interval
+namespace ns {
+namespace shapes {
+struct Interval {
+    float lo;
+    float hi;
+    unsigned n;
+};
+}
+}
+#endif
+
 namespace ns {
 // x[i] *= a for i < n, B threads a block.
 template <int B>
@@ -16,6 +31,14 @@ __global__ void scale(float *x, float a, unsigned n)
 template __global__ void scale<128>(float *, float, unsigned);
 
 __global__ void plain(float *x) { x[threadIdx.x] = 1.0f; }
+
+// out[i] = iv.lo + (iv.hi - iv.lo) * i / iv.n + offset->lo for i < iv.n: a struct of a nested
+// namespace by value and through a pointer.
+__global__ void spread(shapes::Interval iv, const shapes::Interval *offset, float *out)
+{
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < iv.n) out[i] = iv.lo + (iv.hi - iv.lo) * i / iv.n + offset->lo;
+}
 
 // x[i] = the rank of the block in its cluster of 2, for i < n (blocks of B threads).
 template <int B>

@@ -22,7 +22,7 @@ use cuda_kernel::ffi::size_t;
 use cuda_kernel::half::f16;
 use cuda_kernel::low_precision as lp;
 use cuda_kernel::{Double2, Float2, Float4, Int2, Int4, Uint4, kernel};
-pub use params::Pair;
+pub use params::{Interval, Pair};
 
 /// PTX of `kernels/cuda/vector_add.cu`: [`VectorAdd`], [`VectorAddF4`], [`Empty4`].
 pub const VECTOR_ADD_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/vector_add.ptx"));
@@ -210,6 +210,12 @@ unsafe extern "C" {
     /// `ns::plain`: `x[threadIdx.x] = 1`.
     #[kernel(cpp, namespace = "ns", rename = NsPlain)]
     pub fn plain(x: *mut f32);
+
+    /// `ns::spread`: `out[i] = iv.lo + (iv.hi - iv.lo) * i / iv.n + offset->lo` for
+    /// `i < iv.n`: a struct of a nested namespace (`ns::shapes::Interval`) by value and through
+    /// a pointer, named in the symbol by its CUDA name.
+    #[kernel(cpp, namespace = "ns", rename = NsSpread)]
+    pub fn spread(iv: params::Interval, offset: *const params::Interval, out: *mut f32);
 
     /// `ns::cluster_rank<B>`, compiled with `__cluster_dims__(2, 1, 1)` for sm_90a: `x[i]` = the
     /// block's rank in its cluster, for `i < n`. Instance: 64.

@@ -54,6 +54,20 @@ pub struct Pair {
     pub b: f32,
 }
 
+/// `ns::shapes::Interval` of `kernels/cuda/namespaces.cu`: a struct of a nested C++ namespace,
+/// a parameter of the non-template kernel `ns::spread`, by value and through a pointer.
+#[derive(Clone, Copy, Debug, PartialEq, KernelParam)]
+#[kernel_param(cuda_name = "ns::shapes::Interval")]
+#[repr(C)]
+pub struct Interval {
+    /// The low end.
+    pub lo: f32,
+    /// The high end.
+    pub hi: f32,
+    /// How many points.
+    pub n: u32,
+}
+
 /// The declarations of `kernels/cuda/params.cuh`, nested structs first.
 pub const DECLARATIONS: [&str; 4] = [
     Tagged::CUDA_DECLARATION,

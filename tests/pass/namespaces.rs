@@ -4,17 +4,29 @@ use std::sync::Arc;
 
 use cuda_kernel::cudarc::driver::CudaModule;
 use cuda_kernel::half::f16;
-use cuda_kernel::kernel;
+use cuda_kernel::{Kernel, KernelParam, kernel};
 
-#[kernel(ptx = "$CUDA_KERNEL_REPO/kernels/ptx/namespaces.ptx")]
+/// `ns::shapes::Interval`, a struct of a nested namespace.
+#[derive(Clone, Copy, KernelParam)]
+#[kernel_param(cuda_name = "ns::shapes::Interval")]
+#[repr(C)]
+struct Interval {
+    lo: f32,
+    hi: f32,
+    n: u32,
+}
+
+// The namespace once for the block; a kernel of a nested one names its own.
+#[kernel(ptx = "$CUDA_KERNEL_REPO/kernels/ptx/namespaces.ptx", cpp, namespace = "ns")]
 unsafe extern "C" {
-    #[kernel(cpp, namespace = "ns")]
     fn scale<const B: i32>(x: *mut f32, a: f32, n: u32);
 
-    #[kernel(cpp, namespace = "ns")]
     fn plain(x: *mut f32);
 
-    #[kernel(cpp, namespace = "ns::inner")]
+    // Found in the PTX by its struct's C++ name, `ns::shapes::Interval`.
+    fn spread(iv: Interval, offset: *const Interval, out: *mut f32);
+
+    #[kernel(namespace = "ns::inner")]
     fn fill<T>(x: *mut T, v: T, n: u32);
 }
 
@@ -38,4 +50,8 @@ fn main() {
     assert_eq!(Plain::NAME, "_ZN2ns5plainEPf");
     assert_eq!(OtherPlain::NAME, "_ZN5other5plainEPf");
     assert_eq!(Fill::<f16>::symbol(), "_ZN2ns5inner4fillI6__halfEEvPT_S3_j");
+    // The PTX's symbol, and the one derived at load from the struct's CUDA name.
+    let spread = "_ZN2ns6spreadENS_6shapes8IntervalEPKS1_Pf";
+    assert_eq!(Spread::NAME, spread);
+    assert_eq!(<Spread as Kernel>::symbol(), spread);
 }

@@ -1,6 +1,6 @@
 //! Kernels in C++ namespaces (`kernels/cuda/namespaces.cu`, built for sm_90a) through their
 //! generated declarations: `ns::scale<128>`, `ns::inner::fill<__half>`, `other::plain` beside
-//! `ns::plain`, and `ns::cluster_rank<64>`, compiled with `__cluster_dims__(2, 1, 1)`, whose
+//! `ns::plain`, `ns::spread` taking a struct of a nested namespace, and `ns::cluster_rank<64>`, compiled with `__cluster_dims__(2, 1, 1)`, whose
 //! launches are checked against that cluster shape.
 
 use cuda_kernel::cudarc::driver::CudaContext;
@@ -12,7 +12,7 @@ pub mod generated {
     include!(concat!(env!("OUT_DIR"), "/cuda-kernel/namespaces.rs"));
 }
 
-use generated::{ClusterRank, Fill, Kernels, OtherPlain, Scale};
+use generated::{ClusterRank, Fill, Interval, Kernels, OtherPlain, Scale};
 
 /// Launches each kernel and checks its results; on a GPU other than compute capability 9.0
 /// (sm_90a code runs on no other), says so and returns.
@@ -41,6 +41,27 @@ pub fn run(ctx: &Arc<CudaContext>) -> Result<(), Error> {
     let other = OtherPlain::load(&kernels.module)?;
     unsafe { other.launch(&stream, one_block, &mut y)? };
     assert!(stream.clone_dtoh(&y)?.iter().all(|&v| v == 2.0));
+    // ns::spread: `ns::shapes::Interval`, generated with its CUDA name, by value and through
+    // a pointer.
+    let iv = Interval {
+        lo: -1.0,
+        hi: 1.0,
+        n: 64,
+    };
+    let offset = stream.clone_htod(&[Interval {
+        lo: 0.25,
+        hi: 0.0,
+        n: 0,
+    }])?;
+    let mut out = stream.alloc_zeros::<f32>(64)?;
+    // SAFETY: ns::spread reads *offset and writes out[i] for i < 64, of 64 floats.
+    unsafe {
+        kernels
+            .spread
+            .launch(&stream, Config::for_elements(64, 32), iv, &offset, &mut out)?
+    };
+    let expected: Vec<f32> = (0..64).map(|i| -1.0 + 2.0 * i as f32 / 64.0 + 0.25).collect();
+    assert_eq!(stream.clone_dtoh(&out)?, expected);
     // ns::inner::fill<__half>
     let fill = Fill::<f16>::load(&kernels.module)?;
     let mut h = stream.alloc_zeros::<f16>(500)?;
@@ -83,6 +104,6 @@ pub fn run(ctx: &Arc<CudaContext>) -> Result<(), Error> {
         Ok(stream.clone_dtoh(&ranks)? == expected)
     });
     println!("namespaces: the compiled cluster asked again in the configuration: {again:?}");
-    println!("namespaces: 6 kernels launched through their generated declarations, ok");
+    println!("namespaces: 7 kernels launched through their generated declarations, ok");
     Ok(())
 }
