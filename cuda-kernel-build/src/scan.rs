@@ -73,6 +73,30 @@ pub fn scan_sources(sources: &[(PathBuf, String)]) -> Result<Declarations, Strin
         })
         .collect();
     found.structs = struct_declarations(&derived, &consts, &found.cuda_names);
+    // A C++ kernel taking structs of a namespace: its symbol names them by their CUDA names,
+    // as the macro's check and the launcher's load find it.
+    let rename = |name: &str| {
+        found
+            .cuda_names
+            .iter()
+            .find(|(rust, cuda)| rust == name && rust != cuda)
+            .map(|(_, cuda)| cuda.clone())
+    };
+    for found_block in &mut found.blocks {
+        for k in &mut found_block.block.kernels {
+            if k.cpp.is_none() || k.name_arg.is_some() || k.is_generic() {
+                continue;
+            }
+            let name = k.cpp_name();
+            if let Ok(symbol) = cuda_kernel_syntax::mangle::mangle_with_class_names(
+                &name,
+                k.params.iter().map(|p| &p.ty),
+                &rename,
+            ) {
+                k.symbol = symbol;
+            }
+        }
+    }
     Ok(found)
 }
 
@@ -513,4 +537,40 @@ pub fn parsable(files: &[PathBuf]) -> Vec<(PathBuf, String)> {
             Some((f.clone(), text))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cpp_kernel_taking_a_struct_of_a_namespace_has_its_symbol_by_the_cuda_name() {
+        let source = r#"
+            #[derive(Clone, Copy, KernelParam)]
+            #[kernel_param(cuda_name = "ns::shapes::Interval")]
+            #[repr(C)]
+            struct Interval { lo: f32, hi: f32, n: u32 }
+
+            #[kernel(ptx = "$OUT_DIR/namespaces.ptx", cpp, namespace = "ns")]
+            unsafe extern "C" {
+                fn spread(iv: Interval, offset: *const Interval, out: *mut f32);
+            }
+        "#;
+        let found = scan_sources(&[(PathBuf::from("src/lib.rs"), source.to_string())]).unwrap();
+        let kernel = &found.blocks[0].block.kernels[0];
+        // nvcc 13.0's symbol (kernels/ptx/namespaces.ptx).
+        assert_eq!(kernel.symbol, "_ZN2ns6spreadENS_6shapes8IntervalEPKS1_Pf");
+        assert!(declares(&found.blocks[0].block, "_ZN2ns6spreadENS_6shapes8IntervalEPKS1_Pf"));
+        // The header's prototype names the struct by its CUDA name, and declares it in its
+        // namespace.
+        let header = header("namespaces", &found);
+        assert!(
+            header.contains(
+                "namespace ns { __global__ void spread(::ns::shapes::Interval iv, \
+                 const ::ns::shapes::Interval* offset, float* out); }"
+            ),
+            "{header}"
+        );
+        assert!(header.contains("namespace ns::shapes {"), "{header}");
+    }
 }

@@ -25,9 +25,24 @@ pub fn mangle<'a>(
     name: &str,
     params: impl IntoIterator<Item = &'a Type>,
 ) -> Result<String, &'a Type> {
+    mangle_with_class_names(name, params, &|_| None)
+}
+
+/// [`mangle`], each struct named as `rename` gives it (a Rust struct's name, `Interval`, as
+/// its CUDA name, `ns::shapes::Interval`): the build step's view of a kernel whose structs it
+/// knows.
+pub fn mangle_with_class_names<'a>(
+    name: &str,
+    params: impl IntoIterator<Item = &'a Type>,
+    rename: &dyn Fn(&str) -> Option<String>,
+) -> Result<String, &'a Type> {
     let params = params
         .into_iter()
-        .map(|ty| cpp_type(ty, &[]).ok_or(ty))
+        .map(|ty| {
+            cpp_type(ty, &[])
+                .map(|t| t.with_class_names(rename))
+                .ok_or(ty)
+        })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(itanium::mangle(name, None, &params))
 }
