@@ -560,7 +560,10 @@ mod tests {
         let kernel = &found.blocks[0].block.kernels[0];
         // nvcc 13.0's symbol (kernels/ptx/namespaces.ptx).
         assert_eq!(kernel.symbol, "_ZN2ns6spreadENS_6shapes8IntervalEPKS1_Pf");
-        assert!(declares(&found.blocks[0].block, "_ZN2ns6spreadENS_6shapes8IntervalEPKS1_Pf"));
+        assert!(declares(
+            &found.blocks[0].block,
+            "_ZN2ns6spreadENS_6shapes8IntervalEPKS1_Pf"
+        ));
         // The header's prototype names the struct by its CUDA name, and declares it in its
         // namespace.
         let header = header("namespaces", &found);

@@ -367,8 +367,25 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
     let symbol = &kernel.symbol;
     let real = body == Body::Real;
     let type_docs = type_docs(kernel);
-    let args = launcher_args(&p, kernel, body, quote!(&mut));
+    let args = launcher_args(&p, kernel, body, quote!(&), quote!(&mut));
     let (unsafety, safety_doc) = launch_safety(kernel);
+    // `launch_async`'s: every borrow for the completion's lifetime.
+    let async_args = launcher_args(&p, kernel, body, quote!(&'__a), quote!(&'__a mut));
+    let arg_names: Vec<&Ident> = kernel.params.iter().map(|param| &param.ident).collect();
+    let launch_async = if real {
+        let call = quote!(self.launch(stream, config, #(#arg_names),*));
+        // SAFETY (for an unsafe launcher): the caller's, as for `launch`.
+        let call = match unsafety {
+            None => call,
+            Some(_) => quote!(unsafe { #call }),
+        };
+        quote! {
+            #call?;
+            #p::completion_after(self, stream)
+        }
+    } else {
+        quote!(#p::core::unreachable!())
+    };
     let contract_methods = contract_methods(&p, kernel, body);
     let contract_bounds = match (&kernel.contract, body) {
         (Some(_), Body::Real) => crate::contract::bounds(&p, kernel).0,
@@ -536,6 +553,8 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
 
         #(#attrs)*
         #stand_in_allows
+        // The kernel's C signature fixes the argument count.
+        #[allow(clippy::too_many_arguments, clippy::missing_safety_doc)]
         impl #impl_generics #ty #ty_generics {
             #symbol_item
 
@@ -574,7 +593,6 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
             /// driver, with device memory given as addresses (`CUdeviceptr`). Needs no GPU and
             /// allocates nothing: for inspecting or testing what a launch sends.
             #[inline]
-            #[allow(clippy::too_many_arguments)]
             pub fn pack(#(#pack_args),*) -> #buffer {
                 #pack
             }
@@ -585,8 +603,6 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
             #safety_doc
             #[inline]
             #[track_caller]
-            // The kernel's C signature fixes the argument count.
-            #[allow(clippy::too_many_arguments)]
             pub #unsafety fn launch(
                 &self,
                 stream: &#p::CudaStream,
@@ -594,6 +610,17 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
                 #(#args),*
             ) -> #p::core::result::Result<(), #p::Error> #contract_bounds {
                 #launch
+            }
+
+            /// [`launch`](Self::launch), returning its `Completion`: a future resolving once the GPU has run it, holding every argument's borrow until then (safety: as for `launch`).
+            #[track_caller]
+            pub #unsafety fn launch_async<'__a>(
+                &'__a self,
+                stream: &'__a #p::CudaStream,
+                config: impl #p::IntoConfig,
+                #(#async_args),*
+            ) -> #p::Async<'__a> #contract_bounds {
+                #launch_async
             }
 
         }
@@ -1308,6 +1335,7 @@ fn launcher_args(
     p: &TokenStream,
     kernel: &Kernel,
     body: Body,
+    shared: TokenStream,
     written: TokenStream,
 ) -> Vec<TokenStream> {
     // `&impl DeviceArg<T>`, or with a contract `&(impl DeviceArg<T> + ExactLength)`.
@@ -1330,7 +1358,7 @@ fn launcher_args(
                 ParamKind::ConstPtr(elem) => {
                     let elem = device_element(elem);
                     let arg = bound(quote!(#p::DeviceArg<#elem>));
-                    quote!(#name: &#arg)
+                    quote!(#name: #shared #arg)
                 }
                 ParamKind::MutPtr(elem) => {
                     let elem = device_element(elem);
@@ -1393,7 +1421,7 @@ fn contract_methods(p: &TokenStream, kernel: &Kernel, body: Body) -> TokenStream
             }
         }
     });
-    let args = launcher_args(p, kernel, body, quote!(&));
+    let args = launcher_args(p, kernel, body, quote!(&), quote!(&));
     let (checks, check_body, bounds) = if real {
         let memory = contract_memory(p, kernel);
         (

@@ -181,7 +181,15 @@ fn real_blocks_are_accepted_unmutated() {
             let item = syn::parse_str::<syn::ItemForeignMod>(&block)
                 .unwrap_or_else(|e| panic!("{}: {e}\n{block}", source.display()));
             let mut cx = Errors::default();
-            let mut parsed = parse::parse_block(&mut cx, item, &Default::default());
+            // The block's arguments (`cpp`, `namespace`, `names(...)`), as the macro reads them.
+            let args = head
+                .rsplit_once("#[")
+                .and_then(|(_, attr)| attr.split_once('('))
+                .and_then(|(_, rest)| rest.rsplit_once(")]"))
+                .map(|(args, _)| args.parse::<proc_macro2::TokenStream>().unwrap())
+                .unwrap_or_default();
+            let args = cuda_kernel_syntax::attr::parse_block_args(&mut cx, args);
+            let mut parsed = parse::parse_block(&mut cx, item, &args.defaults);
             check::check_block(&mut cx, &parsed);
             ptx_check::check_against_ptx(&mut cx, &mut parsed, &file);
             assert!(

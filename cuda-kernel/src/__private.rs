@@ -13,8 +13,9 @@ pub use crate::launch::observe::{Site, observing, refused};
 pub use crate::launch::{contract, enter, launch, launch_packed};
 pub use crate::load::module::{load_function, load_ptx, load_ptx_file};
 pub use crate::{
-    AddressFree, CType, Config, DeviceArg, DeviceArgMut, DeviceGlobal, Error, ExactLength, Kernel,
-    KernelCache, KernelParam, Library, Loaded, ParamBuffer, ParamLayout, ParamSlot,
+    AddressFree, CType, Completion, Config, DeviceArg, DeviceArgMut, DeviceGlobal, Error,
+    ExactLength, Kernel, KernelCache, KernelParam, Library, Loaded, ParamBuffer, ParamLayout,
+    ParamSlot,
 };
 pub use ::core;
 pub use ::core::marker::PhantomData;
@@ -45,3 +46,19 @@ pub const fn same_name(ty: CType, name: &str) -> bool {
     }
     true
 }
+
+/// The completion of `kernel`'s launch just queued on `stream` (a generated `launch_async`,
+/// whose caller's line it names).
+#[inline]
+#[track_caller]
+pub fn completion_after<'a, K: Kernel>(kernel: &K, stream: &CudaStream) -> Async<'a> {
+    let location = Location::caller();
+    crate::launch::completion::Completion::after_launch(stream, kernel.__loaded().name(), location)
+}
+
+/// A launch configuration's argument: a [`Config`] or cudarc's `LaunchConfig`.
+pub trait IntoConfig: Into<Config> {}
+impl<T: Into<Config>> IntoConfig for T {}
+
+/// What a generated `launch_async` returns.
+pub type Async<'a> = Result<crate::Completion<'a>, Error>;

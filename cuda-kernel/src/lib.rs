@@ -73,6 +73,7 @@ pub use declare::vector::*;
 pub use declare::{ffi, low_precision, vector};
 pub use error::{Error, LaunchError, SignatureMismatch};
 pub use graph::plan::{self, Plan, PlanMut, PlanNode, PlanRef};
+pub use launch::completion::{Completion, HostCopy, Wakeup, copy_to_host, copy_to_vec};
 pub use launch::config::{
     Config, DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits, occupancy_block_size,
     raise_shared_memory_limit,

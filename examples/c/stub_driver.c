@@ -86,7 +86,12 @@ API CUresult cuFuncGetParamInfo(void *f, size_t i, size_t *offset, size_t *size)
     *size = i == 3 ? 4 : 8;
     return 0;
 }
-API CUresult cuFuncGetAttribute(int *v, int attribute, void *f) { *v = 48 * 1024; return 0; }
+/* The dynamic shared memory limit (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 8): the
+   default 48 KiB; every other attribute 0, as for a kernel compiled without a cluster shape. */
+API CUresult cuFuncGetAttribute(int *v, int attribute, void *f) {
+    *v = attribute == 8 ? 48 * 1024 : 0;
+    return 0;
+}
 API CUresult cuMemAllocAsync(CUdeviceptr *p, size_t n, void *s) {
     *p = (CUdeviceptr)(uintptr_t)malloc(n + 16);
     return 0;

@@ -58,3 +58,19 @@ static_assert(alignof(geo::Pair) == 4, "geo::Pair: alignment differs from the Ru
 static_assert(offsetof(geo::Pair, a) == 0, "geo::Pair.a: offset differs from the Rust declaration");
 static_assert(offsetof(geo::Pair, b) == 4, "geo::Pair.b: offset differs from the Rust declaration");
 #endif
+
+#ifndef CUDA_KERNEL_STRUCT_ns_shapes_Interval
+#define CUDA_KERNEL_STRUCT_ns_shapes_Interval
+namespace ns::shapes {
+struct Interval {
+    float lo;
+    float hi;
+    unsigned int n;
+};
+}
+static_assert(sizeof(ns::shapes::Interval) == 12, "ns::shapes::Interval: size differs from the Rust declaration");
+static_assert(alignof(ns::shapes::Interval) == 4, "ns::shapes::Interval: alignment differs from the Rust declaration");
+static_assert(offsetof(ns::shapes::Interval, lo) == 0, "ns::shapes::Interval.lo: offset differs from the Rust declaration");
+static_assert(offsetof(ns::shapes::Interval, hi) == 4, "ns::shapes::Interval.hi: offset differs from the Rust declaration");
+static_assert(offsetof(ns::shapes::Interval, n) == 8, "ns::shapes::Interval.n: offset differs from the Rust declaration");
+#endif

@@ -69,9 +69,10 @@ pub struct Interval {
 }
 
 /// The declarations of `kernels/cuda/params.cuh`, nested structs first.
-pub const DECLARATIONS: [&str; 4] = [
+pub const DECLARATIONS: [&str; 5] = [
     Tagged::CUDA_DECLARATION,
     Particle::CUDA_DECLARATION,
     BigParams::CUDA_DECLARATION,
     Pair::CUDA_DECLARATION,
+    Interval::CUDA_DECLARATION,
 ];

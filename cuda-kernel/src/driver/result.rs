@@ -163,6 +163,77 @@ unsafe fn entry_point<F: Copy>(
     })
 }
 
+/// `cuEventCreate` of an event without timing (the cheapest to record and query), in the
+/// current context.
+pub(crate) fn event_create() -> Result<sys::CUevent, Error> {
+    let mut event = std::ptr::null_mut();
+    // SAFETY: a valid out-pointer; the caller made a context current.
+    check("cuEventCreate", unsafe {
+        sys::cuEventCreate(
+            &mut event,
+            sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as std::ffi::c_uint,
+        )
+    })?;
+    Ok(event)
+}
+
+/// `cuEventRecord` of `event` on `stream`.
+pub(crate) fn event_record(event: sys::CUevent, stream: sys::CUstream) -> Result<(), Error> {
+    // SAFETY: an event and a stream the caller holds alive, of one context.
+    check("cuEventRecord", unsafe {
+        sys::cuEventRecord(event, stream)
+    })
+}
+
+/// `cuEventQuery`: the driver's answer as it is (`CUDA_SUCCESS` once the work before the
+/// event is done, `CUDA_ERROR_NOT_READY` before, the context's error after a fault).
+pub(crate) fn event_query(event: sys::CUevent) -> sys::CUresult {
+    // SAFETY: an event the caller holds alive.
+    unsafe { sys::cuEventQuery(event) }
+}
+
+/// `cuEventDestroy`; a failure (of a context already lost) leaves nothing to do.
+pub(crate) fn event_destroy(event: sys::CUevent) {
+    // SAFETY: an event the caller owns and no longer uses.
+    let _ = unsafe { sys::cuEventDestroy_v2(event) };
+}
+
+/// The driver's callback of a stream: `(stream, status, data)`.
+pub(crate) type StreamCallback = unsafe extern "C" fn(sys::CUstream, sys::CUresult, *mut c_void);
+
+/// `cuStreamAddCallback`: `callback(stream, status, data)` runs on a thread of the driver's
+/// once the stream's work queued before it is done, `status` the stream's error if it failed.
+/// Looked up through `cuGetProcAddress`, so that a driver without it is an
+/// [`Error::Unsupported`] rather than cudarc's panic.
+///
+/// # Safety
+/// `callback` must make no driver call and must own `data` (the driver calls it exactly once
+/// when this returns `Ok`).
+pub(crate) unsafe fn stream_add_callback(
+    stream: sys::CUstream,
+    callback: StreamCallback,
+    data: *mut c_void,
+) -> Result<(), Error> {
+    type AddCallback = unsafe extern "C" fn(
+        sys::CUstream,
+        Option<StreamCallback>,
+        *mut c_void,
+        std::ffi::c_uint,
+    ) -> sys::CUresult;
+    static ENTRY: OnceLock<Option<AddCallback>> = OnceLock::new();
+    // SAFETY: the signature of cuStreamAddCallback since CUDA 5.0.
+    let entry = unsafe { entry_point(&ENTRY, c"cuStreamAddCallback", 10_000) };
+    let Some(add) = entry else {
+        return Err(Error::Unsupported(
+            "this CUDA driver has no cuStreamAddCallback, which completions as futures need",
+        ));
+    };
+    // SAFETY: a stream the caller holds alive; the caller's callback and data.
+    check("cuStreamAddCallback", unsafe {
+        add(stream, Some(callback), data, 0)
+    })
+}
+
 /// First driver version with `cuFuncGetParamInfo` and `cuKernelGetParamInfo` (CUDA 12.4).
 pub(crate) const PARAM_INFO_DRIVER: i32 = 12_040;
 

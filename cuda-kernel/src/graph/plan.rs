@@ -461,6 +461,22 @@ impl<'a> Plan<'a> {
             .map_err(|e| observe::replay_failed(&self.kernels(), &site, None, false, e))
     }
 
+    /// [`replay`](Self::replay), returning the replay's completion as a future: it resolves
+    /// once the GPU has run every launch of the plan, and holds the plan (and so every buffer
+    /// it borrows) until then. A fault on the device is an [`Error::Launch`] naming the plan.
+    ///
+    /// ```no_run
+    /// # async fn f(plan: &mut cuda_kernel::Plan<'_>, stream: &cuda_kernel::cudarc::driver::CudaStream) -> Result<(), cuda_kernel::Error> {
+    /// plan.replay_async(stream)?.await?;
+    /// # Ok(()) }
+    /// ```
+    #[track_caller]
+    pub fn replay_async(&mut self, stream: &CudaStream) -> Result<crate::Completion<'_>, Error> {
+        let location = std::panic::Location::caller();
+        self.replay(stream)?;
+        crate::launch::completion::Completion::after_replay(stream, self.kernels(), location)
+    }
+
     #[inline]
     fn replay_unobserved(&mut self, stream: &CudaStream) -> Result<(), Error> {
         let _entered = result::enter(stream.context())?;

@@ -10,6 +10,7 @@ use crate::declare::buffer::{ParamPointers, buffer_extra, extra_or_null};
 use crate::driver::result::{self, Entered};
 use crate::{Error, Kernel, Loaded};
 
+pub(crate) mod completion;
 pub(crate) mod config;
 pub mod contract;
 pub(crate) mod observe;
