@@ -87,7 +87,8 @@ if [ "$what" = sanitize ]; then
         a_member_the_ptx_lacks_is_an_error_listing_the_members_there_are
         a_kernel_that_faults_is_named_with_its_line_by_the_verify_mode
         template_values_of_unsigned_size_t_long_and_char_launch
-        a_template_instance_the_ptx_lacks_is_refused_at_load"
+        a_template_instance_the_ptx_lacks_is_refused_at_load
+        a_faulting_kernel_is_named_through_await"
     skips=""
     for t in $provoked; do skips="$skips --skip $t"; done
     for test in .device/tests/*; do
@@ -156,6 +157,8 @@ if [ "$what" != tests ]; then
         .device/examples/runtime_memory
         echo "== dispatch (the tensor backend against launch_builder and raw)"
         .device/examples/dispatch
+        echo "== async_service (completions as futures against spawn_blocking and a thread pool)"
+        .device/examples/async_service
         echo "== multi_gpu (one process, every GPU)"
         .device/examples/multi_gpu
         echo "== multi_gpu --processes (one process per GPU)"

@@ -174,12 +174,16 @@ impl Notifier {
         }
     }
 
-    /// Queries the oldest completion of each stream until none is pending, then sleeps until
-    /// one is.
+    /// Queries the oldest completions of each stream until none is pending, then sleeps until
+    /// one is. The driver is asked without the queues' lock held, so that threads making
+    /// completions never wait for a round of queries.
     fn watch(&self) {
+        let mut heads: Vec<(usize, Vec<sys::CUevent>)> = Vec::new();
+        let mut finished: Vec<(usize, Vec<sys::CUresult>)> = Vec::new();
         let mut done: Vec<(Watched, sys::CUresult)> = Vec::new();
         let mut last_progress = Instant::now();
         loop {
+            // The pending events, stream by stream, in order (only this thread removes any).
             {
                 let mut queues = self.queues.lock().unwrap_or_else(PoisonError::into_inner);
                 if queues.pending == 0 {
@@ -198,24 +202,27 @@ impl Notifier {
                     }
                     last_progress = Instant::now();
                 }
-                for (_, queue) in &mut queues.streams {
-                    while let Some(head) = queue.front() {
-                        match result::event_query(head.event) {
-                            sys::CUresult::CUDA_ERROR_NOT_READY => break,
-                            status => {
-                                let watched = queue.pop_front().expect("a head");
-                                done.push((watched, status));
-                            }
-                        }
-                    }
-                }
-                queues.streams.retain(|(_, queue)| !queue.is_empty());
-                queues.pending -= done.len();
                 if let Some(pushed) = queues.last_push {
                     last_progress = last_progress.max(pushed);
                 }
+                heads.clear();
+                heads.extend(queues.streams.iter().map(|(stream, queue)| {
+                    (*stream, queue.iter().take(8).map(|w| w.event).collect())
+                }));
             }
-            if done.is_empty() {
+            // Each stream's finished prefix: its completions end in the order they were made.
+            finished.clear();
+            for (stream, events) in &heads {
+                let statuses: Vec<sys::CUresult> = events
+                    .iter()
+                    .map(|&event| result::event_query(event))
+                    .take_while(|&status| status != sys::CUresult::CUDA_ERROR_NOT_READY)
+                    .collect();
+                if !statuses.is_empty() {
+                    finished.push((*stream, statuses));
+                }
+            }
+            if finished.is_empty() {
                 // Nothing finished: yield while work is recent, then sleep a little, so a long
                 // kernel does not keep a core busy.
                 if last_progress.elapsed() < Duration::from_micros(200) {
@@ -224,6 +231,20 @@ impl Notifier {
                     std::thread::sleep(Duration::from_micros(50));
                 }
                 continue;
+            }
+            {
+                let mut queues = self.queues.lock().unwrap_or_else(PoisonError::into_inner);
+                for (stream, statuses) in finished.drain(..) {
+                    if let Some((_, queue)) = queues.streams.iter_mut().find(|(s, _)| *s == stream) {
+                        for status in statuses {
+                            if let Some(watched) = queue.pop_front() {
+                                done.push((watched, status));
+                            }
+                        }
+                    }
+                }
+                queues.streams.retain(|(_, queue)| !queue.is_empty());
+                queues.pending -= done.len();
             }
             last_progress = Instant::now();
             for (watched, status) in done.drain(..) {
