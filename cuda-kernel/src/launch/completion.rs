@@ -15,8 +15,8 @@
 //!   driver's thread wakes late (measured below).
 //!
 //! Measured on an H100 (`examples/async_service.rs`, docs/BENCHMARKS.md): one request of two
-//! kernels and a copy back took 2.7x a bare synchronize's p50 through the notifier and 3.1x
-//! through the stream callback, and 1,000 requests at once ran at 1.18x and 1.10x the
+//! kernels and a copy back took 1.26x a bare synchronize's p50 through the notifier and 3.8x
+//! through the stream callback, and 1,000 requests at once ran at 1.15x and 1.05x the
 //! throughput of `spawn_blocking`: the notifier is the default. Either way nothing spins on
 //! the caller's thread and no async runtime is a dependency: the future is std's, woken
 //! through std's `Waker`, so it runs under tokio, smol, async-std or a plain `block_on`.
