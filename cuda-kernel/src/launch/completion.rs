@@ -235,7 +235,8 @@ impl Notifier {
             {
                 let mut queues = self.queues.lock().unwrap_or_else(PoisonError::into_inner);
                 for (stream, statuses) in finished.drain(..) {
-                    if let Some((_, queue)) = queues.streams.iter_mut().find(|(s, _)| *s == stream) {
+                    if let Some((_, queue)) = queues.streams.iter_mut().find(|(s, _)| *s == stream)
+                    {
                         for status in statuses {
                             if let Some(watched) = queue.pop_front() {
                                 done.push((watched, status));
