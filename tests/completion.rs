@@ -226,26 +226,14 @@ fn futures_dropped_midway_wait_for_the_gpu_and_the_rest_resolve() {
     assert!(stream.clone_dtoh(&a).unwrap().iter().all(|&v| v == 4.0));
 }
 
-/// Runs `fault_child` in a child process (the context is lost after a fault).
+/// Runs `fault_child` in a child process (the context is lost after a fault), with the stream
+/// callback wakeup or the default.
 fn in_child(callback: bool) -> String {
-    let mut child = std::process::Command::new(std::env::current_exe().unwrap());
-    child
-        .args([
-            "--exact",
-            "fault_child",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env("CUDA_KERNEL_ASYNC_FAULT", "1");
+    let mut env = vec![("CUDA_KERNEL_ASYNC_FAULT", "1")];
     if callback {
-        child.env("CUDA_KERNEL_ASYNC_CALLBACK", "1");
+        env.push(("CUDA_KERNEL_ASYNC_CALLBACK", "1"));
     }
-    let output = child.output().unwrap();
-    let text = String::from_utf8_lossy(&output.stdout).into_owned()
-        + &String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "child failed:\n{text}");
-    text
+    support::in_child("fault_child", &env)
 }
 
 #[test]

@@ -209,21 +209,7 @@ fn eight_threads_launch_thousands_of_kernels_each_on_its_own_stream() {
 
 /// Runs `fault` in a child process (the context is lost after a fault) and returns its output.
 fn in_child(fault: &str) -> String {
-    let output = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "fault_child",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env("CUDA_KERNEL_FAULT", fault)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&output.stdout).into_owned()
-        + &String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "child for {fault} failed:\n{text}");
-    text
+    support::in_child("fault_child", &[("CUDA_KERNEL_FAULT", fault)])
 }
 
 #[test]

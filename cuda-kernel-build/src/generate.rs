@@ -218,11 +218,29 @@ struct StructDef {
 impl StructDef {
     /// Its name as C++ qualifies it (`ns::shapes::Interval`).
     fn qualified(&self) -> String {
-        match &self.namespace {
-            Some(ns) => format!("{ns}::{}", self.name),
-            None => self.name.clone(),
-        }
+        qualified(self.namespace.as_deref(), &self.name)
     }
+}
+
+/// `name` in `namespace`, as C++ qualifies it (`ns::inner::fill`).
+fn qualified(namespace: Option<&str>, name: &str) -> String {
+    match namespace {
+        Some(ns) => format!("{ns}::{name}"),
+        None => name.to_string(),
+    }
+}
+
+/// The namespaces enclosing a point of the scan, outermost first (`ns::inner`), `None` at
+/// global scope; an anonymous namespace is an empty segment.
+fn namespace_of(blocks: &[Block]) -> Option<String> {
+    let chain: Vec<&str> = blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Namespace(n) => Some(n.as_str()),
+            _ => None,
+        })
+        .collect();
+    (!chain.is_empty()).then(|| chain.join("::"))
 }
 
 /// What the scanner found.
@@ -302,16 +320,9 @@ fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
                 }
                 let end = skip_group(&tokens, j, '{', '}');
                 let fields = tokens.get(j + 1..end.saturating_sub(1)).unwrap_or_default();
-                let chain: Vec<&str> = blocks
-                    .iter()
-                    .filter_map(|b| match b {
-                        Block::Namespace(n) => Some(n.as_str()),
-                        _ => None,
-                    })
-                    .collect();
                 structs.push(StructDef {
                     name: name.clone(),
-                    namespace: (!chain.is_empty()).then(|| chain.join("::")),
+                    namespace: namespace_of(&blocks),
                     align,
                     fields: fields.to_vec(),
                     here: from_here(&file),
@@ -402,16 +413,7 @@ fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
                         )
                     })
                 });
-                // Every enclosing namespace, outermost first (`ns::inner`); an anonymous one
-                // is an empty segment.
-                let chain: Vec<&str> = blocks
-                    .iter()
-                    .filter_map(|b| match b {
-                        Block::Namespace(n) => Some(n.as_str()),
-                        _ => None,
-                    })
-                    .collect();
-                let namespace = (!chain.is_empty()).then(|| chain.join("::"));
+                let namespace = namespace_of(&blocks);
                 // A kernel defined once per name and namespace (a definition seen again, as
                 // through a header included twice, is the same kernel).
                 if found
@@ -743,10 +745,7 @@ struct Declared {
 impl Declared {
     /// Its name as C++ qualifies it: `ns::plain`.
     fn qualified(&self) -> String {
-        match &self.namespace {
-            Some(ns) => format!("{ns}::{}", self.name),
-            None => self.name.clone(),
-        }
+        qualified(self.namespace.as_deref(), &self.name)
     }
 }
 
@@ -1181,10 +1180,7 @@ pub fn generate(
     // in the end are the warned ones.
     let mut considered: Vec<(String, String)> = Vec::new();
     for kernel in found {
-        let qualified = match &kernel.namespace {
-            Some(ns) => format!("{ns}::{}", kernel.name),
-            None => kernel.name.clone(),
-        };
+        let qualified = qualified(kernel.namespace.as_deref(), &kernel.name);
         if by_hand(&qualified) || elsewhere.contains(&qualified) {
             continue;
         }

@@ -144,13 +144,18 @@ impl CppType {
         }
     }
 
+    /// The class type of the user's it is or points to (`ns::Pair` of `const ns::Pair*`).
+    pub fn class_name(&self) -> Option<&str> {
+        match self {
+            CppType::Named(name) => Some(name),
+            CppType::Pointer { to, .. } => to.class_name(),
+            _ => None,
+        }
+    }
+
     /// Whether it is a class type of the user's, or a pointer to one (`Pair`, `const ns::Pair*`).
     pub fn names_a_class(&self) -> bool {
-        match self {
-            CppType::Named(_) => true,
-            CppType::Pointer { to, .. } => to.names_a_class(),
-            _ => false,
-        }
+        self.class_name().is_some()
     }
 
     /// A C++ type as a demangler or a C declaration writes it (`float const*`, `const float*`,

@@ -189,13 +189,6 @@ fn entry_by_struct_names(
         .iter()
         .map(|p| crate::mangle::cpp_type(&p.ty, &[]))
         .collect::<Option<_>>()?;
-    fn named(ty: &CppType) -> Option<&str> {
-        match ty {
-            CppType::Named(name) => Some(name),
-            CppType::Pointer { to, .. } => named(to),
-            _ => None,
-        }
-    }
     // The same type, but for the namespaces of a struct's name.
     fn same(declared: &CppType, found: &CppType) -> bool {
         match (declared, found) {
@@ -206,7 +199,7 @@ fn entry_by_struct_names(
             (a, b) => a == b,
         }
     }
-    declared.iter().find_map(named)?;
+    declared.iter().find_map(CppType::class_name)?;
     let qualified = kernel.cpp_name();
     let mut found = file.entries.iter().filter_map(|e| {
         if demangle::function_name(&e.name).as_deref() != Some(qualified.as_str()) {
@@ -224,7 +217,7 @@ fn entry_by_struct_names(
                 .zip(&types)
                 .enumerate()
                 .filter_map(|(i, (d, t))| {
-                    let (d, t) = (named(d)?, named(t)?);
+                    let (d, t) = (d.class_name()?, t.class_name()?);
                     (d != t).then(|| (i, t.to_string()))
                 })
                 .collect();

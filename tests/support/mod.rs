@@ -29,3 +29,26 @@ pub fn one_thread() -> LaunchConfig {
         shared_mem_bytes: 0,
     }
 }
+
+/// Runs the test `name` of this binary in a child process with `env` set (a fault loses the
+/// context for the rest of the process) and returns its output; the child must succeed.
+pub fn in_child(name: &str, env: &[(&str, &str)]) -> String {
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            name,
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "child {name} {env:?} failed:\n{text}"
+    );
+    text
+}
