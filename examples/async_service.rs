@@ -3,8 +3,8 @@
 //! `c = a + r/2 + 1`) and a copy of the result back to page-locked memory, its result checked
 //! on the host.
 //!
-//! - `async`: the launches' and the copy's completions awaited (`launch_async`,
-//!   `copy_to_host`): no thread blocks while the GPU works;
+//! - `async`: the copy's completion awaited (`copy_to_host`, queued after the launches on the
+//!   same stream): no thread blocks while the GPU works;
 //! - `spawn_blocking`: the same work in `tokio::task::spawn_blocking`, synchronizing the stream;
 //! - `thread pool`: 4 threads of our own taking requests from a channel, synchronizing.
 //!

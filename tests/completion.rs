@@ -77,10 +77,10 @@ fn three_executors() {
     let config = Config::for_elements(n as u32, 256);
     // A std-only block_on.
     let mut y = stream.alloc_zeros::<f32>(n).unwrap();
-    let done = unsafe {
+    let done = Completion::after(&stream, || unsafe {
         k.tagged_axpy
-            .launch_async(&stream, config, &x, &mut y, 2.0, 1.0, n as u32)
-    }
+            .launch(&stream, config, &x, &mut y, 2.0, 1.0, n as u32)
+    })
     .unwrap();
     block_on(done).unwrap();
     assert!(stream.clone_dtoh(&y).unwrap().iter().all(|&v| v == 3.0));
@@ -90,10 +90,10 @@ fn three_executors() {
         .build()
         .unwrap();
     let host = rt.block_on(async {
-        unsafe {
+        Completion::after(&stream, || unsafe {
             k.tagged_axpy
-                .launch_async(&stream, config, &x, &mut y, 3.0, 2.0, n as u32)
-        }?
+                .launch(&stream, config, &x, &mut y, 3.0, 2.0, n as u32)
+        })?
         .await?;
         cuda_kernel::copy_to_vec(&stream, &y)?.await
     });
@@ -111,10 +111,10 @@ fn three_executors() {
     .unwrap();
     assert!(staging.as_slice().unwrap().iter().all(|&v| v == 7.0));
     // Blocking code holding a completion.
-    let done = unsafe {
+    let done = Completion::after(&stream, || unsafe {
         k.tagged_axpy
-            .launch_async(&stream, config, &x, &mut y, 1.0, 0.5, n as u32)
-    }
+            .launch(&stream, config, &x, &mut y, 1.0, 0.5, n as u32)
+    })
     .unwrap();
     done.wait().unwrap();
     assert!(stream.clone_dtoh(&y).unwrap().iter().all(|&v| v == 1.5));
@@ -139,9 +139,12 @@ fn ten_thousand_futures_on_eight_streams_resolve_with_their_results() {
         .iter_mut()
         .enumerate()
         .map(|(i, y)| {
-            unsafe {
-                k.tagged_axpy
-                    .launch_async(&streams[i % 8], config, &x, y, 2.0, i as f32, n as u32)
+            {
+                let (k, stream, x) = (&k, &streams[i % 8], &x);
+                Completion::after(stream, move || unsafe {
+                    k.tagged_axpy
+                        .launch(stream, config, x, y, 2.0, i as f32, n as u32)
+                })
             }
             .unwrap()
         })
@@ -167,10 +170,10 @@ fn ten_thousand_futures_on_eight_streams_resolve_with_their_results() {
             tasks.push(tokio::spawn(async move {
                 let stream = &streams[i % 8];
                 let mut y = stream.alloc_zeros::<f32>(n)?;
-                unsafe {
+                Completion::after(stream, || unsafe {
                     k.tagged_axpy
-                        .launch_async(stream, config, &*x, &mut y, 3.0, i as f32, n as u32)
-                }?
+                        .launch(stream, config, &*x, &mut y, 3.0, i as f32, n as u32)
+                })?
                 .await?;
                 let host = cuda_kernel::copy_to_vec(stream, &y)?.await?;
                 assert!(host.iter().all(|&v| v == 3.0 + i as f32), "task {i}");
@@ -196,15 +199,15 @@ fn futures_dropped_midway_wait_for_the_gpu_and_the_rest_resolve() {
     let config = Config::for_elements(n as u32, 256);
     let mut a = stream.alloc_zeros::<f32>(n).unwrap();
     let mut b = stream.alloc_zeros::<f32>(n).unwrap();
-    let first = unsafe {
+    let first = Completion::after(&stream, || unsafe {
         k.tagged_axpy
-            .launch_async(&stream, config, &x, &mut a, 1.0, 1.0, n as u32)
-    }
+            .launch(&stream, config, &x, &mut a, 1.0, 1.0, n as u32)
+    })
     .unwrap();
-    let second = unsafe {
+    let second = Completion::after(&stream, || unsafe {
         k.tagged_axpy
-            .launch_async(&stream, config, &x, &mut b, 1.0, 2.0, n as u32)
-    }
+            .launch(&stream, config, &x, &mut b, 1.0, 2.0, n as u32)
+    })
     .unwrap();
     // Polled once (pending or not), then dropped: Drop waits, so `a` is written when the
     // borrow ends.
@@ -269,9 +272,13 @@ fn fault_child() {
     let k = PlanKernels::from_module(&module).unwrap();
     let mut y = stream.alloc_zeros::<f32>(16).unwrap();
     let one = Config::for_elements(1, 1);
-    let err =
-        smol::block_on(async { unsafe { k.write_far.launch_async(&stream, one, &mut y) }?.await })
-            .unwrap_err();
+    let err = smol::block_on(async {
+        Completion::after(&stream, || unsafe {
+            k.write_far.launch(&stream, one, &mut y)
+        })?
+        .await
+    })
+    .unwrap_err();
     let launch = err.launch().expect("an Error::Launch");
     println!("awaited: {err}");
     println!("on device: {}", launch.failed_on_device());

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use cuda_kernel_syntax::ast::{Block, GlobalVar, Kernel, KernelGeneric, MemberType, ParamKind};
 use cuda_kernel_syntax::itanium::CppType;
 use cuda_kernel_syntax::report::Errors;
-use cuda_kernel_syntax::{attr, check, mangle, parse, ptx_check};
+use cuda_kernel_syntax::{attr, check, mangle, parse, ptx_check, types};
 
 /// `#[kernel]`: parse, check, expand, stopping after a phase that reported errors.
 pub fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
@@ -358,40 +358,27 @@ enum Body {
 }
 
 /// The generated type with its constants and methods, and the compile-time checks of a real
-/// launcher.
+/// launcher. Everything but the type sits in an anonymous `const` block that names the runtime
+/// `__ck`; every method delegates to it in one call.
 fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
-    let p = quote!(#krate::__private);
+    let full = quote!(#krate::__private);
     let ty = kernel.type_ident();
+    // The runtime under a short name, glob-imported (see `__prelude`), which keeps the
+    // generated code short.
+    let ck = Ident::new("__ck", Span::call_site());
+    let p = &quote!(#ck);
     let vis = &kernel.vis;
     let attrs = &kernel.attrs;
     let symbol = &kernel.symbol;
     let real = body == Body::Real;
     let type_docs = type_docs(kernel);
-    let args = launcher_args(&p, kernel, body, quote!(&), quote!(&mut));
+    let args = launcher_args(p, kernel, body, quote!(&), quote!(&mut));
     let (unsafety, safety_doc) = launch_safety(kernel);
-    // `launch_async`'s: every borrow for the completion's lifetime.
-    let async_args = launcher_args(&p, kernel, body, quote!(&'__a), quote!(&'__a mut));
-    let arg_names: Vec<&Ident> = kernel.params.iter().map(|param| &param.ident).collect();
-    let launch_async = if real {
-        let call = quote!(self.launch(stream, config, #(#arg_names),*));
-        // SAFETY (for an unsafe launcher): the caller's, as for `launch`.
-        let call = match unsafety {
-            None => call,
-            Some(_) => quote!(unsafe { #call }),
-        };
-        quote! {
-            #call?;
-            #p::completion_after(self, stream)
-        }
-    } else {
-        quote!(#p::core::unreachable!())
-    };
-    let contract_methods = contract_methods(&p, kernel, body);
+    let contract_methods = contract_methods(p, kernel, body);
     let contract_bounds = match (&kernel.contract, body) {
-        (Some(_), Body::Real) => crate::contract::bounds(&p, kernel).0,
+        (Some(_), Body::Real) => crate::contract::bounds(p, kernel).0,
         _ => quote!(),
     };
-
     // `pack` takes device memory as addresses, everything else as for `launch`.
     let pack_args = kernel.params.iter().map(|param| {
         let name = if real {
@@ -408,44 +395,44 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
             _ => quote!(#name: #p::CUdeviceptr),
         }
     });
-    let unreachable = quote!(#p::core::unreachable!());
-    let bodies = if real {
-        real_bodies(&p, kernel)
-    } else {
-        Bodies {
-            layout: quote!(#p::ParamLayout::EMPTY),
-            pack: unreachable.clone(),
-            launch: unreachable,
-        }
-    };
-    let slot_count = proc_macro2::Literal::usize_unsuffixed(kernel.params.len());
-    let slots = if real {
-        let slots = kernel.params.iter().map(|param| {
-            let name = param.ident.unraw().to_string();
-            let param_ty = &param.ty;
-            // Spanned on the type, so a type that is not a parameter is reported there.
-            quote_spanned!(param_ty.span()=> #p::ParamSlot::of::<#param_ty>(#name))
-        });
-        quote!(#p::ParamLayout::place([#(#slots),*]))
-    } else {
-        quote!(#p::core::unreachable!())
-    };
-    let library_doc = format!(
-        " Looks up `{symbol}` in `library`, loaded once for every GPU of the process, and checks\n \
-         its parameters against [`Self::LAYOUT`] once (on drivers of CUDA 12.4 or newer). The\n \
-         launcher then launches on a stream of any device, each device's function looked up on\n \
-         its first launch there."
+    let buffer = buffer_type(p, kernel);
+    let arguments = nested(
+        kernel
+            .params
+            .iter()
+            .map(|param| argument(p, &buffer, param))
+            .collect(),
     );
     // A method that only calls the runtime, or in a stand-in `unreachable!()`.
     let delegate = |call: TokenStream| match body {
         Body::Real => call,
         Body::StandIn => quote!(#p::core::unreachable!()),
     };
-    let Bodies {
-        layout,
-        pack,
-        launch,
-    } = bodies;
+    let layout = if real {
+        let slots = kernel.params.iter().map(|param| {
+            let name = param.ident.unraw().to_string();
+            let param_ty = &param.ty;
+            // Spanned on the type, so a type that is not a parameter is reported there.
+            quote!(#name: #param_ty)
+        });
+        quote!(#p::layout!(#(#slots),*))
+    } else {
+        quote!(#p::ParamLayout::EMPTY)
+    };
+    let pack = delegate(quote!(#p::pack::<Self, _>(#arguments)));
+    let contract_check = kernel.contract.as_ref().map(|_| {
+        let memory = contract_memory(p, kernel);
+        quote! {
+            let config: #p::Config = #p::core::convert::Into::into(config);
+            #p::contract_holds(self, Self::__contract(&config, #(#memory),*))?;
+        }
+    });
+    // SAFETY (in the generated code): the caller's (an unsafe launcher) or the declaration's
+    // author's (a safe one).
+    let launch = delegate(quote! {
+        #contract_check
+        unsafe { #p::launch(self, stream, config, #arguments) }
+    });
     let run_time = kernel
         .run_time_name
         .as_ref()
@@ -469,21 +456,15 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
     let function = delegate(quote!(#p::Kernel::function(self)));
     let stand_in_allows = (!real)
         .then(|| quote!(#[allow(dead_code, unused_variables, clippy::diverging_sub_expression)]));
-
     let launch_doc = format!(
-        " Launches `{symbol}` on `stream`: packs the arguments into one buffer laid out as\n \
-         [`Self::LAYOUT`] says and passes it to `cuLaunchKernel`.\n\n \
-         `*const T` parameters take `&impl DeviceArg<T>` and `*mut T` parameters\n \
-         `&mut impl DeviceArgMut<T>` (a `CudaSlice`, `CudaView` or `CudaViewMut`, or `Null`); the\n \
-         launch orders itself after earlier work on them, as cudarc's own launches do."
+        " Launches `{symbol}` on `stream`: each argument at its [`LAYOUT`](Self::LAYOUT) offset, \
+         ordered after earlier work on its memory."
     );
-    let name_doc = format!(" The kernel's entry symbol in its module: `{symbol}`.");
-    let load_doc = format!(
-        " Looks up `{symbol}` in `module` and checks its parameters against [`Self::LAYOUT`]\n \
-         (on drivers of CUDA 12.4 or newer, which report them)."
-    );
-    let checks = (real && !kernel.symbol_at_load()).then(|| expand_checks(&p, kernel));
-    let (impl_generics, ty_generics, struct_generics) = generics(&p, kernel);
+    let load_doc = format!(" Looks up `{symbol}` in `module`, checked against the layout.");
+    let library_doc =
+        format!(" Looks up `{symbol}` in `library`, for every GPU, checked against the layout.");
+    let checks = (real && !kernel.symbol_at_load()).then(|| expand_checks(p, kernel));
+    let (impl_generics, ty_generics, struct_generics) = generics(p, kernel);
     let type_params: Vec<Ident> = kernel
         .generics
         .iter()
@@ -492,9 +473,12 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
             KernelGeneric::Const { .. } => None,
         })
         .collect();
+    let marker = kernel
+        .is_generic()
+        .then(|| quote!(, #full::PhantomData<fn() -> (#(#type_params,)*)>));
     let symbol_item = if let Some(arg) = &run_time {
         let body = if real {
-            symbol_body(&p, kernel, Some(quote!(#arg)))
+            symbol_body(p, kernel, Some(quote!(#arg)))
         } else {
             quote!(#p::core::unreachable!())
         };
@@ -504,95 +488,78 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
         );
         quote! {
             #[doc = #doc]
-            #[inline]
             pub fn symbol_named(#arg: &str) -> ::std::string::String {
                 #body
             }
         }
     } else if kernel.is_generic() {
         let body = if real {
-            symbol_body(&p, kernel, None)
+            symbol_body(p, kernel, None)
         } else {
             quote!(#p::core::unreachable!())
         };
-        let doc = format!(
-            " The entry symbol of this instance of `{symbol}`, in its module (as the type \
-             arguments name it)."
-        );
+        let doc = format!(" The entry symbol of this instance of `{symbol}` in its module.");
         quote! {
             #[doc = #doc]
-            #[inline]
             pub fn symbol() -> ::std::string::String {
                 #body
             }
         }
     } else {
         quote! {
-            #[doc = #name_doc]
+            /// The kernel's entry symbol in its module.
             pub const NAME: &'static str = #symbol;
         }
     };
-    let kernel_impl = real.then(|| expand_kernel_impl(krate, kernel));
-    let struct_names = real.then(|| struct_name_asserts(&p, kernel));
-    let plan_impl = real.then(|| expand_plan_kernel(&p, kernel));
-    let buffer = if kernel.is_generic() {
-        quote!(#p::ParamBytes)
-    } else {
-        quote!(#p::ParamBuffer<{ #ty::LAYOUT.size }>)
-    };
+    let struct_names = real.then(|| struct_name_asserts(p, kernel));
+    let buffer = buffer_type(p, kernel);
+    // The kernel's C signature fixes the argument count: `launch` takes three more (clippy's
+    // limit is 7).
+    let many_arguments =
+        (kernel.params.len() + 3 > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
+
+    let kernel_impl = real.then(|| expand_kernel_impl(krate, kernel, &ck));
 
     quote! {
         #(#type_docs)*
         #(#attrs)*
         #stand_in_allows
         #[derive(Debug, Clone)]
-        #vis struct #ty #struct_generics {
-            __function: #p::Loaded,
-            __marker: #p::PhantomData<fn() -> (#(#type_params,)*)>,
-        }
+        #[repr(transparent)]
+        #vis struct #ty #struct_generics (#full::Loaded #marker);
+
+        #[allow(unused_imports)]
+        use #krate::__prelude::*;
 
         #(#attrs)*
         #stand_in_allows
-        // The kernel's C signature fixes the argument count.
-        #[allow(clippy::too_many_arguments, clippy::missing_safety_doc)]
+        #many_arguments
         impl #impl_generics #ty #ty_generics {
             #symbol_item
 
-            #[doc(hidden)]
-            const __SLOTS: [#p::ParamSlot; #slot_count] = #slots;
-
-            /// Where each parameter sits in the launch's parameter buffer, as the device lays
-            /// it out.
+            /// Where each parameter sits in the launch's parameter buffer.
             pub const LAYOUT: #p::ParamLayout = #layout;
 
             #[doc = #load_doc]
-            #[inline]
             pub fn load(
                 module: &#p::Arc<#p::CudaModule> #name_param
-            ) -> #p::core::result::Result<Self, #p::Error> #member_bound {
+            ) -> #p::Result<Self> #member_bound {
                 #load
             }
 
             #[doc = #library_doc]
-            #[inline]
             pub fn load_library(
                 library: &#p::Arc<#p::Library> #name_param
-            ) -> #p::core::result::Result<Self, #p::Error> #member_bound {
+            ) -> #p::Result<Self> #member_bound {
                 #load_library
             }
 
-            /// The function of a launcher loaded from a module, for attributes, occupancy and
-            /// graph queries; `None` for one loaded from a library (whose functions are per
-            /// device).
-            #[inline]
+            /// The function, for attributes and occupancy (`None` from a library).
             pub fn function(&self) -> #p::core::option::Option<&#p::CudaFunction> {
                 #function
             }
 
-            /// Packs arguments into the parameter buffer [`launch`](Self::launch) hands to the
-            /// driver, with device memory given as addresses (`CUdeviceptr`). Needs no GPU and
-            /// allocates nothing: for inspecting or testing what a launch sends.
-            #[inline]
+            /// The parameter buffer `launch` would pass, device memory given as addresses.
             pub fn pack(#(#pack_args),*) -> #buffer {
                 #pack
             }
@@ -601,38 +568,69 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
 
             #[doc = #launch_doc]
             #safety_doc
-            #[inline]
             #[track_caller]
             pub #unsafety fn launch(
                 &self,
                 stream: &#p::CudaStream,
                 config: impl #p::core::convert::Into<#p::Config>,
                 #(#args),*
-            ) -> #p::core::result::Result<(), #p::Error> #contract_bounds {
+            ) -> #p::Result<()> #contract_bounds {
                 #launch
             }
-
-            /// [`launch`](Self::launch), returning its `Completion`: a future resolving once the GPU has run it, holding every argument's borrow until then (safety: as for `launch`).
-            #[track_caller]
-            pub #unsafety fn launch_async<'__a>(
-                &'__a self,
-                stream: &'__a #p::CudaStream,
-                config: impl #p::IntoConfig,
-                #(#async_args),*
-            ) -> #p::Async<'__a> #contract_bounds {
-                #launch_async
-            }
-
         }
 
+        #(#attrs)*
         #kernel_impl
         #struct_names
-
-        #plan_impl
-
         #checks
-
         #member_trait
+    }
+}
+
+/// A parameter as the runtime takes it: by name, or a value of a type that is not a primitive
+/// through `val`, whose bound is spanned on the declared type (where the layout reports a type
+/// that is not a parameter type: rustc then reports it once).
+fn argument(
+    p: &TokenStream,
+    buffer: &TokenStream,
+    param: &cuda_kernel_syntax::ast::Param,
+) -> TokenStream {
+    let name = &param.ident;
+    let primitive = |ty: &syn::Type| {
+        matches!(ty, syn::Type::Path(path) if path.qself.is_none()
+            && path.path.get_ident().is_some_and(|i| types::primitive(&i.to_string()).is_some()))
+    };
+    match param.kind() {
+        ParamKind::Value if !primitive(&param.ty) => {
+            let ty = &param.ty;
+            quote_spanned!(ty.span()=> #p::val::<#ty, #buffer>(#name))
+        }
+        _ => quote!(#name),
+    }
+}
+
+/// The arguments (or their kinds) as one tuple, nested in tuples of at most
+/// [`MAX_TUPLE`](cuda_kernel_syntax::ast::MAX_TUPLE) (the runtime's impls) where there are
+/// more: `(a, b, c,)`.
+fn nested(mut items: Vec<TokenStream>) -> TokenStream {
+    use cuda_kernel_syntax::ast::MAX_TUPLE;
+    while items.len() > MAX_TUPLE {
+        items = items
+            .chunks(MAX_TUPLE)
+            .map(|chunk| quote!((#(#chunk,)*)))
+            .collect();
+    }
+    quote!((#(#items,)*))
+}
+
+/// The parameter buffer of a launch: sized by the layout, or for a generic kernel, whose size
+/// depends on its type arguments, `ParamBytes`.
+fn buffer_type(p: &TokenStream, kernel: &Kernel) -> TokenStream {
+    let ty = kernel.type_ident();
+    if kernel.is_generic() {
+        quote!(#p::ParamBytes)
+    } else {
+        quote!(#p::ParamBuffer<{ #ty::LAYOUT.size }>)
     }
 }
 
@@ -897,139 +895,33 @@ fn builtin_path(krate: &Path, rust: &str) -> TokenStream {
 }
 
 /// The method bodies of a launcher: real, or `unreachable!()` in a stand-in.
-struct Bodies {
-    layout: TokenStream,
-    pack: TokenStream,
-    launch: TokenStream,
-}
-
-fn real_bodies(p: &TokenStream, kernel: &Kernel) -> Bodies {
-    let ty = kernel.type_ident();
-    let puts = kernel.params.iter().enumerate().map(|(i, param)| {
-        let (index, name) = (proc_macro2::Literal::usize_unsuffixed(i), &param.ident);
-        quote!(__buf.put(&Self::LAYOUT.params[#index], &#name);)
-    });
-    let mut checks = Vec::new();
-    let mut lengths = Vec::new();
-    let mut borrows = Vec::new();
-    let mut pack_values = Vec::new();
-    for (i, param) in kernel.params.iter().enumerate() {
-        let name = &param.ident;
-        let (ptr, sync) = (format_ident!("__ptr{i}"), format_ident!("__sync{i}"));
-        match param.kind() {
-            ParamKind::ConstPtr(elem) => {
-                let elem = device_element(elem);
-                checks.push(
-                    quote!(#p::DeviceArg::<#elem>::check(#name, stream).map_err(__refused)?;),
-                );
-                lengths.push(quote!(#p::DeviceArg::<#elem>::element_count(#name)));
-                borrows.push(quote!(
-                    let (#ptr, #sync) = #p::DeviceArg::<#elem>::device_arg(#name, stream);
-                ));
-                pack_values.push(quote!(#ptr));
-            }
-            ParamKind::MutPtr(elem) => {
-                let elem = device_element(elem);
-                checks.push(quote!(#p::DeviceArgMut::<#elem>::check_mut(#name, stream).map_err(__refused)?;));
-                lengths.push(quote!(#p::DeviceArgMut::<#elem>::element_count_mut(&*#name)));
-                borrows.push(quote!(
-                    let (#ptr, #sync) = #p::DeviceArgMut::<#elem>::device_arg_mut(#name, stream);
-                ));
-                pack_values.push(quote!(#ptr));
-            }
-            ParamKind::Value => {
-                pack_values.push(quote!(#name));
-                lengths.push(quote!(#p::core::option::Option::None));
-            }
-        }
-    }
-    Bodies {
-        layout: quote!(#p::ParamLayout::from_slots(&Self::__SLOTS)),
-        pack: if kernel.is_generic() {
-            quote! {
-                let mut __buf = #p::ParamBytes::new(Self::LAYOUT.size);
-                #(#puts)*
-                __buf
-            }
-        } else {
-            quote! {
-                let mut __buf = #p::ParamBuffer::<{ #ty::LAYOUT.size }>::new();
-                #(#puts)*
-                __buf
-            }
-        },
-        // Borrowing the device memory on `stream` orders the launch after earlier writes to
-        // it (and later work after it); the guards are held by name (not `_`) until the launch
-        // is queued.
-        launch: {
-            // The lengths of the device memory arguments, read only while the launch log or
-            // the verify mode is on (before the borrows, which hold `*mut` arguments).
-            let lengths = if checks.is_empty() {
-                quote!(let __lengths: &[#p::core::option::Option<usize>] = &[];)
-            } else {
-                quote! {
-                    let __all;
-                    let __lengths: &[#p::core::option::Option<usize>] = if #p::observing() {
-                        __all = [#(#lengths),*];
-                        &__all
-                    } else {
-                        &[]
-                    };
-                }
-            };
-            // The contract, checked with the lengths the memory vouches for.
-            let contract = kernel.contract.as_ref().map(|_| {
-                let memory = contract_memory(p, kernel);
-                quote! {
-                    let config: #p::Config = #p::core::convert::Into::into(config);
-                    Self::__contract(&config, #(#memory),*).map_err(__refused)?;
-                }
-            });
-            quote! {
-                // The caller's line, which every launch error names.
-                let __at = #p::Location::caller();
-                let __refused = |e| #p::refused(#p::Kernel::__loaded(self), __at, e);
-                #contract
-                #(#checks)*
-                // The stream's context, current until the end (the caller's is given back after
-                // the borrows' guards have recorded the launch).
-                let __entered = #p::enter(stream).map_err(__refused)?;
-                #lengths
-                #(#borrows)*
-                let mut __buf = Self::pack(#(#pack_values),*);
-                // SAFETY: the buffer holds every parameter at the offset the declaration gives it;
-                // the declaration's soundness is the caller's (unsafe fn) or its author's (safe fn).
-                unsafe {
-                    #p::launch(self, &__entered, stream, &#p::core::convert::Into::into(config), __buf.bytes_mut(), #p::Site::new(__at, __lengths))
-                }
-            }
-        },
-    }
-}
-
 /// `Kernel`: the hooks through which the runtime loads, launches, records and updates any
-/// launcher (cxx's generated `UniquePtrTarget` impls, with `UniquePtr<T>` doing the rest).
-fn expand_kernel_impl(krate: &Path, kernel: &Kernel) -> TokenStream {
-    let p = &quote!(#krate::__private);
+/// launcher (cxx's generated `UniquePtrTarget` impls, with `UniquePtr<T>` doing the rest): its
+/// layout, its parameters' kinds, its buffer and, where the declaration derives it, its symbol.
+fn expand_kernel_impl(krate: &Path, kernel: &Kernel, ck: &Ident) -> TokenStream {
+    let p = &quote!(#ck);
     let ty = kernel.type_ident();
-    let attrs = &kernel.attrs;
     let (_, ty_generics, _) = generics(p, kernel);
     let bounded = bounded_generics(p, kernel);
     let symbol = if kernel.run_time_name.is_some() {
-        let body = symbol_body(p, kernel, None);
-        quote!(#p::Cow::Owned(#body))
+        Some(symbol_body(p, kernel, None))
     } else if kernel.is_generic() {
-        quote!(#p::Cow::Owned(Self::symbol()))
-    } else if let Some(body) = struct_symbol_body(p, kernel) {
-        quote!(#p::Cow::Owned(#body))
+        Some(quote!(Self::symbol()))
     } else {
-        quote!(#p::Cow::Borrowed(Self::NAME))
+        struct_symbol_body(p, kernel)
     };
+    let symbol = symbol.map(|body| {
+        quote! {
+            fn symbol() -> #p::Cow<'static, str> {
+                #p::Cow::Owned(#body)
+            }
+        }
+    });
+    let name = &kernel.symbol;
     let run_time = kernel.run_time_name.as_ref().map(|name| {
         quote! {
             const RUN_TIME_NAME: #p::core::option::Option<&'static str> =
                 #p::core::option::Option::Some(#name);
-            #[inline]
             fn symbol_named(name: &str) -> #p::Cow<'static, str> {
                 #p::Cow::Owned(Self::symbol_named(name))
             }
@@ -1055,87 +947,62 @@ fn expand_kernel_impl(krate: &Path, kernel: &Kernel) -> TokenStream {
                 });
         }
     });
-    quote! {
-        #(#attrs)*
-        // SAFETY: LAYOUT is the layout `pack` writes; the runtime only hands `__from_loaded` a
-        // function it checked against it.
-        unsafe impl<#(#bounded),*> #p::Kernel for #ty #ty_generics {
-            const LAYOUT: #p::ParamLayout = Self::LAYOUT;
-            #run_time
-            #family
-            #[inline]
-            fn symbol() -> #p::Cow<'static, str> {
-                #symbol
-            }
-            #[inline]
-            fn __from_loaded(__function: #p::Loaded) -> Self {
-                Self { __function, __marker: #p::PhantomData }
-            }
-            #[inline]
-            fn __loaded(&self) -> &#p::Loaded {
-                &self.__function
-            }
+    let kinds = nested(
+        kernel
+            .params
+            .iter()
+            .map(|param| match param.kind() {
+                ParamKind::ConstPtr(elem) => {
+                    let elem = device_element(elem);
+                    quote!(#p::In<#elem>)
+                }
+                ParamKind::MutPtr(elem) => {
+                    let elem = device_element(elem);
+                    quote!(#p::Out<#elem>)
+                }
+                ParamKind::Value => {
+                    let value = &param.ty;
+                    quote!(#p::Val<#value>)
+                }
+            })
+            .collect(),
+    );
+    // The contract, checked with the lengths a plan's handles carry.
+    let check_plan = kernel.contract.as_ref().map(|_| {
+        let mut memory = Vec::new();
+        let mut names = Vec::new();
+        for param in &kernel.params {
+            let name = format_ident!("__{}", param.ident.unraw());
+            memory.push(match param.kind() {
+                ParamKind::ConstPtr(_) | ParamKind::MutPtr(_) => quote!(#name.__memory()),
+                ParamKind::Value => quote!(*#name),
+            });
+            names.push(name);
         }
-    }
-}
-
-/// `PlanKernel`: the kernel's arguments as one tuple of plan handles and values, for recording
-/// in a `Plan` and updating a recorded launch.
-fn expand_plan_kernel(p: &TokenStream, kernel: &Kernel) -> TokenStream {
-    let ty = kernel.type_ident();
-    let attrs = &kernel.attrs;
-    let (_, ty_generics, _) = generics(p, kernel);
-    let bounded = bounded_generics(p, kernel);
-    let mut arg_types = Vec::new();
-    let mut values = Vec::new();
-    for (i, param) in kernel.params.iter().enumerate() {
-        let index = syn::Index::from(i);
-        match param.kind() {
-            ParamKind::ConstPtr(elem) => {
-                let elem = device_element(elem);
-                arg_types.push(quote!(#p::PlanRef<'__p, #elem>));
-                values.push(quote!(args.#index.address()));
-            }
-            ParamKind::MutPtr(elem) => {
-                let elem = device_element(elem);
-                arg_types.push(quote!(#p::PlanMut<'__p, #elem>));
-                values.push(quote!(args.#index.address()));
-            }
-            ParamKind::Value => {
-                let value = &param.ty;
-                arg_types.push(quote!(#value));
-                values.push(quote!(args.#index));
-            }
-        }
-    }
-    // The contract, checked with the lengths the plan's handles carry.
-    let check_args = kernel.contract.as_ref().map(|_| {
-        let memory = kernel.params.iter().enumerate().map(|(i, param)| {
-            let index = syn::Index::from(i);
-            match param.kind() {
-                ParamKind::ConstPtr(_) | ParamKind::MutPtr(_) => quote!(args.#index.__memory()),
-                ParamKind::Value => quote!(args.#index),
-            }
-        });
+        let pattern = nested(names.iter().map(|name| quote!(#name)).collect());
         quote! {
-            #[inline]
-            fn check_args(args: &Self::Args, config: &#p::Config) -> #p::core::result::Result<(), #p::Error> {
+            fn __check_plan(
+                #pattern: &<Self::__Params as #p::Params>::Plan<'_>,
+                config: &#p::Config,
+            ) -> #p::core::result::Result<(), #p::Error> {
                 Self::__contract(config, #(#memory),*)
             }
         }
     });
+    let buffer = buffer_type(p, kernel);
     quote! {
-        #(#attrs)*
-        // SAFETY: `pack_args` is the launcher's own `pack`, which writes each argument at its
-        // slot of `LAYOUT`, the layout the kernel was loaded (and checked) with.
-        unsafe impl<'__p, #(#bounded),*> #p::PlanKernel<'__p> for #ty #ty_generics {
-            type Args = (#(#arg_types,)*);
-            #[allow(unused_variables)]
-            #[inline]
-            fn pack_args(args: &Self::Args, params: &mut [u8]) {
-                params.copy_from_slice(Self::pack(#(#values),*).bytes());
-            }
-            #check_args
+        // SAFETY: the type is `#[repr(transparent)]` over `Loaded`; LAYOUT is the layout of the
+        // parameters `__Params` names; the runtime only hands `__from_loaded` a function it
+        // checked against it.
+        unsafe impl<#(#bounded),*> #p::Kernel for #ty #ty_generics {
+            const LAYOUT: #p::ParamLayout = Self::LAYOUT;
+            const __NAME: &'static str = #name;
+            type __Params = #kinds;
+            type __Buffer = #buffer;
+            #symbol
+            #run_time
+            #family
+            #check_plan
         }
     }
 }
@@ -1562,12 +1429,10 @@ fn launch_safety(kernel: &Kernel) -> (Option<Ident>, TokenStream) {
     if kernel.safe {
         return (None, quote!());
     }
-    let doc = " # Safety\n\n The kernel runs on the GPU with these arguments unchecked: the caller \
-               guarantees that\n every access it makes through them stays inside the memory they \
-               point to, for the\n grid and block sizes of `config`, and that the kernel \
-               reads and writes them as\n declared (`*const` memory is not written).";
+    let doc = " The caller guarantees that the kernel, for `config`'s grid, stays inside the \
+               memory of its arguments and writes none it reads through `*const`.";
     (
         Some(Ident::new("unsafe", Span::call_site())),
-        quote!(#[doc = ""] #[doc = #doc]),
+        quote!(#[doc = " # Safety"] #[doc = #doc]),
     )
 }

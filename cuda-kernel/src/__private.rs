@@ -1,5 +1,7 @@
 //! What `#[kernel]` and `#[derive(KernelParam)]` expand to refers to; not public API.
 
+pub use crate::__layout as layout;
+pub use crate::declare::args::{Arg, Buffer, In, Out, Pack, Params, Val, Value, val};
 pub use crate::declare::buffer::{ParamBytes, put};
 pub use crate::declare::cuda_declaration::{
     ConstText, DECLARATION_CAPACITY, FieldDims, struct_declaration,
@@ -10,12 +12,12 @@ pub use crate::declare::symbol::{family_name, family_name_with, template_arg};
 pub use crate::driver::result::Entered;
 pub use crate::graph::plan::{PlanKernel, PlanMut, PlanRef};
 pub use crate::launch::observe::{Site, observing, refused};
-pub use crate::launch::{contract, enter, launch, launch_packed};
+pub use crate::launch::{contract, contract_holds, enter, launch, launch_packed, pack};
 pub use crate::load::module::{load_function, load_ptx, load_ptx_file};
 pub use crate::{
     AddressFree, CType, Completion, Config, DeviceArg, DeviceArgMut, DeviceGlobal, Error,
     ExactLength, Kernel, KernelCache, KernelParam, Library, Loaded, ParamBuffer, ParamLayout,
-    ParamSlot,
+    ParamSlot, Result,
 };
 pub use ::core;
 pub use ::core::marker::PhantomData;
@@ -47,18 +49,6 @@ pub const fn same_name(ty: CType, name: &str) -> bool {
     true
 }
 
-/// The completion of `kernel`'s launch just queued on `stream` (a generated `launch_async`,
-/// whose caller's line it names).
-#[inline]
-#[track_caller]
-pub fn completion_after<'a, K: Kernel>(kernel: &K, stream: &CudaStream) -> Async<'a> {
-    let location = Location::caller();
-    crate::launch::completion::Completion::after_launch(stream, kernel.__loaded().name(), location)
-}
-
 /// A launch configuration's argument: a [`Config`] or cudarc's `LaunchConfig`.
 pub trait IntoConfig: Into<Config> {}
 impl<T: Into<Config>> IntoConfig for T {}
-
-/// What a generated `launch_async` returns.
-pub type Async<'a> = Result<crate::Completion<'a>, Error>;

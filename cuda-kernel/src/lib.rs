@@ -55,6 +55,13 @@ mod load;
 #[doc(hidden)]
 pub mod __private;
 
+/// What generated code glob-imports: the runtime under a short name, once per module however
+/// many `#[kernel]` blocks it holds (identical glob imports do not clash). Not public API.
+#[doc(hidden)]
+pub mod __prelude {
+    pub use crate::__private as __ck;
+}
+
 #[doc = include_str!("kernel_param.md")]
 pub use cuda_kernel_macros::KernelParam;
 #[doc = include_str!("kernel.md")]
@@ -82,6 +89,16 @@ pub use load::cache::KernelCache;
 pub use load::global::DeviceGlobal;
 pub use load::library::{Library, LibraryKernel, Loaded};
 pub use load::{nvrtc, ptx};
+
+/// `Result` with this crate's [`Error`]: what loading and launching return.
+///
+/// ```
+/// fn grid(n: u32) -> cuda_kernel::Result<cuda_kernel::Config> {
+///     Ok(cuda_kernel::Config::for_elements(n, 256))
+/// }
+/// assert_eq!(grid(1000).unwrap().grid, (4, 1, 1));
+/// ```
+pub type Result<T, E = Error> = core::result::Result<T, E>;
 
 /// The CUDA bindings cuda-kernel builds on (driver API, dynamic loading).
 pub use cudarc;

@@ -59,6 +59,18 @@ impl ParamSlot {
     }
 }
 
+/// The layout of a declared signature, each parameter named by a string, computed at compile
+/// time: what a generated `LAYOUT` is (`layout!("a": *const f32, "n": u32)`).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __layout {
+    ($($name:literal: $ty:ty),* $(,)?) => {
+        $crate::ParamLayout::from_slots(const {
+            &$crate::ParamLayout::place([$($crate::ParamSlot::of::<$ty>($name)),*])
+        })
+    };
+}
+
 /// The parameter buffer of one kernel signature, computed at compile time.
 ///
 /// Each parameter sits at the previous one's end rounded up to its own alignment, starting at 0,

@@ -3,6 +3,7 @@
 //! ([`DeviceArg`](crate::DeviceArg)), the buffer a launch sends, and the [`Kernel`](crate::Kernel)
 //! trait a generated launcher implements.
 
+pub(crate) mod args;
 pub(crate) mod buffer;
 pub(crate) mod cuda_declaration;
 pub(crate) mod device_arg;

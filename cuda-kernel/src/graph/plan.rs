@@ -58,14 +58,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use cudarc::driver::sys::{self, CUdeviceptr};
 use cudarc::driver::{CudaStream, SyncOnDrop};
 
+use crate::declare::args::{Pack, Params};
 use crate::declare::buffer::{ParamBytes, ParamPointers};
 use crate::driver::result;
 use crate::graph::NodeParams;
 use crate::launch::observe::{self, Shown, Site};
 use crate::{Config, DeviceArg, DeviceArgMut, Error, Kernel, Loaded};
 
-/// A kernel a [`Plan`] can record: every `#[kernel]` launcher implements it, with its
-/// parameters as a tuple of plan handles (for pointers) and values.
+/// A kernel a [`Plan`] can record: every `#[kernel]` launcher is one, with its parameters as
+/// a tuple of plan handles (for pointers) and values.
 ///
 /// # Safety
 /// `pack_args` writes the arguments at the offsets of [`Kernel::LAYOUT`].
@@ -78,11 +79,26 @@ pub unsafe trait PlanKernel<'a>: Kernel {
 
     /// Checks the kernel's contract (`#[requires(...)]`) for a launch with `config` and `args`,
     /// as its `launch` does: what [`Plan::record`] and [`Plan::set`] call before the driver.
-    /// Nothing to check by default (a kernel without a contract).
+    /// Nothing to check for a kernel without a contract.
+    fn check_args(args: &Self::Args, config: &Config) -> Result<(), Error>;
+}
+
+// SAFETY: the arguments are packed through the signature's own kinds, each at the next slot of
+// `LAYOUT`, the layout the kernel was loaded (and checked) with.
+unsafe impl<'a, K: Kernel> PlanKernel<'a> for K
+where
+    <K::__Params as Params>::Plan<'a>: Pack<K::__Params>,
+{
+    type Args = <K::__Params as Params>::Plan<'a>;
+
+    #[inline(always)]
+    fn pack_args(args: &Self::Args, params: &mut [u8]) {
+        Pack::<K::__Params>::pack(args, &mut K::LAYOUT.params.iter(), params);
+    }
+
     #[inline(always)]
     fn check_args(args: &Self::Args, config: &Config) -> Result<(), Error> {
-        let _ = (args, config);
-        Ok(())
+        K::__check_plan(args, config)
     }
 }
 

@@ -259,8 +259,6 @@ impl Notifier {
 /// What a completion stands for, for its error.
 #[derive(Debug)]
 enum What {
-    /// A launch of this kernel (its symbol), at this call site.
-    Launch(String, &'static Location<'static>),
     /// A plan's replay (its description), at this call site.
     Replay(String, &'static Location<'static>),
     /// A copy or the stream's work, at this call site.
@@ -272,8 +270,8 @@ enum What {
 /// context error) as the synchronous path reports it: an [`Error::Launch`] naming the launch
 /// (or replay) and its line, with `on_device` set.
 ///
-/// It borrows what the work uses for `'a`: [`launch_async`](crate::kernel#async-completion)
-/// holds a launch's outputs mutably until the GPU has written them, so reading them after
+/// It borrows what the work uses for `'a`: [`after`](Self::after) holds a launch's outputs
+/// mutably until the GPU has written them, so reading them after
 /// `.await` needs no synchronize. Dropped before it resolves, it waits for the GPU in `Drop`.
 ///
 /// ```no_run
@@ -318,14 +316,39 @@ impl Completion<'static> {
 }
 
 impl<'a> Completion<'a> {
-    /// The end of the launch of `kernel` (its symbol) just queued on `stream` from `location`:
-    /// what a generated `launch_async` returns.
-    pub(crate) fn after_launch(
-        stream: &CudaStream,
-        kernel: &str,
-        location: &'static Location<'static>,
-    ) -> Result<Completion<'a>, Error> {
-        Completion::on(stream, What::Launch(kernel.to_owned(), location))
+    /// The work `queue` puts on `stream` (launches, copies, anything queued there), as a
+    /// future that holds every borrow `queue` captured until the GPU has done it: a launch's
+    /// outputs stay mutably borrowed, so reading them after `.await` needs no synchronize.
+    ///
+    /// `queue` runs at once, on the calling thread; its error (a refused launch, named as the
+    /// launch names it) is returned without a completion. Works for any launcher, a chain of
+    /// them, and cudarc's own calls alike:
+    ///
+    /// ```no_run
+    /// # use cuda_kernel::{Completion, Config, kernel};
+    /// # use cuda_kernel::cudarc::driver::{CudaSlice, CudaStream};
+    /// #[kernel]
+    /// unsafe extern "C" {
+    ///     fn scale(x: *mut f32, a: f32, n: u32);
+    /// }
+    /// # async fn f(k: &Scale, stream: &CudaStream, x: &mut CudaSlice<f32>) -> Result<(), cuda_kernel::Error> {
+    /// let n = x.len() as u32;
+    /// // SAFETY: `scale` writes x[i] for i < n, the slice's length.
+    /// let done = Completion::after(stream, || unsafe {
+    ///     k.launch(stream, Config::for_elements(n, 256), x, 2.0, n)
+    /// })?;
+    /// // `x` is borrowed by `done` until here:
+    /// done.await?;
+    /// # Ok(()) }
+    /// ```
+    #[track_caller]
+    pub fn after<F>(stream: &CudaStream, queue: F) -> Result<Completion<'a>, Error>
+    where
+        F: FnOnce() -> Result<(), Error> + 'a,
+    {
+        let location = Location::caller();
+        queue()?;
+        Completion::on(stream, What::Work("the work queued", location))
     }
 
     /// The end of a plan's replay just queued on `stream`.
@@ -454,9 +477,6 @@ impl<'a> Completion<'a> {
         };
         let site = |location| crate::launch::Site::new(location, &[]);
         Err(match &self.what {
-            What::Launch(kernel, location) => {
-                crate::launch::observe::failed(kernel, &site(location), None, true, error)
-            }
             What::Replay(plan, location) => {
                 crate::launch::observe::replay_failed(plan, &site(location), None, true, error)
             }

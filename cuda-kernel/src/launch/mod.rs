@@ -6,16 +6,19 @@
 
 use cudarc::driver::{CudaStream, sys};
 
+use std::panic::Location;
+
+use crate::declare::args::{Arg, Buffer, Pack};
 use crate::declare::buffer::{ParamPointers, buffer_extra, extra_or_null};
 use crate::driver::result::{self, Entered};
-use crate::{Error, Kernel, Loaded};
+use crate::{Config, Error, Kernel, Loaded};
 
 pub(crate) mod completion;
 pub(crate) mod config;
 pub mod contract;
 pub(crate) mod observe;
 
-use config::{Config, DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits, shared_memory_limit};
+use config::{DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits, shared_memory_limit};
 use observe::Shown;
 pub use observe::Site;
 
@@ -135,39 +138,73 @@ fn check_shared_memory(
     Ok(())
 }
 
-/// Launches `kernel` on `stream` with its packed `params`: what a generated `launch` calls.
+/// Launches `kernel` on `stream` with `args`, a tuple of its arguments: what a generated
+/// `launch` calls, so that checking, borrowing, packing and launching are written once, for
+/// every signature.
 ///
-/// Checked first (the one launch check). A plain launch goes through `cuLaunchKernel` with the buffer as
-/// `CU_LAUNCH_PARAM_BUFFER_POINTER`; one with clusters, a priority or a programmatic dependency
-/// through `cuLaunchKernelEx` with the same buffer; a cooperative one through
-/// `cuLaunchKernelEx` with `kernelParams` pointing into the buffer at each parameter's offset
-/// (the driver takes no buffer for cooperative launches). A failure is an [`Error::Launch`]
-/// naming the kernel and `site`; the launch log and the verify mode act here.
+/// Each argument is checked first (memory of another context is refused), then the stream's
+/// context entered, each argument borrowed on the stream (ordering the launch after earlier
+/// work on its memory, as cudarc's own launches do) and written at its slot of `K::LAYOUT` in
+/// one buffer on the stack, and the buffer launched through [`launch_packed`], which makes the
+/// one launch check. A failure is an [`Error::Launch`] naming the kernel and the caller's line.
 ///
 /// # Safety
-/// `params` must be packed as `K::LAYOUT`, and every device address in it must stay valid until
-/// the kernel has run.
+/// The kernel runs with these arguments unchecked: as for the generated `launch` (the caller's,
+/// or the declaration's author's for a safe one).
 #[inline]
-pub unsafe fn launch<K: Kernel>(
+#[track_caller]
+pub unsafe fn launch<K: Kernel, A: Arg<K::__Params>>(
     kernel: &K,
-    entered: &Entered,
     stream: &CudaStream,
-    config: &Config,
-    params: &mut [u8],
-    site: Site<'_>,
+    config: impl Into<Config>,
+    mut args: A,
 ) -> Result<(), Error> {
-    // SAFETY: the caller's.
+    let at = Location::caller();
+    let refused = |e| observe::refused(kernel.__loaded(), at, e);
+    args.check(stream).map_err(refused)?;
+    // The stream's context, current until the end (the caller's is given back after the
+    // borrows' guards have recorded the launch).
+    let entered = enter(stream).map_err(refused)?;
+    // The memory's lengths, read only while the launch log or the verify mode is on (before
+    // the borrows, which hold `*mut` arguments).
+    let mut lengths = Vec::new();
+    if observe::observing() {
+        args.lengths(&mut lengths);
+    }
+    let mut buf = K::__Buffer::zeroed(K::LAYOUT.size);
+    // The guards are held until the launch is queued.
+    let _held = args.put(stream, &mut K::LAYOUT.params.iter(), buf.bytes_mut());
+    // SAFETY: the buffer holds every parameter at the offset the declaration gives it; the
+    // declaration's soundness is the caller's.
     unsafe {
         launch_packed(
             kernel.__loaded(),
-            entered,
+            &entered,
             stream,
-            config,
+            &config.into(),
             &K::LAYOUT,
-            params,
-            site,
+            buf.bytes_mut(),
+            Site::new(at, &lengths),
         )
     }
+}
+
+/// Packs `args` (device addresses as `CUdeviceptr`, values) into `K`'s parameter buffer: what
+/// a generated `pack` calls.
+#[inline]
+pub fn pack<K: Kernel, A: Pack<K::__Params>>(args: A) -> K::__Buffer {
+    let mut buf = K::__Buffer::zeroed(K::LAYOUT.size);
+    args.pack(&mut K::LAYOUT.params.iter(), buf.bytes_mut());
+    buf
+}
+
+/// A contract's verdict on a launch, named as the launch's own errors are: what a generated
+/// `launch` of a kernel with a contract calls before [`launch`].
+#[inline]
+#[track_caller]
+pub fn contract_holds<K: Kernel>(kernel: &K, verdict: Result<(), Error>) -> Result<(), Error> {
+    let at = Location::caller();
+    verdict.map_err(|e| observe::refused(kernel.__loaded(), at, e))
 }
 
 /// [`launch`] for a signature known as a value (not monomorphized per kernel, so that
