@@ -488,6 +488,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
         );
         quote! {
             #[doc = #doc]
+            #[inline]
             pub fn symbol_named(#arg: &str) -> ::std::string::String {
                 #body
             }
@@ -501,6 +502,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
         let doc = format!(" The entry symbol of this instance of `{symbol}` in its module.");
         quote! {
             #[doc = #doc]
+            #[inline]
             pub fn symbol() -> ::std::string::String {
                 #body
             }
@@ -512,13 +514,18 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
         }
     };
     let struct_names = real.then(|| struct_name_asserts(p, kernel));
-    let buffer = buffer_type(p, kernel);
+
     // The kernel's C signature fixes the argument count: `launch` takes three more (clippy's
     // limit is 7).
     let many_arguments =
         (kernel.params.len() + 3 > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
 
     let kernel_impl = real.then(|| expand_kernel_impl(krate, kernel, &ck));
+    // The glob import stays when `cfg` leaves the launcher out.
+    let unused_import = attrs
+        .iter()
+        .any(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"))
+        .then(|| quote!(#[allow(unused_imports)]));
 
     quote! {
         #(#type_docs)*
@@ -528,7 +535,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
         #[repr(transparent)]
         #vis struct #ty #struct_generics (#full::Loaded #marker);
 
-        #[allow(unused_imports)]
+        #unused_import
         use #krate::__prelude::*;
 
         #(#attrs)*
@@ -541,6 +548,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
             pub const LAYOUT: #p::ParamLayout = #layout;
 
             #[doc = #load_doc]
+            #[inline]
             pub fn load(
                 module: &#p::Arc<#p::CudaModule> #name_param
             ) -> #p::Result<Self> #member_bound {
@@ -548,6 +556,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
             }
 
             #[doc = #library_doc]
+            #[inline]
             pub fn load_library(
                 library: &#p::Arc<#p::Library> #name_param
             ) -> #p::Result<Self> #member_bound {
@@ -555,12 +564,14 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
             }
 
             /// The function, for attributes and occupancy (`None` from a library).
+            #[inline]
             pub fn function(&self) -> #p::core::option::Option<&#p::CudaFunction> {
                 #function
             }
 
             /// The parameter buffer `launch` would pass, device memory given as addresses.
-            pub fn pack(#(#pack_args),*) -> #buffer {
+            #[inline]
+            pub fn pack(#(#pack_args),*) -> #p::ParamBytes {
                 #pack
             }
 
@@ -587,21 +598,22 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
     }
 }
 
-/// A parameter as the runtime takes it: by name, or a value of a type that is not a primitive
-/// through `val`, whose bound is spanned on the declared type (where the layout reports a type
-/// that is not a parameter type: rustc then reports it once).
+/// A parameter as the runtime takes it: by name, or a value of a type that is not one of ours
+/// (a primitive, a vector or low-precision type) through `val`, whose bound is spanned on the
+/// declared type (where the layout reports a type that is not a parameter type: rustc then
+/// reports it once).
 fn argument(
     p: &TokenStream,
     buffer: &TokenStream,
     param: &cuda_kernel_syntax::ast::Param,
 ) -> TokenStream {
     let name = &param.ident;
-    let primitive = |ty: &syn::Type| {
+    let ours = |ty: &syn::Type| {
         matches!(ty, syn::Type::Path(path) if path.qself.is_none()
-            && path.path.get_ident().is_some_and(|i| types::primitive(&i.to_string()).is_some()))
+            && types::by_rust_path(&check::type_text(ty)).is_some())
     };
     match param.kind() {
-        ParamKind::Value if !primitive(&param.ty) => {
+        ParamKind::Value if !ours(&param.ty) => {
             let ty = &param.ty;
             quote_spanned!(ty.span()=> #p::val::<#ty, #buffer>(#name))
         }
@@ -623,8 +635,10 @@ fn nested(mut items: Vec<TokenStream>) -> TokenStream {
     quote!((#(#items,)*))
 }
 
-/// The parameter buffer of a launch: sized by the layout, or for a generic kernel, whose size
-/// depends on its type arguments, `ParamBytes`.
+/// The type `val` names a value's launch by: a parameter buffer sized by the layout, whose
+/// evaluation fails where a parameter's type is not a parameter type (so that its bound then
+/// names that failure, and rustc reports only the layout's error); for a generic kernel, whose
+/// size depends on its type arguments, `ParamBytes`.
 fn buffer_type(p: &TokenStream, kernel: &Kernel) -> TokenStream {
     let ty = kernel.type_ident();
     if kernel.is_generic() {
@@ -989,7 +1003,6 @@ fn expand_kernel_impl(krate: &Path, kernel: &Kernel, ck: &Ident) -> TokenStream 
             }
         }
     });
-    let buffer = buffer_type(p, kernel);
     quote! {
         // SAFETY: the type is `#[repr(transparent)]` over `Loaded`; LAYOUT is the layout of the
         // parameters `__Params` names; the runtime only hands `__from_loaded` a function it
@@ -998,7 +1011,6 @@ fn expand_kernel_impl(krate: &Path, kernel: &Kernel, ck: &Ident) -> TokenStream 
             const LAYOUT: #p::ParamLayout = Self::LAYOUT;
             const __NAME: &'static str = #name;
             type __Params = #kinds;
-            type __Buffer = #buffer;
             #symbol
             #run_time
             #family

@@ -1,8 +1,8 @@
 //! What `#[kernel]` and `#[derive(KernelParam)]` expand to refers to; not public API.
 
 pub use crate::__layout as layout;
-pub use crate::declare::args::{Arg, Buffer, In, Out, Pack, Params, Val, Value, val};
-pub use crate::declare::buffer::{ParamBytes, put};
+pub use crate::declare::args::{Arg, In, Out, Pack, Params, Val, Value, val};
+pub use crate::declare::buffer::put;
 pub use crate::declare::cuda_declaration::{
     ConstText, DECLARATION_CAPACITY, FieldDims, struct_declaration,
 };
@@ -16,8 +16,8 @@ pub use crate::launch::{contract, contract_holds, enter, launch, launch_packed, 
 pub use crate::load::module::{load_function, load_ptx, load_ptx_file};
 pub use crate::{
     AddressFree, CType, Completion, Config, DeviceArg, DeviceArgMut, DeviceGlobal, Error,
-    ExactLength, Kernel, KernelCache, KernelParam, Library, Loaded, ParamBuffer, ParamLayout,
-    ParamSlot, Result,
+    ExactLength, Kernel, KernelCache, KernelParam, Library, Loaded, ParamBuffer, ParamBytes,
+    ParamLayout, ParamSlot, Result,
 };
 pub use ::core;
 pub use ::core::marker::PhantomData;

@@ -67,7 +67,7 @@ pub use cuda_kernel_macros::KernelParam;
 #[doc = include_str!("kernel.md")]
 pub use cuda_kernel_macros::kernel;
 
-pub use declare::buffer::ParamBuffer;
+pub use declare::buffer::{ParamBuffer, ParamBytes};
 pub use declare::cuda_declaration::{cuda_header, write_cuda_header};
 pub use declare::device_arg::{DeviceArg, DeviceArgMut, DeviceMemory, ExactLength, Null};
 pub use declare::kernel::Kernel;

@@ -20,7 +20,7 @@ use cudarc::driver::{CudaStream, SyncOnDrop};
 
 use crate::declare::buffer::put;
 use crate::graph::plan::{PlanMut, PlanRef};
-use crate::{DeviceArg, DeviceArgMut, Error, KernelParam, ParamBuffer, ParamSlot};
+use crate::{DeviceArg, DeviceArgMut, Error, KernelParam, ParamSlot};
 
 /// A `*const T` parameter, as a kind: it takes device memory read as `T`s.
 pub struct In<T>(PhantomData<fn() -> T>);
@@ -328,41 +328,6 @@ tuples! {
     (P0 A0 0, P1 A1 1, P2 A2 2, P3 A3 3, P4 A4 4, P5 A5 5, P6 A6 6, P7 A7 7, P8 A8 8, P9 A9 9, P10 A10 10)
     (P0 A0 0, P1 A1 1, P2 A2 2, P3 A3 3, P4 A4 4, P5 A5 5, P6 A6 6, P7 A7 7, P8 A8 8, P9 A9 9, P10 A10 10, P11 A11 11)
 }
-
-/// The parameter buffer of a signature: [`ParamBuffer`] of its size where the declaration fixes
-/// it, [`ParamBytes`](crate::__private::ParamBytes) for a generic one.
-pub trait Buffer {
-    /// `len` zeroed bytes (`len` is the layout's size, which a `ParamBuffer` already has).
-    fn zeroed(len: usize) -> Self;
-    /// The packed bytes, for the driver.
-    fn bytes_mut(&mut self) -> &mut [u8];
-}
-
-impl<const N: usize> Buffer for ParamBuffer<N> {
-    #[inline(always)]
-    fn zeroed(len: usize) -> Self {
-        debug_assert_eq!(len, N);
-        ParamBuffer::new()
-    }
-
-    #[inline(always)]
-    fn bytes_mut(&mut self) -> &mut [u8] {
-        ParamBuffer::bytes_mut(self)
-    }
-}
-
-impl Buffer for crate::declare::buffer::ParamBytes {
-    #[inline(always)]
-    fn zeroed(len: usize) -> Self {
-        Self::new(len)
-    }
-
-    #[inline(always)]
-    fn bytes_mut(&mut self) -> &mut [u8] {
-        Self::bytes_mut(self)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,19 +10,17 @@ use crate::{KernelParam, ParamLayout, ParamSlot};
 /// The packed parameters of one launch, as passed to `cuLaunchKernel` through
 /// `CU_LAUNCH_PARAM_BUFFER_POINTER`.
 ///
-/// `N` is the signature's [`ParamLayout::size`](crate::ParamLayout::size), so the buffer lives on the stack. It starts
-/// zeroed: padding between parameters reaches the device as zeros. A generated `pack` returns
-/// one:
+/// `N` is a signature's [`ParamLayout::size`](crate::ParamLayout::size), so the buffer lives on the stack. It starts
+/// zeroed: padding between parameters reaches the device as zeros. For packing a signature
+/// known as constants (a generated `pack` returns a [`ParamBytes`], sized when made):
 ///
 /// ```
-/// #[cuda_kernel::kernel]
-/// unsafe extern "C" {
-///     fn scale(x: *mut f32, a: f32, n: u32);
-/// }
-/// let buf = Scale::pack(0x7f00_0000_1000, 2.0, 3);
-/// assert_eq!(buf.bytes()[..8], 0x7f00_0000_1000u64.to_le_bytes());
-/// assert_eq!(buf.bytes()[8..12], 2.0f32.to_le_bytes());
-/// assert_eq!(buf.bytes()[12..], 3u32.to_le_bytes());
+/// use cuda_kernel::{ParamBuffer, ParamLayout, ParamSlot};
+/// const SLOTS: [ParamSlot; 2] = ParamLayout::place([ParamSlot::of::<u8>("a"), ParamSlot::of::<f32>("b")]);
+/// const LAYOUT: ParamLayout = ParamLayout::from_slots(&SLOTS);
+/// let mut buf = ParamBuffer::<{ LAYOUT.size }>::new();
+/// buf.put(&LAYOUT.params[1], &2.0f32);
+/// assert_eq!(buf.bytes(), [0, 0, 0, 0, 0, 0, 0, 64]);
 /// ```
 #[repr(C, align(16))]
 pub struct ParamBuffer<const N: usize>([u8; N]);
@@ -60,30 +58,54 @@ impl<const N: usize> Default for ParamBuffer<N> {
     }
 }
 
-/// The packed parameters of a launch of a generic kernel (`Reduce0::<T>`), whose size depends
-/// on its type arguments: on the stack up to 256 bytes, on the heap above.
+/// The packed parameters of one launch, sized when made: what a launch packs into (on the
+/// stack) and a generated `pack` returns.
+///
+/// Up to [`INLINE`](Self::INLINE) bytes (the 4 KiB every driver takes) live in the value
+/// itself, of which only the first `len` are written (zeroed, so padding between parameters
+/// reaches the device as zeros); a larger signature (CUDA 12.1+ drivers take up to 32764 bytes)
+/// is packed on the heap.
+///
+/// ```
+/// #[cuda_kernel::kernel]
+/// unsafe extern "C" {
+///     fn scale(x: *mut f32, a: f32, n: u32);
+/// }
+/// let buf = Scale::pack(0x7f00_0000_1000, 2.0, 3);
+/// assert_eq!(buf.bytes().len(), Scale::LAYOUT.size);
+/// assert_eq!(buf.bytes()[..8], 0x7f00_0000_1000u64.to_le_bytes());
+/// assert_eq!(buf.bytes()[8..12], 2.0f32.to_le_bytes());
+/// assert_eq!(buf.bytes()[12..], 3u32.to_le_bytes());
+/// ```
 pub struct ParamBytes {
-    inline: [u8; ParamBytes::INLINE],
+    inline: Inline,
     heap: Vec<u8>,
     len: usize,
 }
 
+/// The inline bytes, aligned as the driver reads a parameter buffer.
+#[repr(C, align(16))]
+struct Inline([core::mem::MaybeUninit<u8>; ParamBytes::INLINE]);
+
 impl ParamBytes {
-    /// Bytes kept on the stack.
-    pub const INLINE: usize = 256;
+    /// Bytes kept in the value itself; a larger buffer is on the heap.
+    pub const INLINE: usize = crate::MAX_PARAM_BYTES_LEGACY;
 
     /// `len` zeroed bytes.
-    #[inline]
+    #[inline(always)]
     pub fn new(len: usize) -> Self {
-        ParamBytes {
-            inline: [0; ParamBytes::INLINE],
-            heap: if len > ParamBytes::INLINE {
-                vec![0; len]
-            } else {
-                Vec::new()
-            },
+        let mut bytes = ParamBytes {
+            inline: Inline([core::mem::MaybeUninit::uninit(); ParamBytes::INLINE]),
+            heap: Vec::new(),
             len,
+        };
+        if len > ParamBytes::INLINE {
+            bytes.heap = vec![0; len];
+        } else {
+            // SAFETY: `len` bytes lie inside the inline array; zeroing them initializes them.
+            unsafe { core::ptr::write_bytes(bytes.inline.0.as_mut_ptr(), 0, len) };
         }
+        bytes
     }
 
     /// Writes `value` into `slot`, which must lie inside the buffer (it panics otherwise).
@@ -98,7 +120,8 @@ impl ParamBytes {
         if self.len > ParamBytes::INLINE {
             &self.heap
         } else {
-            &self.inline[..self.len]
+            // SAFETY: the first `len` inline bytes were initialized by `new`.
+            unsafe { core::slice::from_raw_parts(self.inline.0.as_ptr().cast::<u8>(), self.len) }
         }
     }
 
@@ -108,8 +131,17 @@ impl ParamBytes {
         if self.len > ParamBytes::INLINE {
             &mut self.heap
         } else {
-            &mut self.inline[..self.len]
+            // SAFETY: as in `bytes`.
+            unsafe {
+                core::slice::from_raw_parts_mut(self.inline.0.as_mut_ptr().cast::<u8>(), self.len)
+            }
         }
+    }
+}
+
+impl core::fmt::Debug for ParamBytes {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_tuple("ParamBytes").field(&self.bytes()).finish()
     }
 }
 

@@ -8,8 +8,8 @@ use cudarc::driver::{CudaStream, sys};
 
 use std::panic::Location;
 
-use crate::declare::args::{Arg, Buffer, Pack};
-use crate::declare::buffer::{ParamPointers, buffer_extra, extra_or_null};
+use crate::declare::args::{Arg, Pack};
+use crate::declare::buffer::{ParamBytes, ParamPointers, buffer_extra, extra_or_null};
 use crate::driver::result::{self, Entered};
 use crate::{Config, Error, Kernel, Loaded};
 
@@ -145,7 +145,7 @@ fn check_shared_memory(
 /// Each argument is checked first (memory of another context is refused), then the stream's
 /// context entered, each argument borrowed on the stream (ordering the launch after earlier
 /// work on its memory, as cudarc's own launches do) and written at its slot of `K::LAYOUT` in
-/// one buffer on the stack, and the buffer launched through [`launch_packed`], which makes the
+/// one buffer on the stack ([`ParamBytes`]), and the buffer launched through [`launch_packed`], which makes the
 /// one launch check. A failure is an [`Error::Launch`] naming the kernel and the caller's line.
 ///
 /// # Safety
@@ -171,7 +171,7 @@ pub unsafe fn launch<K: Kernel, A: Arg<K::__Params>>(
     if observe::observing() {
         args.lengths(&mut lengths);
     }
-    let mut buf = K::__Buffer::zeroed(K::LAYOUT.size);
+    let mut buf = ParamBytes::new(K::LAYOUT.size);
     // The guards are held until the launch is queued.
     let _held = args.put(stream, &mut K::LAYOUT.params.iter(), buf.bytes_mut());
     // SAFETY: the buffer holds every parameter at the offset the declaration gives it; the
@@ -192,8 +192,8 @@ pub unsafe fn launch<K: Kernel, A: Arg<K::__Params>>(
 /// Packs `args` (device addresses as `CUdeviceptr`, values) into `K`'s parameter buffer: what
 /// a generated `pack` calls.
 #[inline]
-pub fn pack<K: Kernel, A: Pack<K::__Params>>(args: A) -> K::__Buffer {
-    let mut buf = K::__Buffer::zeroed(K::LAYOUT.size);
+pub fn pack<K: Kernel, A: Pack<K::__Params>>(args: A) -> ParamBytes {
+    let mut buf = ParamBytes::new(K::LAYOUT.size);
     args.pack(&mut K::LAYOUT.params.iter(), buf.bytes_mut());
     buf
 }
