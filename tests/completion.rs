@@ -249,7 +249,7 @@ fn a_faulting_kernel_is_named_through_await() {
 
 fn faulting_kernel_named(text: &str) {
     assert!(
-        text.contains("awaited: `write_far`, launched at tests/completion.rs:"),
+        text.contains("awaited: `the work queued`, launched at tests/completion.rs:"),
         "{text}"
     );
     assert!(

@@ -183,3 +183,55 @@ fn template_values_of_every_integer_type_derive_nvccs_symbols() {
         );
     }
 }
+
+/// A signature longer than the runtime's tuples (14 parameters, packed as a tuple of tuples),
+/// with a struct of the user's passed by value: every byte lands at the layout's offset.
+#[test]
+fn long_signatures_and_struct_values_pack_at_their_offsets() {
+    #[derive(Clone, Copy, cuda_kernel::KernelParam)]
+    #[repr(C)]
+    struct Pair {
+        a: u32,
+        b: f64,
+    }
+    #[cuda_kernel::kernel]
+    unsafe extern "C" {
+        fn long14(
+            p0: u8,
+            x: *const f32,
+            p1: u16,
+            p2: Pair,
+            y: *mut f32,
+            p3: u32,
+            p4: u64,
+            p5: f32,
+            p6: f64,
+            p7: Float4,
+            p8: i8,
+            p9: i16,
+            p10: i32,
+            p11: i64,
+        );
+    }
+    let pair = Pair { a: 7, b: 2.5 };
+    let f4 = Float4::new(1.0, 2.0, 3.0, 4.0);
+    let packed = Long14::pack(
+        1, 0x1000, 2, pair, 0x2000, 3, 4, 5.0, 6.0, f4, -8, -9, -10, -11,
+    );
+    let bytes = packed.bytes();
+    assert_eq!(bytes.len(), Long14::LAYOUT.size);
+    let at = |name: &str| Long14::LAYOUT.param(name).unwrap().offset;
+    assert_eq!(bytes[at("p0")], 1);
+    assert_eq!(bytes[at("x")..at("x") + 8], 0x1000u64.to_le_bytes());
+    assert_eq!(bytes[at("p2")..at("p2") + 4], 7u32.to_le_bytes());
+    assert_eq!(bytes[at("p2") + 8..at("p2") + 16], 2.5f64.to_le_bytes());
+    assert_eq!(bytes[at("y")..at("y") + 8], 0x2000u64.to_le_bytes());
+    assert_eq!(bytes[at("p7") + 12..at("p7") + 16], 4.0f32.to_le_bytes());
+    assert_eq!(bytes[at("p11")..at("p11") + 8], (-11i64).to_le_bytes());
+    assert_eq!(
+        allocations_during(|| drop(Long14::pack(
+            1, 2, 3, pair, 4, 5, 6, 7.0, 8.0, f4, 9, 10, 11, 12
+        ))),
+        0
+    );
+}

@@ -622,10 +622,10 @@ fn argument(
 }
 
 /// The arguments (or their kinds) as one tuple, nested in tuples of at most
-/// [`MAX_TUPLE`](cuda_kernel_syntax::ast::MAX_TUPLE) (the runtime's impls) where there are
+/// [`MAX_TUPLE`](cuda_kernel_syntax::layout::MAX_TUPLE) (the runtime's impls) where there are
 /// more: `(a, b, c,)`.
 fn nested(mut items: Vec<TokenStream>) -> TokenStream {
-    use cuda_kernel_syntax::ast::MAX_TUPLE;
+    use cuda_kernel_syntax::layout::MAX_TUPLE;
     while items.len() > MAX_TUPLE {
         items = items
             .chunks(MAX_TUPLE)

@@ -1,10 +1,4 @@
 //! Our model of a `#[kernel]` block; each node keeps its syn node for spans.
-
-/// The most parameters (or arguments) generated code puts in one tuple: the runtime implements
-/// its argument traits for tuples up to this length, and a longer signature is a tuple of
-/// tuples.
-pub const MAX_TUPLE: usize = 12;
-
 use proc_macro2::Ident;
 use syn::{Attribute, DeriveInput, Expr, LitStr, Member as FieldMember, Type, Visibility};
 

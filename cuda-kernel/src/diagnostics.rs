@@ -21,8 +21,8 @@
 //! ```no_run
 //! cuda_kernel::diagnostics::set_verify(true);
 //! // A launch whose kernel faults now returns the fault itself, as on an H100:
-//! // `write_far`, launched at tests/fault.rs:32:34, failed on the device (the verify mode
-//! // synchronized its stream after it): cuStreamSynchronize failed: CUDA_ERROR_ILLEGAL_ADDRESS
+//! // `write_far`, launched at tests/fault.rs:32:34, failed on the device (found when its
+//! // stream was synchronized after it): cuStreamSynchronize failed: CUDA_ERROR_ILLEGAL_ADDRESS
 //! // (an illegal memory access was encountered)
 //! //   grid (1, 1, 1), block (16, 1, 1), 0 bytes of shared memory, stream 0x7f5d94c2fbf0
 //! //   p = 0x302000200 (16 elements)

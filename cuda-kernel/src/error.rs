@@ -345,7 +345,7 @@ impl std::fmt::Display for LaunchError {
         let at = self.location;
         if self.replay {
             let how = if self.on_device {
-                " on the device (the verify mode synchronized its stream after it)"
+                " on the device (found when its stream was synchronized after it)"
             } else {
                 ""
             };
@@ -357,7 +357,7 @@ impl std::fmt::Display for LaunchError {
         } else if self.on_device {
             write!(
                 f,
-                "`{}`, launched at {at}, failed on the device (the verify mode synchronized its stream after it): {}",
+                "`{}`, launched at {at}, failed on the device (found when its stream was synchronized after it): {}",
                 shown(&self.kernel),
                 self.error
             )?;

@@ -8,12 +8,11 @@
 //! and plan handles, which [`Pack`] writes. Tuples nest (a signature of more than
 //! [`MAX_TUPLE`] parameters is a tuple of tuples), so any parameter count has one path.
 //!
-//! [`MAX_TUPLE`]: cuda_kernel_syntax::ast::MAX_TUPLE
+//! [`MAX_TUPLE`]: cuda_kernel_syntax::layout::MAX_TUPLE
 //!
 //! [`Kernel::__Params`]: crate::Kernel::__Params
 
 use core::marker::PhantomData;
-use core::slice;
 
 use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::{CudaStream, SyncOnDrop};
@@ -69,6 +68,8 @@ impl<V> Value<V> {
 
 /// A parameter kind, or a tuple of them: what a plan's recorded launch takes for it.
 pub trait Params: Sized {
+    /// The parameters it stands for: 1 for a kind, the sum for a tuple.
+    const COUNT: usize = 1;
     /// [`PlanRef`] for [`In`], [`PlanMut`] for [`Out`], the value for a value.
     type Plan<'a>;
 }
@@ -85,15 +86,6 @@ impl<V> Params for Val<V> {
     type Plan<'a> = V;
 }
 
-/// The next slot of a layout, which has one for every parameter of its signature.
-#[inline(always)]
-fn next<'s>(slots: &mut slice::Iter<'s, ParamSlot>) -> &'s ParamSlot {
-    match slots.next() {
-        Some(slot) => slot,
-        None => unreachable!("a launcher's parameters and layout come from one declaration"),
-    }
-}
-
 /// A launch argument for a parameter of kind `P`: checked, then borrowed for the launch while
 /// its address (or value) is written into the parameter buffer.
 pub trait Arg<P> {
@@ -108,11 +100,12 @@ pub trait Arg<P> {
     /// Appends the arguments' lengths in elements, where known (for the launch log).
     fn lengths(&self, out: &mut Vec<Option<usize>>);
 
-    /// Writes the argument at its slot (the next of `slots`), borrowing it on `stream`.
+    /// Writes the argument at its slot (the first of `slots`, the rest its successors'),
+    /// borrowing it on `stream`.
     fn put<'h>(
         &'h mut self,
         stream: &'h CudaStream,
-        slots: &mut slice::Iter<'_, ParamSlot>,
+        slots: &[ParamSlot],
         out: &mut [u8],
     ) -> Self::Held<'h>;
 }
@@ -136,11 +129,11 @@ impl<T, D: DeviceArg<T> + ?Sized> Arg<In<T>> for &D {
     fn put<'h>(
         &'h mut self,
         stream: &'h CudaStream,
-        slots: &mut slice::Iter<'_, ParamSlot>,
+        slots: &[ParamSlot],
         out: &mut [u8],
     ) -> Self::Held<'h> {
         let (ptr, sync) = DeviceArg::<T>::device_arg(*self, stream);
-        put(out, next(slots), &ptr);
+        put(out, &slots[0], &ptr);
         sync
     }
 }
@@ -164,11 +157,11 @@ impl<T, D: DeviceArgMut<T> + ?Sized> Arg<Out<T>> for &mut D {
     fn put<'h>(
         &'h mut self,
         stream: &'h CudaStream,
-        slots: &mut slice::Iter<'_, ParamSlot>,
+        slots: &[ParamSlot],
         out: &mut [u8],
     ) -> Self::Held<'h> {
         let (ptr, sync) = DeviceArgMut::<T>::device_arg_mut(&mut **self, stream);
-        put(out, next(slots), &ptr);
+        put(out, &slots[0], &ptr);
         sync
     }
 }
@@ -192,31 +185,31 @@ impl<V: KernelParam> Arg<Val<V>> for V {
     fn put<'h>(
         &'h mut self,
         _: &'h CudaStream,
-        slots: &mut slice::Iter<'_, ParamSlot>,
+        slots: &[ParamSlot],
         out: &mut [u8],
     ) -> Self::Held<'h> {
-        put(out, next(slots), self);
+        put(out, &slots[0], self);
     }
 }
 
 /// Arguments for a parameter of kind `P` as they are recorded or inspected: device addresses
 /// (`CUdeviceptr`, for a launcher's `pack`), plan handles, values.
 pub trait Pack<P> {
-    /// Writes the argument at its slot (the next of `slots`).
-    fn pack(&self, slots: &mut slice::Iter<'_, ParamSlot>, out: &mut [u8]);
+    /// Writes the argument at its slot (the first of `slots`).
+    fn pack(&self, slots: &[ParamSlot], out: &mut [u8]);
 }
 
 impl<V: KernelParam> Pack<Val<V>> for V {
     #[inline(always)]
-    fn pack(&self, slots: &mut slice::Iter<'_, ParamSlot>, out: &mut [u8]) {
-        put(out, next(slots), self);
+    fn pack(&self, slots: &[ParamSlot], out: &mut [u8]) {
+        put(out, &slots[0], self);
     }
 }
 
 impl<V> Pack<Val<V>> for Value<V> {
     #[inline(always)]
-    fn pack(&self, slots: &mut slice::Iter<'_, ParamSlot>, out: &mut [u8]) {
-        self.put(next(slots), out);
+    fn pack(&self, slots: &[ParamSlot], out: &mut [u8]) {
+        self.put(&slots[0], out);
     }
 }
 
@@ -239,10 +232,10 @@ impl<V> Arg<Val<V>> for Value<V> {
     fn put<'h>(
         &'h mut self,
         _: &'h CudaStream,
-        slots: &mut slice::Iter<'_, ParamSlot>,
+        slots: &[ParamSlot],
         out: &mut [u8],
     ) -> Self::Held<'h> {
-        Value::put(self, next(slots), out);
+        Value::put(self, &slots[0], out);
     }
 }
 
@@ -250,8 +243,8 @@ macro_rules! address_packs {
     ($($kind:ident),*) => {$(
         impl<T> Pack<$kind<T>> for CUdeviceptr {
             #[inline(always)]
-            fn pack(&self, slots: &mut slice::Iter<'_, ParamSlot>, out: &mut [u8]) {
-                put(out, next(slots), self);
+            fn pack(&self, slots: &[ParamSlot], out: &mut [u8]) {
+                put(out, &slots[0], self);
             }
         }
     )*};
@@ -260,26 +253,28 @@ address_packs!(In, Out);
 
 impl<T> Pack<In<T>> for PlanRef<'_, T> {
     #[inline(always)]
-    fn pack(&self, slots: &mut slice::Iter<'_, ParamSlot>, out: &mut [u8]) {
-        put(out, next(slots), &self.address());
+    fn pack(&self, slots: &[ParamSlot], out: &mut [u8]) {
+        put(out, &slots[0], &self.address());
     }
 }
 
 impl<T> Pack<Out<T>> for PlanMut<'_, T> {
     #[inline(always)]
-    fn pack(&self, slots: &mut slice::Iter<'_, ParamSlot>, out: &mut [u8]) {
-        put(out, next(slots), &self.address());
+    fn pack(&self, slots: &[ParamSlot], out: &mut [u8]) {
+        put(out, &slots[0], &self.address());
     }
 }
 
 macro_rules! tuples {
     ($( ($($p:ident $a:ident $i:tt),*) )*) => {$(
         impl<$($p: Params),*> Params for ($($p,)*) {
+            const COUNT: usize = 0 $(+ $p::COUNT)*;
             type Plan<'a> = ($($p::Plan<'a>,)*);
         }
 
-        #[allow(unused_variables, clippy::unused_unit)]
-        impl<$($p, $a: Arg<$p>),*> Arg<($($p,)*)> for ($($a,)*) {
+        // Each element's slots start after its predecessors' (`at`, a constant once inlined).
+        #[allow(unused_variables, unused_mut, unused_assignments, clippy::unused_unit)]
+        impl<$($p: Params, $a: Arg<$p>),*> Arg<($($p,)*)> for ($($a,)*) {
             type Held<'h> = ($($a::Held<'h>,)*) where Self: 'h;
 
             #[inline(always)]
@@ -296,18 +291,27 @@ macro_rules! tuples {
             fn put<'h>(
                 &'h mut self,
                 stream: &'h CudaStream,
-                slots: &mut slice::Iter<'_, ParamSlot>,
+                slots: &[ParamSlot],
                 out: &mut [u8],
             ) -> Self::Held<'h> {
-                ($(self.$i.put(stream, slots, out),)*)
+                let mut at = 0;
+                ($({
+                    let held = self.$i.put(stream, &slots[at..], out);
+                    at += $p::COUNT;
+                    held
+                },)*)
             }
         }
 
-        #[allow(unused_variables)]
-        impl<$($p, $a: Pack<$p>),*> Pack<($($p,)*)> for ($($a,)*) {
+        #[allow(unused_variables, unused_mut, unused_assignments)]
+        impl<$($p: Params, $a: Pack<$p>),*> Pack<($($p,)*)> for ($($a,)*) {
             #[inline(always)]
-            fn pack(&self, slots: &mut slice::Iter<'_, ParamSlot>, out: &mut [u8]) {
-                $(self.$i.pack(slots, out);)*
+            fn pack(&self, slots: &[ParamSlot], out: &mut [u8]) {
+                let mut at = 0;
+                $(
+                    self.$i.pack(&slots[at..], out);
+                    at += $p::COUNT;
+                )*
             }
         }
     )*};
@@ -336,7 +340,7 @@ mod tests {
     #[test]
     fn tuples_reach_the_length_the_macro_nests_at() {
         fn params<P: Params>() {}
-        assert_eq!(cuda_kernel_syntax::ast::MAX_TUPLE, 12);
+        assert_eq!(cuda_kernel_syntax::layout::MAX_TUPLE, 12);
         type V = Val<u8>;
         params::<(V, V, V, V, V, V, V, V, V, V, V, In<f32>)>();
         params::<((V, Out<f32>), (V,))>();
@@ -351,7 +355,7 @@ mod tests {
         ]);
         let mut out = [0u8; 24];
         let args: (CUdeviceptr, Value<u8>, CUdeviceptr) = (0x1122, val::<_, ()>(7), 0x3344);
-        Pack::<(In<f32>, Val<u8>, Out<f32>)>::pack(&args, &mut SLOTS.iter(), &mut out);
+        Pack::<(In<f32>, Val<u8>, Out<f32>)>::pack(&args, &SLOTS, &mut out);
         assert_eq!(out[..8], 0x1122u64.to_le_bytes());
         assert_eq!(out[8], 7);
         assert_eq!(out[16..], 0x3344u64.to_le_bytes());

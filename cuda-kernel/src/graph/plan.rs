@@ -93,7 +93,7 @@ where
 
     #[inline(always)]
     fn pack_args(args: &Self::Args, params: &mut [u8]) {
-        Pack::<K::__Params>::pack(args, &mut K::LAYOUT.params.iter(), params);
+        Pack::<K::__Params>::pack(args, K::LAYOUT.params, params);
     }
 
     #[inline(always)]

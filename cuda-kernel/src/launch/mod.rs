@@ -165,28 +165,91 @@ pub unsafe fn launch<K: Kernel, A: Arg<K::__Params>>(
     // The stream's context, current until the end (the caller's is given back after the
     // borrows' guards have recorded the launch).
     let entered = enter(stream).map_err(refused)?;
-    // The memory's lengths, read only while the launch log or the verify mode is on (before
-    // the borrows, which hold `*mut` arguments).
-    let mut lengths = Vec::new();
+    let config = config.into();
     if observe::observing() {
-        args.lengths(&mut lengths);
+        // SAFETY: the caller's.
+        return unsafe { launch_observed(kernel, &entered, stream, &config, args, at) };
     }
-    let mut buf = ParamBytes::new(K::LAYOUT.size);
-    // The guards are held until the launch is queued.
-    let _held = args.put(stream, &mut K::LAYOUT.params.iter(), buf.bytes_mut());
-    // SAFETY: the buffer holds every parameter at the offset the declaration gives it; the
-    // declaration's soundness is the caller's.
-    unsafe {
-        launch_packed(
-            kernel.__loaded(),
-            &entered,
-            stream,
-            &config.into(),
-            &K::LAYOUT,
-            buf.bytes_mut(),
-            Site::new(at, &lengths),
-        )
+    with_params(K::LAYOUT.size, |buf| {
+        // The guards are held until the launch is queued.
+        let _held = args.put(stream, K::LAYOUT.params, buf);
+        // SAFETY: the buffer holds every parameter at the offset the declaration gives it;
+        // the declaration's soundness is the caller's.
+        unsafe {
+            launch_packed(
+                kernel.__loaded(),
+                &entered,
+                stream,
+                &config,
+                &K::LAYOUT,
+                buf,
+                Site::new(at, &[]),
+            )
+        }
+    })
+}
+
+/// [`launch`] while the launch log or the verify mode is on: with the memory's lengths, read
+/// before the borrows (which hold `*mut` arguments).
+#[cold]
+#[inline(never)]
+unsafe fn launch_observed<K: Kernel, A: Arg<K::__Params>>(
+    kernel: &K,
+    entered: &Entered,
+    stream: &CudaStream,
+    config: &Config,
+    mut args: A,
+    at: &'static Location<'static>,
+) -> Result<(), Error> {
+    let mut lengths = Vec::new();
+    args.lengths(&mut lengths);
+    with_params(K::LAYOUT.size, |buf| {
+        let _held = args.put(stream, K::LAYOUT.params, buf);
+        // SAFETY: as in `launch`.
+        unsafe {
+            launch_packed(
+                kernel.__loaded(),
+                entered,
+                stream,
+                config,
+                &K::LAYOUT,
+                buf,
+                Site::new(at, &lengths),
+            )
+        }
+    })
+}
+
+/// Runs `f` on `len` zeroed bytes: on the stack up to [`ParamBytes::INLINE`] (the 4 KiB every
+/// driver takes), on the heap above. With `len` a constant (a declaration's layout) only one way
+/// is compiled in, and its stack array is the smallest of 128, 512 and 4096 bytes that holds
+/// the parameters (a frame above a page probes the stack on every call).
+#[inline(always)]
+fn with_params<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
+    if len <= 128 {
+        on_stack::<128, R>(len, f)
+    } else if len <= 512 {
+        on_stack::<512, R>(len, f)
+    } else if len <= ParamBytes::INLINE {
+        on_stack::<{ ParamBytes::INLINE }, R>(len, f)
+    } else {
+        f(&mut vec![0; len])
     }
+}
+
+/// [`with_params`] in an array of `N` bytes, `len` of them zeroed and handed to `f`.
+#[inline(always)]
+fn on_stack<const N: usize, R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
+    #[repr(C, align(16))]
+    struct Stack<const N: usize>([core::mem::MaybeUninit<u8>; N]);
+    let mut stack = Stack::<N>([core::mem::MaybeUninit::uninit(); N]);
+    debug_assert!(len <= N);
+    // SAFETY: `len <= N` bytes lie inside the array; zeroing them initializes them.
+    let bytes = unsafe {
+        core::ptr::write_bytes(stack.0.as_mut_ptr(), 0, len);
+        core::slice::from_raw_parts_mut(stack.0.as_mut_ptr().cast::<u8>(), len)
+    };
+    f(bytes)
 }
 
 /// Packs `args` (device addresses as `CUdeviceptr`, values) into `K`'s parameter buffer: what
@@ -194,7 +257,7 @@ pub unsafe fn launch<K: Kernel, A: Arg<K::__Params>>(
 #[inline]
 pub fn pack<K: Kernel, A: Pack<K::__Params>>(args: A) -> ParamBytes {
     let mut buf = ParamBytes::new(K::LAYOUT.size);
-    args.pack(&mut K::LAYOUT.params.iter(), buf.bytes_mut());
+    args.pack(K::LAYOUT.params, buf.bytes_mut());
     buf
 }
 
