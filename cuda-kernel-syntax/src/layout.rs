@@ -79,6 +79,11 @@ impl Cursor {
     }
 }
 
+/// The most parameters (or arguments) generated code puts in one tuple: the runtime implements
+/// its argument traits for tuples up to this length, and a longer signature is a tuple of
+/// tuples.
+pub const MAX_TUPLE: usize = 12;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,8 +111,3 @@ mod tests {
         assert_eq!(Cursor::START.struct_size(1), 0);
     }
 }
-
-/// The most parameters (or arguments) generated code puts in one tuple: the runtime implements
-/// its argument traits for tuples up to this length, and a longer signature is a tuple of
-/// tuples.
-pub const MAX_TUPLE: usize = 12;
