@@ -60,7 +60,7 @@ make_crate() { # name, block attribute, with uses (0/1), with declarations (0/1)
             echo "    let c = Config::for_elements(n as u32, 256);"
             for i in $(seq 0 $((families - 1))); do
                 local ty="Op$i"
-                echo "    unsafe { $ty::<T>::load(m)?.launch(s, c, n, 1, info, inp, out)? };"
+                echo "    unsafe { <$ty<T> as cuda_kernel::Kernel>::load(m)?.launch(s, c, n, 1, info, inp, out)? };"
             done
             echo "    Ok(())"
             echo "}"
