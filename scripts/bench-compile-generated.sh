@@ -33,6 +33,7 @@ make_crate() { # name, with includes (0/1)
     } >"$dir/Cargo.toml"
     {
         echo "fn main() {"
+        echo "    println!(\"cargo::rerun-if-changed=build.rs\");"
         echo "    cuda_kernel_build::Build::new()"
         echo "        .files(["
         for f in "${files[@]}"; do echo "            \"$src/$f\","; done
@@ -64,9 +65,11 @@ for name in generated build_only; do
 done
 out=$(find "$CARGO_TARGET_DIR/debug/build" -path '*generated-*/out/cuda-kernel' -type d | head -1)
 launchers=$(cat "$out"/*.rs | grep -cE '^\s*(pub )?(safe )?fn ')
+entries=$(cat "$out"/../*.ptx 2>/dev/null | grep -c '^.visible .entry' || true)
 with=$(median_build "$work/generated")
 without=$(median_build "$work/build_only")
 printf 'kernel declarations generated (fn items):            %d\n' "$launchers"
+printf 'kernels in their PTX (.entry):                       %d\n' "$entries"
 printf 'debug rebuild with the generated declarations:       %.2f s\n' "$with"
 printf 'the same crate without them:                         %.2f s\n' "$without"
 printf 'added by the generated declarations:                 %.2f s\n' "$(echo "$with - $without" | bc -l)"
