@@ -2,8 +2,10 @@
 # Compile-time cost of generated declarations on a real backend's kernels: a crate whose build
 # script generates the declarations of every kernel of a folder of .cu files
 # (`Build::generate_declarations`, nvcc needed) and includes them, against the same crate with
-# the build script but without the includes. Prints the number of launchers generated and the
-# median of 5 debug rebuilds of each (after touching lib.rs, so the build script does not rerun).
+# the build script but without the includes. Prints the number of declarations generated, the
+# kernels of their PTX and the median of 5 debug rebuilds of each after touching lib.rs. (The
+# build step asks to rerun when the crate's src/lib.rs changes, so today each rebuild also
+# recompiles every .cu: docs/BENCHMARKS.md.)
 #
 # usage: scripts/bench-compile-generated.sh CU_DIR [FILE.cu ...]
 #   e.g. candle's kernels: scripts/bench-compile-generated.sh candle-kernels/src \
