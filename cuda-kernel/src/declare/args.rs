@@ -166,32 +166,6 @@ impl<T, D: DeviceArgMut<T> + ?Sized> Arg<Out<T>> for &mut D {
     }
 }
 
-impl<V: KernelParam> Arg<Val<V>> for V {
-    type Held<'h>
-        = ()
-    where
-        Self: 'h;
-
-    #[inline(always)]
-    fn check(&self, _: &CudaStream) -> Result<(), Error> {
-        Ok(())
-    }
-
-    fn lengths(&self, out: &mut Vec<Option<usize>>) {
-        out.push(None);
-    }
-
-    #[inline(always)]
-    fn put<'h>(
-        &'h mut self,
-        _: &'h CudaStream,
-        slots: &[ParamSlot],
-        out: &mut [u8],
-    ) -> Self::Held<'h> {
-        put(out, &slots[0], self);
-    }
-}
-
 /// Arguments for a parameter of kind `P` as they are recorded or inspected: device addresses
 /// (`CUdeviceptr`, for a launcher's `pack`), plan handles, values.
 pub trait Pack<P> {
@@ -213,7 +187,8 @@ impl<V> Pack<Val<V>> for Value<V> {
     }
 }
 
-impl<V> Arg<Val<V>> for Value<V> {
+// A value borrows nothing: launched as it is packed (bare, or through `val`).
+impl<V, A: Pack<Val<V>>> Arg<Val<V>> for A {
     type Held<'h>
         = ()
     where
@@ -235,7 +210,7 @@ impl<V> Arg<Val<V>> for Value<V> {
         slots: &[ParamSlot],
         out: &mut [u8],
     ) -> Self::Held<'h> {
-        Value::put(self, &slots[0], out);
+        self.pack(slots, out);
     }
 }
 
