@@ -48,7 +48,3 @@ pub const fn same_name(ty: CType, name: &str) -> bool {
     }
     true
 }
-
-/// A launch configuration's argument: a [`Config`] or cudarc's `LaunchConfig`.
-pub trait IntoConfig: Into<Config> {}
-impl<T: Into<Config>> IntoConfig for T {}
