@@ -144,6 +144,8 @@ if [ "$what" != tests ]; then
         .device/examples/vector_add && .device/examples/vector_add 1000003 && .device/examples/vector_add 1
         echo "== bandwidth"
         .device/examples/bandwidth
+        echo "== tma_copy (a TMA tiled copy against cuMemcpyDtoD; launches with a descriptor)"
+        .device/examples/tma_copy
         echo "== launch_overhead"
         .device/examples/launch_overhead
         launch_path

@@ -74,12 +74,30 @@ pub struct Nested {
     pub c: Char3,
 }
 
+/// A struct aligned above 16 bytes: its offset in a parameter buffer is the GPU's to choose.
+#[derive(Clone, Copy, KernelParam)]
+#[repr(C, align(32))]
+pub struct Aligned32 {
+    pub x: f64,
+    pub tag: u8,
+}
+
+/// 64 bytes aligned to 64, as Hopper kernels take their tile descriptors.
+#[derive(Clone, Copy, KernelParam)]
+#[repr(C, align(64))]
+pub struct Aligned64 {
+    pub words: [u32; 12],
+    pub tag: u16,
+}
+
 /// Declarations of the structs, nested ones first.
-const STRUCT_DECLARATIONS: [&str; 4] = [
+const STRUCT_DECLARATIONS: [&str; 6] = [
     Inner::CUDA_DECLARATION,
     Mixed::CUDA_DECLARATION,
     Aligned16::CUDA_DECLARATION,
     Nested::CUDA_DECLARATION,
+    Aligned32::CUDA_DECLARATION,
+    Aligned64::CUDA_DECLARATION,
 ];
 
 fn universe() -> Vec<ParamType> {
@@ -162,6 +180,19 @@ fn universe() -> Vec<ParamType> {
     ]
 }
 
+/// The types aligned above 16 bytes, placed by the GPU: the `_32a` vectors, structs aligned to
+/// 32 and 64, and the 128-byte TMA descriptor.
+fn aligned_universe() -> Vec<ParamType> {
+    param_types![
+        Double4_32a,
+        Long4_32a,
+        Ulonglong4_32a,
+        Aligned32,
+        Aligned64,
+        RawTensorMap,
+    ]
+}
+
 /// CUDA's vector types for g++, as ../shared/CUDA-ABI.md gives them (not read from the crate):
 /// `(name, element, count, alignment)`.
 const CUDA_VECTOR_TYPES: &[(&str, &str, usize, usize)] = &[
@@ -218,6 +249,9 @@ const CUDA_VECTOR_TYPES: &[(&str, &str, usize, usize)] = &[
     ("ulong4_16a", "unsigned long", 4, 16),
     ("longlong4_16a", "long long", 4, 16),
     ("ulonglong4_16a", "unsigned long long", 4, 16),
+    ("double4_32a", "double", 4, 32),
+    ("long4_32a", "long", 4, 32),
+    ("ulonglong4_32a", "unsigned long long", 4, 32),
 ];
 
 /// Host stand-ins for CUDA's half types (2-byte `__half`, 4-byte-aligned pairs).
@@ -226,6 +260,7 @@ struct __half { unsigned short bits; };
 struct __nv_bfloat16 { unsigned short bits; };
 struct alignas(4) __half2 { __half x, y; };
 struct alignas(4) __nv_bfloat162 { __nv_bfloat16 x, y; };
+struct alignas(128) CUtensorMap_st { unsigned long long opaque[16]; };
 ";
 
 // ---------------------------------------------------------------------------------------------
@@ -267,6 +302,36 @@ fn signatures(types: &[ParamType]) -> Vec<Vec<ParamType>> {
         for at in 0..=base.len() {
             let mut sig = base.clone();
             sig.insert(at, t);
+            sigs.push(sig);
+        }
+    }
+    sigs
+}
+
+/// 96 signatures of 1 to 12 parameters drawn from both universes, each with at least one
+/// parameter aligned above 16 bytes, then a 10-parameter list with each aligned type inserted
+/// at every position.
+fn aligned_signatures(types: &[ParamType], aligned: &[ParamType]) -> Vec<Vec<ParamType>> {
+    let mut rng = Rng(SEED ^ 0xa11e_d000);
+    let mut sigs: Vec<Vec<ParamType>> = (0..96)
+        .map(|_| {
+            let len = 1 + rng.below(12);
+            let mut sig: Vec<ParamType> = (0..len)
+                .map(|_| match rng.below(3) {
+                    0 => aligned[rng.below(aligned.len())],
+                    _ => types[rng.below(types.len())],
+                })
+                .collect();
+            let at = rng.below(len);
+            sig[at] = aligned[rng.below(aligned.len())];
+            sig
+        })
+        .collect();
+    let base: Vec<ParamType> = (0..10).map(|_| types[rng.below(types.len())]).collect();
+    for t in aligned {
+        for at in 0..=base.len() {
+            let mut sig = base.clone();
+            sig.insert(at, *t);
             sigs.push(sig);
         }
     }
@@ -336,7 +401,10 @@ fn host_program(sigs: &[Vec<ParamType>]) -> String {
 #[test]
 fn layouts_match_gxx_for_every_generated_signature() {
     let types = universe();
-    let sigs = signatures(&types);
+    let mut sigs = signatures(&types);
+    // The C rule's offsets of parameters aligned above 16 bytes too (on the GPU they are the
+    // driver's, from the first such parameter on; g++ checks the declared side).
+    sigs.extend(aligned_signatures(&types, &aligned_universe()));
     let params: usize = sigs.iter().map(Vec::len).sum();
     assert!(
         sigs.len() >= 300 && params >= 2000,
@@ -442,6 +510,8 @@ fn data_bytes(name: &str, size: usize) -> Vec<bool> {
         "Aligned16" => &Aligned16::__FIELDS,
         "Nested" => &Nested::__FIELDS,
         "NsPair" => &NsPair::__FIELDS,
+        "Aligned32" => &Aligned32::__FIELDS,
+        "Aligned64" => &Aligned64::__FIELDS,
         _ => return vec![true; size],
     };
     let mut mask = vec![false; size];
@@ -556,6 +626,105 @@ fn layouts_match_the_driver_and_every_byte_arrives() {
     }
     eprintln!(
         "conformance on the GPU: {} kernels, {params_checked} parameters, {bytes_checked} data bytes echoed intact (struct padding not compared); every offset and size equal to cuFuncGetParamInfo",
+        sigs.len()
+    );
+}
+
+/// Launches `loaded` (whose parameters are `sig` and a trailing `out` pointer, placed by
+/// `layout`) with each parameter's bytes filled with [`graffiti`] and returns the `echo_len`
+/// bytes it wrote.
+fn echo_with(
+    stream: &std::sync::Arc<cuda_kernel::cudarc::driver::CudaStream>,
+    loaded: &Loaded,
+    layout: &ParamLayout,
+    sig: &[ParamType],
+    config: Config,
+    echo_len: usize,
+) -> Result<Vec<u8>, Error> {
+    let mut out = stream.alloc_zeros::<u8>(echo_len)?;
+    let mut buf = vec![0u8; layout.size];
+    for (i, (slot, t)) in layout.params.iter().zip(sig).enumerate() {
+        for j in 0..slot.size {
+            buf[slot.offset + j] = graffiti(i, j, t);
+        }
+    }
+    {
+        let (out_ptr, _sync) =
+            cuda_kernel::cudarc::driver::DevicePtrMut::device_ptr_mut(&mut out, stream);
+        let last = layout.params.last().unwrap();
+        buf[last.offset..last.end()].copy_from_slice(&out_ptr.to_le_bytes());
+        let entered = cuda_kernel::__private::enter(stream)?;
+        unsafe {
+            cuda_kernel::__private::launch_packed(
+                loaded,
+                &entered,
+                stream,
+                &config,
+                layout,
+                &mut buf,
+                cuda_kernel::__private::Site::here(),
+            )
+        }?;
+    }
+    Ok(stream.clone_dtoh(&out)?)
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn parameters_aligned_above_16_sit_where_the_driver_says_and_every_byte_arrives() {
+    let types = universe();
+    let sigs = aligned_signatures(&types, &aligned_universe());
+    let dir = scratch_dir("conformance-gpu-aligned");
+    let source = format!("#include <cuda.h>\n{}", device_source(&sigs));
+    let ptx = std::fs::read_to_string(compile_ptx(&dir, "echo_aligned", &source)).unwrap();
+
+    let ctx = driver::context(0).unwrap();
+    let stream = ctx.default_stream();
+    let module = driver::load_ptx(&ctx, &ptx).unwrap();
+    let library = Library::load_ptx(&ptx).unwrap();
+    let one = Config::new((1, 1, 1), (1, 1, 1));
+    let (mut moved, mut bytes_checked, mut launches) = (0, 0, 0);
+    for (k, sig) in sigs.iter().enumerate() {
+        let name: &'static str = Box::leak(format!("sig{k}").into_boxed_str());
+        let mut slots = layout(sig);
+        slots.push(ParamSlot::of::<*mut u8>("out"));
+        ParamLayout::place_in(&mut slots);
+        let declared = ParamLayout::from_slots(Box::leak(slots.into_boxed_slice()));
+        assert!(
+            !declared.is_fixed(),
+            "signature {k} has a parameter aligned above 16"
+        );
+        let echo_len: usize = sig.iter().map(|t| t.size).sum();
+        let from_module = cuda_kernel::__private::load_loaded(&module, name, &declared)
+            .unwrap_or_else(|e| panic!("signature {k}: {e}"));
+        let placed = *from_module.layout().expect("placed by the driver");
+        moved += declared
+            .params
+            .iter()
+            .zip(placed.params)
+            .filter(|(d, p)| d.offset != p.offset)
+            .count();
+        let from_library = LibraryKernel::load(&library, name, &declared)
+            .map(|kernel| Loaded::library(std::sync::Arc::new(kernel), name))
+            .unwrap_or_else(|e| panic!("signature {k} from the library: {e}"));
+        assert_eq!(from_library.layout(), Some(&placed), "signature {k}");
+        for (path, loaded, config) in [
+            ("launch", &from_module, one),
+            ("cooperative launch", &from_module, one.cooperative()),
+            ("library launch", &from_library, one),
+        ] {
+            let echoed = echo_with(&stream, loaded, &placed, sig, config, echo_len)
+                .unwrap_or_else(|e| panic!("signature {k}, {path}: {e}"));
+            bytes_checked += check_echo(&format!("signature {k}, {path}"), sig, &echoed);
+            launches += 1;
+        }
+    }
+    assert!(
+        moved > 0,
+        "no parameter sat elsewhere than the C rule puts it"
+    );
+    eprintln!(
+        "aligned conformance on the GPU: {} kernels with parameters aligned to 32, 64 and 128 bytes, {launches} launches (module, cooperative, library), {bytes_checked} data bytes echoed intact; {moved} parameters at the driver's offset rather than the C rule's",
         sigs.len()
     );
 }

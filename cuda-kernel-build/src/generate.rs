@@ -479,13 +479,20 @@ fn param(
     structs: &[(String, String)],
 ) -> Result<(String, String), String> {
     let mut words: Vec<Token> = Vec::new();
+    let mut grid_constant = false;
     let mut i = 0;
     while i < tokens.len() {
         match &tokens[i] {
             Token::Ident(a) if a == "__attribute__" => {
-                i = skip_group(tokens, i + 1, '(', ')');
+                // `__attribute__((grid_constant))`, as `__grid_constant__` expands.
+                let end = skip_group(tokens, i + 1, '(', ')');
+                grid_constant |= tokens[i..end]
+                    .iter()
+                    .any(|t| matches!(t, Token::Ident(g) if g == "grid_constant"));
+                i = end;
                 continue;
             }
+            Token::Ident(g) if g == "__grid_constant__" => grid_constant = true,
             Token::Ident(r) if r == "__restrict__" || r == "__restrict" || r == "restrict" => {}
             Token::Ident(s) if s == "struct" => {}
             Token::Punct('[') => {
@@ -542,7 +549,18 @@ fn param(
         _ => format!("arg{index}"),
     };
     let ty = rust_type(&words, typedefs, type_params, structs)?;
-    Ok((rust_name(&name), ty))
+    let name = rust_name(&name);
+    // A TMA descriptor is `const __grid_constant__` in every declaration; another value so
+    // declared says it, for the prototype to repeat.
+    match (ty.ends_with("RawTensorMap"), grid_constant) {
+        (true, true) => Ok((name, ty)),
+        (true, false) => Err(
+            "takes a `CUtensorMap` that is not `const __grid_constant__` (a TMA descriptor must be)"
+                .to_string(),
+        ),
+        (false, true) => Ok((format!("#[kernel(grid_constant)] {name}"), ty)),
+        (false, false) => Ok((name, ty)),
+    }
 }
 
 /// A parameter name as a Rust identifier (`type` becomes `r#type`): syn says which words are
@@ -690,7 +708,7 @@ fn builtin(c: &str) -> Option<String> {
     let t = if FFI.contains(&c) {
         types::all().find(|t| t.cuda == c && t.alias_of.is_some())
     } else {
-        types::by_cuda_name(c)
+        types::by_c_name(c)
     }?;
     Some(t.rust_path("::cuda_kernel"))
 }
@@ -1730,6 +1748,38 @@ extern "C" __attribute__((global)) void keyword_param(int type, const size_t) { 
             g.rust
         );
         assert!(!g.rust.contains("Unused"), "{}", g.rust);
+    }
+
+    /// Hopper kernels, as nvcc's preprocessor leaves them (`__grid_constant__` is
+    /// `__attribute__((grid_constant))`): a TMA descriptor is a `RawTensorMap`, which C types by
+    /// neither element nor rank; another grid constant says so.
+    #[test]
+    fn grid_constants_and_tma_descriptors_are_declared_as_such() {
+        let text = "# 1 \"cuda/k.cu\"\n\
+            struct __attribute__((aligned(64))) Tile { float v[16]; };\n\
+            extern \"C\" __attribute__((global)) void tma(unsigned a, const __attribute__((grid_constant)) CUtensorMap m, float *out) { }\n\
+            extern \"C\" __attribute__((global)) void tile(const __grid_constant__ Tile t, float *out) { }\n\
+            extern \"C\" __attribute__((global)) void plain_map(CUtensorMap m) { }\n";
+        let g = generate("cuda/k.cu", text, &here, &Options::default());
+        assert!(
+            g.rust
+                .contains("pub fn tma(a: u32, m: ::cuda_kernel::RawTensorMap, out: *mut f32);"),
+            "{}",
+            g.rust
+        );
+        assert!(
+            g.rust
+                .contains("pub fn tile(#[kernel(grid_constant)] t: Tile, out: *mut f32);"),
+            "{}",
+            g.rust
+        );
+        assert!(
+            g.warnings
+                .iter()
+                .any(|w| w.contains("plain_map") && w.contains("not `const __grid_constant__`")),
+            "{:?}",
+            g.warnings
+        );
     }
 
     #[test]

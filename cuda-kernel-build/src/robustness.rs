@@ -74,10 +74,13 @@ fn mutated_cuda_sources_never_panic_the_declaration_generator() {
         "candle_fill.cu",
         "templates.cu",
         "echo.cu",
+        "tma.cu",
     ] {
         let text = std::fs::read_to_string(repo().join("kernels/cuda").join(file)).unwrap();
         // As nvcc -E writes it: `__global__` spelled as the attribute, a line marker first.
-        let text = text.replace("__global__", "__attribute__((global))");
+        let text = text
+            .replace("__global__", "__attribute__((global))")
+            .replace("__grid_constant__", "__attribute__((grid_constant))");
         for (i, part) in text.split("\n\n").enumerate() {
             if part.contains("global") || part.contains("struct") {
                 corpus.push(format!("# 1 \"{file}\"\n{part}\n"));

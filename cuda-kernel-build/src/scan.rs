@@ -423,6 +423,7 @@ fn header_of(stem: Option<&str>, declarations: &Declarations) -> String {
     );
     // The low-precision headers only where their types are used (FP6 and FP4 need CUDA 12.8).
     for (prefix, header) in [
+        ("CUtensorMap", "cuda.h"),
         ("__nv_fp8", "cuda_fp8.h"),
         ("__nv_fp6", "cuda_fp6.h"),
         ("__nv_fp4", "cuda_fp4.h"),

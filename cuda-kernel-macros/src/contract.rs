@@ -93,6 +93,8 @@ pub fn bounds(p: &TokenStream, kernel: &Kernel) -> (TokenStream, TokenStream) {
         let ty: &Type = match param.kind() {
             ParamKind::ConstPtr(elem) | ParamKind::MutPtr(elem) => elem,
             ParamKind::Value => &param.ty,
+            // A descriptor is not a value a contract reads.
+            ParamKind::TensorMap(..) => continue,
         };
         if builtin(ty) {
             continue;

@@ -392,6 +392,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
                 let param_ty = &param.ty;
                 quote!(#name: #param_ty)
             }
+            (ParamKind::TensorMap(..), None) => quote!(#name: #p::RawTensorMap),
             _ => quote!(#name: #p::CUdeviceptr),
         }
     });
@@ -411,6 +412,9 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
     let layout = if real {
         let slots = kernel.params.iter().map(|param| {
             let name = param.ident.unraw().to_string();
+            if let ParamKind::TensorMap(..) = param.kind() {
+                return quote!(#name: #p::RawTensorMap);
+            }
             let param_ty = &param.ty;
             // Spanned on the type, so a type that is not a parameter is reported there.
             quote!(#name: #param_ty)
@@ -974,6 +978,7 @@ fn expand_kernel_impl(krate: &Path, kernel: &Kernel, ck: &Ident) -> TokenStream 
                     let elem = device_element(elem);
                     quote!(#p::Out<#elem>)
                 }
+                ParamKind::TensorMap(elem, rank) => quote!(#p::Tma<#elem, #rank>),
                 ParamKind::Value => {
                     let value = &param.ty;
                     quote!(#p::Val<#value>)
@@ -989,6 +994,7 @@ fn expand_kernel_impl(krate: &Path, kernel: &Kernel, ck: &Ident) -> TokenStream 
             let name = format_ident!("__{}", param.ident.unraw());
             memory.push(match param.kind() {
                 ParamKind::ConstPtr(_) | ParamKind::MutPtr(_) => quote!(#name.__memory()),
+                ParamKind::TensorMap(..) => quote!(()),
                 ParamKind::Value => quote!(*#name),
             });
             names.push(name);
@@ -1244,6 +1250,9 @@ fn launcher_args(
                     let arg = bound(quote!(#p::DeviceArgMut<#elem>));
                     quote!(#name: #written #arg)
                 }
+                ParamKind::TensorMap(elem, rank) => {
+                    quote!(#name: impl #p::TensorMapArg<#elem, #rank>)
+                }
                 ParamKind::Value => {
                     let param_ty = &param.ty;
                     quote!(#name: #param_ty)
@@ -1270,6 +1279,7 @@ fn contract_memory(p: &TokenStream, kernel: &Kernel) -> Vec<TokenStream> {
                     let elem = device_element(elem);
                     quote!(#p::contract::Memory::of_mut::<#elem, _>(&*#name))
                 }
+                ParamKind::TensorMap(..) => quote!(()),
                 ParamKind::Value => quote!(#name),
             }
         })
@@ -1294,6 +1304,7 @@ fn contract_methods(p: &TokenStream, kernel: &Kernel, body: Body) -> TokenStream
         let ident = name(param);
         match param.kind() {
             ParamKind::ConstPtr(_) | ParamKind::MutPtr(_) => quote!(#ident: #p::contract::Memory),
+            ParamKind::TensorMap(..) => quote!(#ident: ()),
             ParamKind::Value => {
                 let ty = &param.ty;
                 quote!(#ident: #ty)
@@ -1367,11 +1378,29 @@ fn expand_checks(p: &TokenStream, kernel: &Kernel) -> TokenStream {
         };
         Some(ptx_assertion(p, attrs, param_ty, condition, message))
     });
+    // A descriptor parameter's type, as written, names the runtime's `TensorMap` (kept used,
+    // and resolved where the user wrote it).
+    let tensor_maps = kernel.params.iter().filter_map(|param| {
+        let ParamKind::TensorMap(..) = param.kind() else {
+            return None;
+        };
+        if kernel.is_generic() {
+            return None;
+        }
+        let param_ty = &param.ty;
+        Some(quote! {
+            #(#attrs)*
+            const _: () = {
+                let _: #p::PhantomData<#param_ty>;
+            };
+        })
+    });
     quote! {
         #(#attrs)*
         const _: #p::ParamLayout = #ty::LAYOUT;
 
         #(#layout_checks)*
+        #(#tensor_maps)*
     }
 }
 

@@ -182,6 +182,9 @@ pub struct Param {
     /// `#[kernel(read_only)]` on a `*mut T` the kernel only reads (C code that omits `const`):
     /// the launcher takes a shared borrow, while the C++ symbol and prototype keep `T*`.
     pub read_only: Option<syn::Path>,
+    /// `#[kernel(grid_constant)]` on a value the kernel declares `const __grid_constant__`
+    /// (which its prototype must repeat); a TMA descriptor always is.
+    pub grid_constant: Option<syn::Path>,
     /// Why the type cannot be a kernel parameter, decided once by
     /// [`check::param_type_error`](crate::check::param_type_error) when parsed; `None` for types
     /// the runtime's `KernelParam` bound decides.
@@ -210,6 +213,10 @@ pub enum ParamKind<'a> {
     ConstPtr(&'a Type),
     /// `*mut T`: the launcher takes `&mut impl DeviceArgMut<T>`.
     MutPtr(&'a Type),
+    /// `TensorMap<T, N>`: a TMA descriptor of `N`-dimensional memory of `T`s, which the
+    /// kernel takes as `const __grid_constant__ CUtensorMap`; the launcher takes a descriptor
+    /// of that element type and rank, which borrows its memory.
+    TensorMap(&'a Type, &'a syn::GenericArgument),
     /// Anything else: the launcher takes the value.
     Value,
 }
@@ -222,8 +229,39 @@ impl Param {
                 ParamKind::MutPtr(&ptr.elem)
             }
             Type::Ptr(ptr) => ParamKind::ConstPtr(&ptr.elem),
-            _ => ParamKind::Value,
+            ty => match tensor_map(ty) {
+                Some((elem, rank)) => ParamKind::TensorMap(elem, rank),
+                None => ParamKind::Value,
+            },
         }
+    }
+
+    /// Whether the kernel declares the parameter `const __grid_constant__`: a TMA descriptor
+    /// (typed or raw), or a value marked `#[kernel(grid_constant)]`.
+    pub fn is_grid_constant(&self) -> bool {
+        self.grid_constant.is_some()
+            || matches!(self.kind(), ParamKind::TensorMap(..))
+            || crate::check::type_text(&self.ty)
+                .rsplit("::")
+                .next()
+                .is_some_and(|last| last == "RawTensorMap")
+    }
+}
+
+/// `TensorMap<T, N>` (by its last path segment, as `*const T` is read by its form): the
+/// element type and the rank.
+pub fn tensor_map(ty: &Type) -> Option<(&Type, &syn::GenericArgument)> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    if path.qself.is_some() || last.ident != "TensorMap" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    match (args.args.len(), args.args.first(), args.args.last()) {
+        (2, Some(syn::GenericArgument::Type(elem)), Some(rank)) => Some((elem, rank)),
+        _ => None,
     }
 }
 

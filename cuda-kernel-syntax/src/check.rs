@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use quote::ToTokens;
 use syn::{GenericArgument, PathArguments, ReturnType, Type};
 
-use crate::ast::{Block, Kernel, KernelGeneric, Param};
+use crate::ast::{Block, Kernel, KernelGeneric, Param, ParamKind};
 use crate::demangle;
 use crate::report::Errors;
 
@@ -112,6 +112,7 @@ fn check_kernel(cx: &mut Errors, kernel: &Kernel) {
     for param in &kernel.params {
         check_param_name(cx, param, &mut names);
         check_read_only(cx, param);
+        check_grid_constant(cx, param);
         if let Some(message) = &param.type_error {
             cx.error(&param.ty, message);
         }
@@ -286,6 +287,25 @@ fn check_cpp_mangling(cx: &mut Errors, kernel: &Kernel) {
                 ),
             );
         }
+    }
+}
+
+/// Rule: `grid_constant` marks a value (`const __grid_constant__` in the kernel's C); a pointer
+/// is no grid constant, and a TMA descriptor is one already.
+fn check_grid_constant(cx: &mut Errors, param: &Param) {
+    let Some(path) = &param.grid_constant else {
+        return;
+    };
+    match param.kind() {
+        ParamKind::ConstPtr(_) | ParamKind::MutPtr(_) => cx.error(
+            path,
+            "`grid_constant` is for a value the kernel declares `const __grid_constant__`: this parameter is a pointer",
+        ),
+        ParamKind::TensorMap(..) => cx.error(
+            path,
+            "a TMA descriptor is `const __grid_constant__` already: remove `grid_constant`",
+        ),
+        ParamKind::Value => {}
     }
 }
 

@@ -370,6 +370,10 @@ pub fn from_syn(ty: &syn::Type, generics: &[&str]) -> Option<CppType> {
         }),
         Type::Group(g) => from_syn(&g.elem, generics),
         Type::Paren(p) => from_syn(&p.elem, generics),
+        // A typed TMA descriptor is a `CUtensorMap` whatever its element type and rank.
+        Type::Path(_) if crate::ast::tensor_map(ty).is_some() => {
+            Some(CppType::builtin("RawTensorMap"))
+        }
         Type::Path(p) if p.qself.is_none() => {
             let plain = p
                 .path

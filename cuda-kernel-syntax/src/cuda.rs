@@ -51,7 +51,14 @@ pub fn prototype(kernel: &Kernel, cuda_names: &[(String, String)]) -> Option<Str
     let params = kernel
         .params
         .iter()
-        .map(|p| Some(format!("{} {}", c_type_in(&p.ty, cuda_names)?, p.ident)))
+        .map(|p| {
+            let grid_constant = match p.is_grid_constant() {
+                true => "const __grid_constant__ ",
+                false => "",
+            };
+            let ty = c_type_in(&p.ty, cuda_names)?;
+            Some(format!("{grid_constant}{ty} {}", p.ident))
+        })
         .collect::<Option<Vec<_>>>()?;
     let linkage = if kernel.cpp.is_some() {
         ""
@@ -94,7 +101,11 @@ pub fn instantiation(kernel: &Kernel, args: &[&str]) -> Option<String> {
             for (param, with) in &substitutions {
                 text = substitute(&text, param, with);
             }
-            c_type(&syn::parse_str(&text).ok()?)
+            let ty = c_type(&syn::parse_str(&text).ok()?)?;
+            Some(match p.is_grid_constant() {
+                true => format!("const __grid_constant__ {ty}"),
+                false => ty,
+            })
         })
         .collect::<Option<Vec<_>>>()?;
     Some(format!(

@@ -204,11 +204,13 @@ fn parse_kernel(cx: &mut Errors, f: ForeignItemFn, safe: bool, defaults: &BlockD
         match input {
             FnArg::Typed(pat_type) => match &*pat_type.pat {
                 Pat::Ident(p) if p.by_ref.is_none() && p.mutability.is_none() && p.subpat.is_none() => {
+                    let (read_only, grid_constant) = parse_param_attrs(cx, &pat_type.attrs);
                     params.push(Param {
                         ident: p.ident.clone(),
                         type_error: check::param_type_error(&pat_type.ty),
                         ty: (*pat_type.ty).clone(),
-                        read_only: parse_param_attrs(cx, &pat_type.attrs),
+                        read_only,
+                        grid_constant,
                         ptx_layout: None,
                     })
                 }
@@ -352,14 +354,18 @@ fn parse_const_attrs(cx: &mut Errors, attrs: &[Attribute]) -> Option<String> {
     name
 }
 
-/// `#[kernel(read_only)]` on a parameter; other attributes are refused.
-fn parse_param_attrs(cx: &mut Errors, attrs: &[Attribute]) -> Option<syn::Path> {
-    let mut read_only = None;
+/// `#[kernel(read_only)]` and `#[kernel(grid_constant)]` on a parameter; other attributes are
+/// refused.
+fn parse_param_attrs(
+    cx: &mut Errors,
+    attrs: &[Attribute],
+) -> (Option<syn::Path>, Option<syn::Path>) {
+    let (mut read_only, mut grid_constant) = (None, None);
     for attr in attrs {
         if !attr.path().is_ident("kernel") {
             cx.error(
                 attr,
-                "unsupported attribute on a kernel parameter: expected #[kernel(read_only)]",
+                "unsupported attribute on a kernel parameter: expected #[kernel(read_only)] or #[kernel(grid_constant)]",
             );
             continue;
         }
@@ -367,15 +373,20 @@ fn parse_param_attrs(cx: &mut Errors, attrs: &[Attribute]) -> Option<syn::Path> 
             if meta.path.is_ident("read_only") {
                 read_only = Some(meta.path.clone());
                 Ok(())
+            } else if meta.path.is_ident("grid_constant") {
+                grid_constant = Some(meta.path.clone());
+                Ok(())
             } else {
-                Err(meta.error("unknown #[kernel] argument on a parameter: expected `read_only`"))
+                Err(meta.error(
+                    "unknown #[kernel] argument on a parameter: expected `read_only` or `grid_constant`",
+                ))
             }
         });
         if let Err(e) = result {
             cx.push(e);
         }
     }
-    read_only
+    (read_only, grid_constant)
 }
 
 /// The kernel's C++ name: the fn's, in `namespace = "..."` where given (`ns::scale`).

@@ -442,6 +442,20 @@ fn check_param(
             String::new()
         }
     );
+    // A TMA descriptor: 128 bytes, aligned to 128 by CUDA 13's `cuda.h` and to 64 by CUDA 12's
+    // (its offset is the driver's either way).
+    if kernel.params[index].is_grid_constant() && crate::ast::tensor_map(ty).is_some() {
+        if ptx.size != 128 || (ptx.align != 64 && ptx.align != 128) || ptx.array_len.is_none() {
+            cx.error(
+                ty,
+                format!(
+                    "{declared} is a TMA descriptor (`CUtensorMap`, 128 bytes aligned to 128, or to 64 before CUDA 13) but the PTX declares {ptx_side}: did you mean {}?",
+                    suggestion(ptx)
+                ),
+            );
+        }
+        return None;
+    }
     let known = known_layout(ty).map(|(size, align, float)| {
         let what = match ty {
             Type::Ptr(_) => "a 64-bit device address".to_string(),

@@ -248,7 +248,16 @@ pub const LOW_PRECISION: [BuiltinType; 18] = aggregates! {
     "low_precision::Fp4x4E2M1" => "__nv_fp4x4_e2m1", 2, 2, Aggregate, false;
 };
 
-/// Every built-in parameter type: scalars, half floats, vector types, half pairs, C aliases.
+/// A TMA descriptor, `CUtensorMap` (`cuda.h`: a typedef of `struct CUtensorMap_st`, which is
+/// how C++ symbols name it), 128 bytes aligned to 128 as CUDA 13 declares it. A kernel takes
+/// it as `const __grid_constant__ CUtensorMap`; a declaration writes `TensorMap<T, N>` (typed
+/// by element and rank) or `RawTensorMap`.
+pub const TENSOR_MAP: [BuiltinType; 1] = aggregates! {
+    "RawTensorMap" => "CUtensorMap_st", 128, 128, Aggregate, false;
+};
+
+/// Every built-in parameter type: scalars, half floats, vector types, half pairs, C aliases,
+/// low-precision floats, the TMA descriptor.
 pub fn all() -> impl Iterator<Item = &'static BuiltinType> {
     SCALARS
         .iter()
@@ -257,6 +266,16 @@ pub fn all() -> impl Iterator<Item = &'static BuiltinType> {
         .chain(&HALF_PAIRS)
         .chain(&C_ALIASES)
         .chain(&LOW_PRECISION)
+        .chain(&TENSOR_MAP)
+}
+
+/// The built-in type CUDA C spells `cuda`, also by a typedef the table does not name
+/// (`CUtensorMap` for `CUtensorMap_st`).
+pub fn by_c_name(cuda: &str) -> Option<&'static BuiltinType> {
+    match cuda {
+        "CUtensorMap" => TENSOR_MAP.first(),
+        _ => by_cuda_name(cuda),
+    }
 }
 
 /// The built-in type a declaration names by `name`, the last segment of its path (`f32`,
@@ -322,6 +341,12 @@ pub fn suggestion(ptx_type: &str, array_len: Option<usize>, size: usize, align: 
         .map(|t| t.rust)
         .collect();
     let pointer = scalar && size == 8 && !ptx_type.starts_with(".f");
+    // A `CUtensorMap`: 128 bytes aligned to 128 (CUDA 13's header) or 64 (CUDA 12's).
+    if !scalar && size == 128 && (align == 128 || align == 64) {
+        return format!(
+            "a TMA descriptor, TensorMap<T, N> (or RawTensorMap), or a #[repr(C)] type of {size} bytes aligned to {align}"
+        );
+    }
     match (candidates.as_slice(), pointer) {
         ([], _) => format!("a #[repr(C)] type of {size} bytes aligned to {align}"),
         (list, true) => format!("{}, or a pointer *const T / *mut T", list.join(", ")),
@@ -345,7 +370,7 @@ mod tests {
             );
             assert!(t.align.is_power_of_two() && t.size % t.align == 0, "{t:?}");
         }
-        assert_eq!(all.len(), 108);
+        assert_eq!(all.len(), 109);
     }
 
     #[test]

@@ -47,6 +47,7 @@ fn declaration_corpus() -> Vec<String> {
         "tests/ui/generic",
         "tests/ui/types",
         "tests/ui/parse",
+        "tests/ui/tma",
     ] {
         sources.extend(rs_files(dir));
     }

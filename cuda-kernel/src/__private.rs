@@ -1,7 +1,7 @@
 //! What `#[kernel]` and `#[derive(KernelParam)]` expand to refers to; not public API.
 
 pub use crate::__layout as layout;
-pub use crate::declare::args::{Arg, In, Out, Pack, Params, Val, Value, val};
+pub use crate::declare::args::{Arg, In, Out, Pack, Params, Tma, Val, Value, val};
 pub use crate::declare::buffer::put;
 pub use crate::declare::cuda_declaration::{
     ConstText, DECLARATION_CAPACITY, FieldDims, struct_declaration,
@@ -9,15 +9,16 @@ pub use crate::declare::cuda_declaration::{
 pub use crate::declare::kernel::Family;
 pub use crate::declare::layout::{struct_align, struct_size};
 pub use crate::declare::symbol::{family_name, family_name_with, template_arg};
+pub use crate::declare::tensor_map::TensorMapOf;
 pub use crate::driver::result::Entered;
 pub use crate::graph::plan::{PlanKernel, PlanMut, PlanRef};
 pub use crate::launch::observe::{Site, observing, refused};
 pub use crate::launch::{contract, contract_holds, enter, launch, launch_packed, pack};
-pub use crate::load::module::{load_function, load_ptx, load_ptx_file};
+pub use crate::load::module::{load_function, load_loaded, load_ptx, load_ptx_file};
 pub use crate::{
     AddressFree, CType, Completion, Config, DeviceArg, DeviceArgMut, DeviceGlobal, Error,
     ExactLength, Kernel, KernelCache, KernelParam, Library, Loaded, ParamBuffer, ParamBytes,
-    ParamLayout, ParamSlot, Result,
+    ParamLayout, ParamSlot, RawTensorMap, Result, TensorMapArg,
 };
 pub use ::core;
 pub use ::core::marker::PhantomData;

@@ -104,6 +104,49 @@ pub enum Error {
     #[error(transparent)]
     SignatureMismatch(Box<SignatureMismatch>),
 
+    /// A declared parameter is aligned above 16 bytes (a TMA descriptor, a
+    /// `#[repr(C, align(64))]` struct), so its offset is the GPU's to choose, and this driver
+    /// cannot report it (`cuFuncGetParamInfo` came with CUDA 12.4): loading refuses it rather
+    /// than launch at a guessed offset.
+    #[error(
+        "parameter `{param}` of kernel `{kernel}` is aligned to {align} bytes, so its offset in the parameter buffer depends on the GPU and only the driver can say it, but this driver cannot (cuFuncGetParamInfo needs a CUDA 12.4 or newer driver): update the driver, or pass the value through device memory as *const T"
+    )]
+    UnplacedParam {
+        /// The kernel's entry symbol.
+        kernel: String,
+        /// The parameter's name in the declaration.
+        param: &'static str,
+        /// Its alignment in bytes.
+        align: usize,
+    },
+
+    /// A library's kernel with a parameter aligned above 16 bytes launched on a device whose
+    /// function places it elsewhere than the function the load checked (GPUs of different
+    /// architectures place such parameters differently).
+    #[error(
+        "parameter `{param}` sits at offset {offset} on device {ordinal} but at {loaded} where the library was loaded (GPUs of different architectures place parameters aligned above 16 bytes differently): load the kernel from a module on each device instead"
+    )]
+    PlacedElsewhere {
+        /// The parameter's name in the declaration.
+        param: &'static str,
+        /// The device's ordinal.
+        ordinal: usize,
+        /// Its offset in that device's function.
+        offset: usize,
+        /// Its offset in the function the load checked.
+        loaded: usize,
+    },
+
+    /// A TMA descriptor's shape breaks a rule of the driver's (`cuTensorMapEncodeTiled`), or
+    /// reaches past the memory it describes: which field, and the rule.
+    #[error("invalid TMA descriptor: {field}: {rule}")]
+    TensorMap {
+        /// The field at fault: `global address`, `dims`, `strides`, `box dims`, `swizzle`, ...
+        field: &'static str,
+        /// The rule it breaks, with its value.
+        rule: String,
+    },
+
     /// The launch's parameters exceed what this GPU and driver accept: 4,096 bytes before Volta
     /// or under a driver older than CUDA 12.1, 32,764 bytes otherwise.
     #[error(
@@ -474,23 +517,31 @@ impl std::fmt::Display for SignatureMismatch {
             self.kernel
         )?;
         let declared = self.declared.params;
-        let first = declared
-            .iter()
-            .zip(&self.loaded)
-            .position(|(d, &l)| (d.offset, d.size) != l);
-        match first {
-            Some(i) => {
+        match self.declared.misfit(&self.loaded) {
+            Some(i) if i < declared.len().min(self.loaded.len()) => {
                 let (d, (lo, ls)) = (&declared[i], self.loaded[i]);
-                write!(
-                    f,
-                    "parameter {i} `{}` is declared at offset {} with {}, but the loaded function has it at offset {lo} with {}",
-                    d.name,
-                    d.offset,
-                    bytes(d.size),
-                    bytes(ls)
-                )?;
+                if i < self.declared.fixed {
+                    write!(
+                        f,
+                        "parameter {i} `{}` is declared at offset {} with {}, but the loaded function has it at offset {lo} with {}",
+                        d.name,
+                        d.offset,
+                        bytes(d.size),
+                        bytes(ls)
+                    )?;
+                } else {
+                    // Placed by the GPU (after a parameter aligned above 16 bytes): its
+                    // offset is the driver's to say, its size and order are the declaration's.
+                    write!(
+                        f,
+                        "parameter {i} `{}` is declared with {} after the parameters before it, but the loaded function has {} at offset {lo}",
+                        d.name,
+                        bytes(d.size),
+                        bytes(ls)
+                    )?;
+                }
             }
-            None => write!(
+            _ => write!(
                 f,
                 "the declaration has {} parameters, the loaded function {}",
                 declared.len(),
@@ -563,6 +614,34 @@ mod tests {
             "kernel `k` does not match its declaration: parameter 1 `n` is declared at offset 8 \
              with 4 bytes, but the loaded function has it at offset 8 with 8 bytes; declared \
              (a@0:8, n@8:4) = 12 bytes, loaded (0:8, 8:8)"
+        );
+    }
+
+    #[test]
+    fn a_parameter_the_gpu_places_is_compared_by_size_and_order() {
+        static PLACED: [ParamSlot; 2] = ParamLayout::place([
+            ParamSlot::of::<u32>("a"),
+            ParamSlot::of::<crate::RawTensorMap>("m"),
+        ]);
+        let e = SignatureMismatch {
+            kernel: "probe".into(),
+            declared: ParamLayout::from_slots(&PLACED),
+            loaded: vec![(0, 4), (112, 64)],
+        };
+        assert_eq!(
+            e.to_string(),
+            "kernel `probe` does not match its declaration: parameter 1 `m` is declared with 128 \
+             bytes after the parameters before it, but the loaded function has 64 bytes at \
+             offset 112; declared (a@0:4, m@128:128) = 256 bytes, loaded (0:4, 112:64)"
+        );
+        let e = Error::UnplacedParam {
+            kernel: "probe".into(),
+            param: "m",
+            align: 128,
+        };
+        assert!(
+            e.to_string()
+                .starts_with("parameter `m` of kernel `probe` is aligned to 128 bytes")
         );
     }
 

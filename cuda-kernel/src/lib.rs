@@ -75,11 +75,15 @@ pub use declare::layout::{
     MAX_PARAM_BYTES, MAX_PARAM_BYTES_LEGACY, MAX_STATIC_ALIGN, ParamLayout, ParamSlot,
 };
 pub use declare::param::{AddressFree, CType, KernelParam};
+pub use declare::tensor_map::{
+    Im2col, Interleave, L2Promotion, OobFill, RawTensorMap, Swizzle, TensorMap, TensorMapArg,
+    TensorMapElement, TensorMapMut, TensorMapShape, Tiled,
+};
 #[doc(no_inline)]
 pub use declare::vector::*;
 pub use declare::{ffi, low_precision, vector};
 pub use error::{Error, LaunchError, SignatureMismatch};
-pub use graph::plan::{self, Plan, PlanMut, PlanNode, PlanRef};
+pub use graph::plan::{self, Plan, PlanMut, PlanNode, PlanRef, PlanTensorMap};
 pub use launch::completion::{Completion, HostCopy, Wakeup, copy_to_host, copy_to_vec};
 pub use launch::config::{
     Config, DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits, occupancy_block_size,

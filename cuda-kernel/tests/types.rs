@@ -4,7 +4,7 @@
 use cuda_kernel::half::{bf16, f16};
 use cuda_kernel::low_precision as lp;
 use cuda_kernel::vector::*;
-use cuda_kernel::{CType, KernelParam, ffi};
+use cuda_kernel::{CType, KernelParam, RawTensorMap, ffi};
 use cuda_kernel_syntax::types;
 
 /// `(rust spelling, size, align, CUDA spelling)` of each impl.
@@ -60,6 +60,7 @@ fn every_builtin_impl_matches_its_table_row() {
         lp::Fp6x2E2M3 => "low_precision::Fp6x2E2M3", lp::Fp6x2E3M2 => "low_precision::Fp6x2E3M2",
         lp::Fp6x4E2M3 => "low_precision::Fp6x4E2M3", lp::Fp6x4E3M2 => "low_precision::Fp6x4E3M2",
         lp::Fp4x4E2M1 => "low_precision::Fp4x4E2M1",
+        RawTensorMap => "RawTensorMap",
     };
     for (rust, size, align, cuda) in &impls {
         let t = types::all()

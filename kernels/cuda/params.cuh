@@ -74,3 +74,13 @@ static_assert(offsetof(ns::shapes::Interval, lo) == 0, "ns::shapes::Interval.lo:
 static_assert(offsetof(ns::shapes::Interval, hi) == 4, "ns::shapes::Interval.hi: offset differs from the Rust declaration");
 static_assert(offsetof(ns::shapes::Interval, n) == 8, "ns::shapes::Interval.n: offset differs from the Rust declaration");
 #endif
+
+#ifndef CUDA_KERNEL_STRUCT_Block64
+#define CUDA_KERNEL_STRUCT_Block64
+struct alignas(64) Block64 {
+    uint64_t words[32];
+};
+static_assert(sizeof(Block64) == 256, "Block64: size differs from the Rust declaration");
+static_assert(alignof(Block64) == 64, "Block64: alignment differs from the Rust declaration");
+static_assert(offsetof(Block64, words) == 0, "Block64.words: offset differs from the Rust declaration");
+#endif

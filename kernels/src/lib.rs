@@ -169,6 +169,31 @@ unsafe extern "C" {
     pub fn sum_big(b: params::BigParams, out: *mut f32);
 }
 
+/// PTX of `kernels/cuda/tma.cu` (for `compute_90`): [`TmaProbe`], [`AlignedEcho`],
+/// [`TmaCopy2d`].
+pub const TMA_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/tma.ptx"));
+
+#[kernel(ptx = "$OUT_DIR/tma.ptx", module = pub TmaKernels)]
+unsafe extern "C" {
+    /// Copies `a` and the descriptor's 128 bytes to `out` (132 bytes).
+    pub fn tma_probe(a: u32, m: cuda_kernel::TensorMap<f32, 2>, out: *mut u8);
+
+    /// Copies each parameter's bytes to `out`, back to back (291 bytes): a 256-byte
+    /// `const __grid_constant__` struct aligned to 64 and a `double4_32a`, both placed by the
+    /// GPU.
+    pub fn aligned_echo(
+        a: u8,
+        #[kernel(grid_constant)] b: params::Block64,
+        d: cuda_kernel::Double4_32a,
+        t: u16,
+        out: *mut u8,
+    );
+
+    /// Copies the 64 x 64 tile `(blockIdx.x, blockIdx.y)` of a 2D tensor of `f32` from `src`
+    /// to `dst` through the Tensor Memory Accelerator; both descriptors have boxes of 64 x 64.
+    pub fn tma_copy_2d(src: cuda_kernel::TensorMap<f32, 2>, dst: cuda_kernel::TensorMap<f32, 2>);
+}
+
 /// `geo::Mode::Add` of `kernels/cuda/class_templates.cu`.
 pub const MODE_ADD: i32 = 1;
 /// `geo::Mode::Mul` of `kernels/cuda/class_templates.cu`.

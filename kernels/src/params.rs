@@ -69,10 +69,20 @@ pub struct Interval {
 }
 
 /// The declarations of `kernels/cuda/params.cuh`, nested structs first.
-pub const DECLARATIONS: [&str; 5] = [
+pub const DECLARATIONS: [&str; 6] = [
     Tagged::CUDA_DECLARATION,
     Particle::CUDA_DECLARATION,
     BigParams::CUDA_DECLARATION,
     Pair::CUDA_DECLARATION,
     Interval::CUDA_DECLARATION,
+    Block64::CUDA_DECLARATION,
 ];
+
+/// 256 bytes aligned to 64, which a kernel takes as `const __grid_constant__`: its offset in
+/// the parameter buffer is the GPU's to choose (see `kernels/cuda/tma.cu`).
+#[derive(Clone, Copy, Debug, PartialEq, KernelParam)]
+#[repr(C, align(64))]
+pub struct Block64 {
+    /// 32 words.
+    pub words: [u64; 32],
+}

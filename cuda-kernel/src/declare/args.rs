@@ -18,8 +18,8 @@ use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::{CudaStream, SyncOnDrop};
 
 use crate::declare::buffer::put;
-use crate::graph::plan::{PlanMut, PlanRef};
-use crate::{DeviceArg, DeviceArgMut, Error, KernelParam, ParamSlot};
+use crate::graph::plan::{PlanMut, PlanRef, PlanTensorMap};
+use crate::{DeviceArg, DeviceArgMut, Error, KernelParam, ParamSlot, RawTensorMap, TensorMapArg};
 
 /// A `*const T` parameter, as a kind: it takes device memory read as `T`s.
 pub struct In<T>(PhantomData<fn() -> T>);
@@ -29,6 +29,10 @@ pub struct Out<T>(PhantomData<fn() -> T>);
 
 /// A parameter of type `V` passed by value, as a kind.
 pub struct Val<V>(PhantomData<fn() -> V>);
+
+/// A TMA descriptor parameter (`TensorMap<T, N>` in a declaration), as a kind: it takes a
+/// descriptor of `N`-dimensional memory of `T`s ([`TensorMapArg`]).
+pub struct Tma<T, const N: usize>(PhantomData<fn() -> T>);
 
 /// A value argument of a type that is not a primitive, with how it is written: made by [`val`].
 pub struct Value<V> {
@@ -84,6 +88,53 @@ impl<T> Params for Out<T> {
 
 impl<V> Params for Val<V> {
     type Plan<'a> = V;
+}
+
+impl<T, const N: usize> Params for Tma<T, N> {
+    type Plan<'a> = PlanTensorMap<'a, T, N>;
+}
+
+// A descriptor is written as its bytes, and its launch is a use of the memory it points into.
+impl<T, const N: usize, A: TensorMapArg<T, N>> Arg<Tma<T, N>> for A {
+    type Held<'h>
+        = Option<SyncOnDrop<'h>>
+    where
+        Self: 'h;
+
+    #[inline(always)]
+    fn check(&self, stream: &CudaStream) -> Result<(), Error> {
+        TensorMapArg::check(self, stream)
+    }
+
+    fn lengths(&self, out: &mut Vec<Option<usize>>) {
+        out.push(None);
+    }
+
+    #[inline(always)]
+    fn put<'h>(
+        &'h mut self,
+        stream: &'h CudaStream,
+        slots: &[ParamSlot],
+        out: &mut [u8],
+    ) -> Self::Held<'h> {
+        let (raw, guard) = self.use_on(stream);
+        put(out, &slots[0], raw);
+        guard
+    }
+}
+
+impl<T, const N: usize> Pack<Tma<T, N>> for RawTensorMap {
+    #[inline(always)]
+    fn pack(&self, slots: &[ParamSlot], out: &mut [u8]) {
+        put(out, &slots[0], self);
+    }
+}
+
+impl<T, const N: usize> Pack<Tma<T, N>> for PlanTensorMap<'_, T, N> {
+    #[inline(always)]
+    fn pack(&self, slots: &[ParamSlot], out: &mut [u8]) {
+        put(out, &slots[0], &self.raw());
+    }
 }
 
 /// A launch argument for a parameter of kind `P`: checked, then borrowed for the launch while

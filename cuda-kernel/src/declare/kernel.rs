@@ -47,7 +47,10 @@ use crate::{Error, Library, Loaded, ParamLayout};
 /// names, the type is `#[repr(transparent)]` over the [`Loaded`] function it launches, and
 /// `__from_loaded` is only handed a function checked against `LAYOUT`.
 pub unsafe trait Kernel: Sized {
-    /// Where each parameter sits in the launch's parameter buffer.
+    /// Where each parameter sits in the launch's parameter buffer, by the C rule. For a
+    /// signature with a parameter aligned above 16 bytes, the offsets from that parameter on
+    /// ([`ParamLayout::fixed`]) are the GPU's, which the loaded function keeps
+    /// ([`Loaded::layout`]) and every launch uses.
     const LAYOUT: ParamLayout;
 
     /// The entry symbol of a kernel whose declaration fixes it (what [`symbol`](Self::symbol)
@@ -218,8 +221,10 @@ fn run_time_symbol<K: Kernel>(name: &str) -> Result<Cow<'static, str>, Error> {
 }
 
 fn load_symbol<K: Kernel>(module: &Arc<CudaModule>, symbol: &str) -> Result<K, Error> {
-    crate::load::module::load_function(module, symbol, &K::LAYOUT)
-        .map(|function| K::__from_loaded(Loaded::module(function, symbol)))
+    crate::load::module::load_placed(module, symbol, &K::LAYOUT)
+        .map(|(function, placed)| {
+            K::__from_loaded(Loaded::module(function, symbol).with_layout(placed))
+        })
         .map_err(|e| member_error::<K>(e))
 }
 

@@ -15,8 +15,14 @@ pub const MAX_PARAM_BYTES_LEGACY: usize = 4_096;
 /// Largest alignment whose buffer offset is the same on every GPU architecture.
 ///
 /// Parameters aligned to 32 bytes or more land at offsets that depend on where the GPU's constant
-/// bank starts, so a layout computed on the host is only sound up to this alignment.
+/// bank starts, so a layout computed on the host is only sound up to this alignment: from the
+/// first parameter aligned above it, the offsets are the loaded function's
+/// ([`ParamLayout::fixed`]).
 pub const MAX_STATIC_ALIGN: usize = 16;
+
+/// Largest alignment a kernel parameter may have: a TMA descriptor's (`CUtensorMap`, aligned to
+/// 128 bytes by CUDA 13's `cuda.h`).
+pub const MAX_ALIGN: usize = 128;
 
 /// One parameter of a kernel: its name and where its bytes go in the parameter buffer.
 ///
@@ -77,6 +83,13 @@ macro_rules! __layout {
 /// in declaration order; [`size`](Self::size) is the last parameter's end, with no tail padding
 /// (the driver rejects a padded size with `CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES`).
 ///
+/// That rule holds on every GPU up to an alignment of 16 bytes. A parameter aligned above it (a
+/// TMA descriptor, a `#[repr(C, align(64))]` struct) lands where the GPU's constant bank puts
+/// it, which differs between architectures: from the first such parameter on, the offsets
+/// computed here are the C rule's, and a launch uses the loaded function's, which the driver
+/// reports (`cuFuncGetParamInfo`) and the load keeps ([`fixed`](Self::fixed) says where the
+/// constant part ends; [`Loaded::layout`](crate::Loaded::layout) is the placed layout).
+///
 /// ```
 /// use cuda_kernel::{Float4, ParamLayout, ParamSlot};
 /// // The Programming Guide's example: (int, float4, char, float)
@@ -99,6 +112,10 @@ pub struct ParamLayout {
     pub align: usize,
     /// The parameters in declaration order.
     pub params: &'static [ParamSlot],
+    /// How many leading parameters sit at the same offset on every GPU: all of them, but for a
+    /// signature with a parameter aligned above [`MAX_STATIC_ALIGN`], the ones before it. The
+    /// rest are placed by the loaded function.
+    pub fixed: usize,
 }
 
 impl ParamLayout {
@@ -107,6 +124,7 @@ impl ParamLayout {
         size: 0,
         align: 1,
         params: &[],
+        fixed: 0,
     };
 
     /// Gives each slot its offset: the previous slot's end rounded up to the slot's alignment.
@@ -141,8 +159,7 @@ impl ParamLayout {
     /// The layout of a signature whose slots were placed by [`place`](Self::place).
     ///
     /// Fails to evaluate (a compile error in a `const`) when the parameters exceed
-    /// [`MAX_PARAM_BYTES`], or when one is aligned above [`MAX_STATIC_ALIGN`]: such a
-    /// parameter's offset depends on the GPU, so no layout computed here could be sound.
+    /// [`MAX_PARAM_BYTES`], or when one is aligned above [`MAX_ALIGN`].
     ///
     /// # Panics
     ///
@@ -151,24 +168,97 @@ impl ParamLayout {
         let cursor = replay(params);
         let (size, align) = (cursor.end(), cursor.align());
         assert!(
-            align <= MAX_STATIC_ALIGN,
-            "a kernel parameter is aligned to more than 16 bytes (a *_32a type or a #[repr(align(32))] struct): its offset in the parameter buffer depends on the GPU architecture, so it cannot be passed by value; pass it through device memory as *const T"
+            align <= MAX_ALIGN,
+            "a kernel parameter is aligned to more than 128 bytes (a TMA descriptor's alignment), which cuda-kernel does not pass by value: pass it through device memory as *const T"
         );
         assert!(
             size <= MAX_PARAM_BYTES,
             "kernel parameters exceed the 32764 bytes a launch can pass: pass large data through device memory as *const T"
         );
+        let mut fixed = 0;
+        while fixed < params.len() && params[fixed].align <= MAX_STATIC_ALIGN {
+            fixed += 1;
+        }
         ParamLayout {
             size,
             align,
             params,
+            fixed,
         }
+    }
+
+    /// Whether every parameter sits at the same offset on every GPU (none is aligned above
+    /// [`MAX_STATIC_ALIGN`]): then this layout is the one every launch uses.
+    pub const fn is_fixed(&self) -> bool {
+        self.fixed == self.params.len()
+    }
+
+    /// This layout with the offsets the driver reports for a loaded function (`(offset, size)`
+    /// per parameter), for a signature that is not [fixed](Self::is_fixed): the parameters
+    /// before [`fixed`](Self::fixed) must sit where this layout puts them, each later one must
+    /// have its declared size, start at or after its predecessor's end and end within
+    /// [`MAX_PARAM_BYTES`]. `None` where one does not.
+    ///
+    /// The placed slots live for the rest of the process, shared by every function placed the
+    /// same way (one per signature and GPU architecture, however often it is loaded).
+    pub fn placed(&self, loaded: &[(usize, usize)]) -> Option<ParamLayout> {
+        if self.misfit(loaded).is_some() {
+            return None;
+        }
+        let mut slots = self.params.to_vec();
+        for (slot, &(offset, _)) in slots.iter_mut().zip(loaded) {
+            slot.offset = offset;
+        }
+        Some(ParamLayout {
+            size: slots.last().map_or(0, ParamSlot::end),
+            align: self.align,
+            params: intern(slots),
+            fixed: self.params.len(),
+        })
+    }
+
+    /// The first parameter that the driver's `(offset, size)` of each parameter of a loaded
+    /// function do not fit (see [`placed`](Self::placed)); the parameter count where the counts
+    /// differ; `None` where every parameter fits.
+    pub fn misfit(&self, loaded: &[(usize, usize)]) -> Option<usize> {
+        let mut end = 0;
+        for (i, (slot, &(offset, size))) in self.params.iter().zip(loaded).enumerate() {
+            // The constant bank starts at a multiple of 16 on every GPU: a parameter after
+            // one placed by the GPU still sits at a multiple of its alignment, up to 16.
+            let fits = if i < self.fixed {
+                offset == slot.offset
+            } else {
+                offset >= end && offset % slot.align.min(MAX_STATIC_ALIGN) == 0
+            };
+            if !fits || size != slot.size || offset.saturating_add(size) > MAX_PARAM_BYTES {
+                return Some(i);
+            }
+            end = offset + size;
+        }
+        (loaded.len() != self.params.len()).then_some(self.params.len().min(loaded.len()))
     }
 
     /// The slot of the parameter called `name`, if there is one.
     pub fn param(&self, name: &str) -> Option<&ParamSlot> {
         self.params.iter().find(|p| p.name == name)
     }
+}
+
+/// `slots` for the rest of the process, the same slice for the same slots.
+fn intern(slots: Vec<ParamSlot>) -> &'static [ParamSlot] {
+    use std::collections::HashSet;
+    use std::sync::{Mutex, OnceLock};
+    static PLACED: OnceLock<Mutex<HashSet<&'static [ParamSlot]>>> = OnceLock::new();
+    let mut placed = PLACED
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(known) = placed.get(slots.as_slice()) {
+        return known;
+    }
+    let slots: &'static [ParamSlot] = Vec::leak(slots);
+    placed.insert(slots);
+    slots
 }
 
 /// Where a layout of the already placed `slots` ends: placing them again gives the same offsets.
@@ -295,6 +385,50 @@ mod tests {
             layout([ParamSlot::of::<bool>("a"), ParamSlot::of::<f16>("b")]),
             [(0, 1), (2, 2)]
         );
+    }
+
+    /// `(u32 a, CUtensorMap m, u8 *out)` as the C rule places it (0, 128, 256) and as an H100
+    /// does (0, 112, 240: `cuFuncGetParamInfo`, driver 580).
+    #[test]
+    fn a_layout_with_a_parameter_aligned_above_16_takes_the_drivers_offsets() {
+        static SLOTS: [ParamSlot; 3] = ParamLayout::place([
+            ParamSlot::of::<u32>("a"),
+            ParamSlot::of::<crate::RawTensorMap>("m"),
+            ParamSlot::of::<*mut u8>("out"),
+        ]);
+        let declared = ParamLayout::from_slots(&SLOTS);
+        assert_eq!(
+            (declared.fixed, declared.size, declared.align),
+            (1, 264, 128)
+        );
+        assert!(!declared.is_fixed());
+        let h100 = [(0, 4), (112, 128), (240, 8)];
+        let placed = declared.placed(&h100).unwrap();
+        assert!(placed.is_fixed());
+        assert_eq!(
+            placed.to_string(),
+            "(a@0:4, m@112:128, out@240:8) = 248 bytes"
+        );
+        // The same placement twice shares its slots.
+        assert!(core::ptr::eq(
+            placed.params,
+            declared.placed(&h100).unwrap().params
+        ));
+        // What cannot be: `a` moved, `m` overlapping `a`, `out` off 8, a size changed, a
+        // parameter missing or added.
+        for wrong in [
+            &[(4, 4), (112, 128), (240, 8)][..],
+            &[(0, 4), (0, 128), (240, 8)],
+            &[(0, 4), (112, 128), (244, 8)],
+            &[(0, 4), (112, 64), (240, 8)],
+            &[(0, 4), (112, 128)],
+            &[(0, 4), (112, 128), (240, 8), (248, 8)],
+        ] {
+            assert_eq!(declared.placed(wrong), None, "{wrong:?}");
+            assert!(declared.misfit(wrong).is_some());
+        }
+        assert_eq!(declared.misfit(&h100), None);
+        assert_eq!(declared.misfit(&[(0, 4), (0, 128), (240, 8)]), Some(1));
     }
 
     #[test]

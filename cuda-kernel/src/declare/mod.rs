@@ -13,4 +13,5 @@ pub(crate) mod layout;
 pub mod low_precision;
 pub(crate) mod param;
 pub(crate) mod symbol;
+pub(crate) mod tensor_map;
 pub mod vector;

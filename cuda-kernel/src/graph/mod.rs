@@ -146,6 +146,16 @@ unsafe fn set_node<K: Kernel>(
             "the parameter buffer is not packed for this kernel: make it with the launcher's pack",
         ));
     }
+    // `pack` packs by the declaration's layout; a function that places a parameter aligned
+    // above 16 bytes elsewhere takes it there.
+    let layout = crate::launch::layout_of::<K>(kernel.__loaded())?;
+    let mut placed;
+    let params = if K::LAYOUT.is_fixed() {
+        params
+    } else {
+        placed = crate::launch::repack(&K::LAYOUT, layout, params);
+        placed.bytes_mut()
+    };
     let entered = result::enter(stream.context())?;
     let function =
         crate::launch::prepare(&entered, kernel.__loaded(), stream, &config, params.len())?;
@@ -154,8 +164,7 @@ unsafe fn set_node<K: Kernel>(
             "graph kernel nodes keep the attributes they were captured with: set only grid, block and shared memory",
         ));
     }
-    let mut node_params =
-        NodeParams::new(function, &config, ParamPointers::new(&K::LAYOUT, params));
+    let mut node_params = NodeParams::new(function, &config, ParamPointers::new(layout, params));
     // SAFETY: the graph and node are alive; the driver copies the parameters during the call.
     unsafe {
         result::graph_exec_kernel_node_set_params(graph.cu_graph_exec(), node.0, node_params.raw())

@@ -63,7 +63,9 @@ use crate::declare::buffer::{ParamBytes, ParamPointers};
 use crate::driver::result;
 use crate::graph::NodeParams;
 use crate::launch::observe::{self, Shown, Site};
-use crate::{Config, DeviceArg, DeviceArgMut, Error, Kernel, Loaded};
+use crate::{
+    Config, DeviceArg, DeviceArgMut, Error, Kernel, Loaded, RawTensorMap, TensorMap, TensorMapMut,
+};
 
 /// A kernel a [`Plan`] can record: every `#[kernel]` launcher is one, with its parameters as
 /// a tuple of plan handles (for pointers) and values.
@@ -106,6 +108,34 @@ where
 type Borrows<'a, T> = PhantomData<(&'a (), fn() -> T)>;
 /// A mutable borrow for `'a` of memory holding `T`s, as a type.
 type BorrowsMut<'a, T> = PhantomData<(&'a mut (), fn() -> T)>;
+
+/// A TMA descriptor in a plan, made by [`Plan::tensor_map`] or [`Plan::tensor_map_mut`]: the
+/// argument a recorded launch takes for a `TensorMap<T, N>` parameter. Copy it freely; it is
+/// valid while the plan that made it lives.
+pub struct PlanTensorMap<'a, T, const N: usize> {
+    raw: RawTensorMap,
+    _marker: Borrows<'a, T>,
+}
+
+impl<T, const N: usize> Clone for PlanTensorMap<'_, T, N> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T, const N: usize> Copy for PlanTensorMap<'_, T, N> {}
+
+impl<T, const N: usize> PlanTensorMap<'_, T, N> {
+    /// The descriptor's bytes.
+    pub fn raw(&self) -> RawTensorMap {
+        self.raw
+    }
+}
+
+impl<T, const N: usize> core::fmt::Debug for PlanTensorMap<'_, T, N> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "PlanTensorMap<{}, {N}>", core::any::type_name::<T>())
+    }
+}
 
 /// Device memory a plan's launches read: `*const T` arguments. Copy it freely; it is valid
 /// while the plan that made it lives.
@@ -281,6 +311,33 @@ impl<'a> Plan<'a> {
         PlanMut {
             ptr,
             len,
+            _marker: PhantomData,
+        }
+    }
+
+    /// A TMA descriptor the plan's launches read through (TMA loads), its memory borrowed for
+    /// as long as the plan lives, as [`input`](Self::input) borrows memory.
+    pub fn tensor_map<T: 'a, const N: usize>(
+        &mut self,
+        map: &TensorMap<'a, T, N>,
+    ) -> PlanTensorMap<'a, T, N> {
+        self.input(map.memory());
+        PlanTensorMap {
+            raw: map.raw(),
+            _marker: PhantomData,
+        }
+    }
+
+    /// A TMA descriptor the plan's launches write through (TMA stores), its memory borrowed
+    /// mutably for as long as the plan lives, as [`output`](Self::output) borrows memory.
+    pub fn tensor_map_mut<T: 'a, const N: usize>(
+        &mut self,
+        map: TensorMapMut<'a, T, N>,
+    ) -> PlanTensorMap<'a, T, N> {
+        let (raw, memory) = map.into_parts();
+        self.output(memory);
+        PlanTensorMap {
+            raw,
             _marker: PhantomData,
         }
     }
@@ -567,13 +624,19 @@ impl<'a> Plan<'a> {
         config: &Config,
         params: &mut ParamBytes,
     ) -> Result<NodeParams, Error> {
+        // Packed by the declaration's layout; a function that places a parameter aligned above
+        // 16 bytes elsewhere takes it there.
+        let layout = crate::launch::layout_of::<K>(kernel)?;
+        if !K::LAYOUT.is_fixed() {
+            *params = crate::launch::repack(&K::LAYOUT, layout, params.bytes());
+        }
         let entered = result::enter(self.stream.context())?;
         let function =
             crate::launch::prepare(&entered, kernel, &self.stream, config, params.bytes().len())?;
         Ok(NodeParams::new(
             function,
             config,
-            ParamPointers::new(&K::LAYOUT, params.bytes_mut()),
+            ParamPointers::new(layout, params.bytes_mut()),
         ))
     }
 

@@ -166,13 +166,14 @@ pub unsafe fn launch<K: Kernel, A: Arg<K::__Params>>(
     // borrows' guards have recorded the launch).
     let entered = enter(stream).map_err(refused)?;
     let config = config.into();
+    let layout = layout_of::<K>(kernel.__loaded()).map_err(refused)?;
     if observe::observing() {
         // SAFETY: the caller's.
         return unsafe { launch_observed(kernel, &entered, stream, &config, args, at) };
     }
-    with_params(K::LAYOUT.size, |buf| {
+    with_params(layout.size, |buf| {
         // The guards are held until the launch is queued.
-        let _held = args.put(stream, K::LAYOUT.params, buf);
+        let _held = args.put(stream, layout.params, buf);
         // SAFETY: the buffer holds every parameter at the offset the declaration gives it;
         // the declaration's soundness is the caller's.
         unsafe {
@@ -181,7 +182,7 @@ pub unsafe fn launch<K: Kernel, A: Arg<K::__Params>>(
                 &entered,
                 stream,
                 &config,
-                &K::LAYOUT,
+                layout,
                 buf,
                 Site::new(at, &[]),
             )
@@ -203,8 +204,9 @@ unsafe fn launch_observed<K: Kernel, A: Arg<K::__Params>>(
 ) -> Result<(), Error> {
     let mut lengths = Vec::new();
     args.lengths(&mut lengths);
-    with_params(K::LAYOUT.size, |buf| {
-        let _held = args.put(stream, K::LAYOUT.params, buf);
+    let layout = layout_of::<K>(kernel.__loaded())?;
+    with_params(layout.size, |buf| {
+        let _held = args.put(stream, layout.params, buf);
         // SAFETY: as in `launch`.
         unsafe {
             launch_packed(
@@ -212,12 +214,58 @@ unsafe fn launch_observed<K: Kernel, A: Arg<K::__Params>>(
                 entered,
                 stream,
                 config,
-                &K::LAYOUT,
+                layout,
                 buf,
                 Site::new(at, &lengths),
             )
         }
     })
+}
+
+/// The layout `kernel`'s launches pack by: its declaration's where that holds on every GPU (a
+/// constant, once inlined), else the one its loaded function places the parameters in, as the
+/// driver reported it at load ([`Loaded::layout`]).
+#[inline(always)]
+pub(crate) fn layout_of<K: Kernel>(loaded: &Loaded) -> Result<&crate::ParamLayout, Error> {
+    if K::LAYOUT.is_fixed() {
+        return Ok(const { &K::LAYOUT });
+    }
+    placed_layout(loaded, const { &K::LAYOUT })
+}
+
+/// The loaded function's layout, for a declaration whose layout the GPU places.
+#[inline(never)]
+fn placed_layout<'a>(
+    loaded: &'a Loaded,
+    declared: &crate::ParamLayout,
+) -> Result<&'a crate::ParamLayout, Error> {
+    loaded.layout().ok_or_else(|| {
+        let param = &declared.params[declared.fixed];
+        Error::UnplacedParam {
+            kernel: loaded.name().into(),
+            param: param.name,
+            align: param.align,
+        }
+    })
+}
+
+/// Moves each parameter of `bytes`, packed at `from`'s offsets, to `to`'s: a buffer packed by
+/// a declaration's layout, for a function that places its parameters elsewhere.
+pub(crate) fn repack(
+    from: &crate::ParamLayout,
+    to: &crate::ParamLayout,
+    bytes: &[u8],
+) -> ParamBytes {
+    let mut placed = ParamBytes::new(to.size);
+    let out = placed.bytes_mut();
+    for (a, b) in from.params.iter().zip(to.params) {
+        if let (Some(src), Some(dst)) =
+            (bytes.get(a.offset..a.end()), out.get_mut(b.offset..b.end()))
+        {
+            dst.copy_from_slice(src);
+        }
+    }
+    placed
 }
 
 /// Runs `f` on `len` zeroed bytes: on the stack up to [`ParamBytes::INLINE`] (the 4 KiB every
@@ -253,7 +301,9 @@ fn on_stack<const N: usize, R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R 
 }
 
 /// Packs `args` (device addresses as `CUdeviceptr`, values) into `K`'s parameter buffer: what
-/// a generated `pack` calls.
+/// a generated `pack` calls. The buffer follows the declaration's layout, `K::LAYOUT` (for a
+/// parameter aligned above 16 bytes, the C rule's offsets; a graph node update places them
+/// where the loaded function takes them).
 #[inline]
 pub fn pack<K: Kernel, A: Pack<K::__Params>>(args: A) -> ParamBytes {
     let mut buf = ParamBytes::new(K::LAYOUT.size);

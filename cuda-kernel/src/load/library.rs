@@ -11,7 +11,7 @@ use crate::driver::cache::PerDevice;
 use crate::driver::image::Image;
 use crate::driver::params::ParamCounts;
 use crate::driver::result;
-use crate::load::module::check_signature;
+use crate::load::module::{check_signature, unplaced};
 use crate::{Error, ParamLayout};
 
 /// A module loaded once for the whole process, not into one context (`cuLibraryLoadData`).
@@ -130,6 +130,9 @@ unsafe impl Sync for Function {}
 pub struct LibraryKernel {
     kernel: sys::CUkernel,
     compiled_cluster: Option<(u32, u32, u32)>,
+    /// The layout the driver placed the parameters in, for a signature with a parameter aligned
+    /// above 16 bytes ([`ParamLayout::placed`]).
+    placed: Option<ParamLayout>,
     functions: PerDevice<Function>,
     _library: Arc<Library>,
 }
@@ -158,7 +161,7 @@ impl LibraryKernel {
         // same on every device: it is the code's).
         let function = result::kernel_get_function(kernel).map_err(|e| library.jit_error(e))?;
         let compiled_cluster = result::compiled_cluster(function);
-        if result::has_param_info()? {
+        let placed = if result::has_param_info()? {
             // The count from the kernel's function in the current context (a library's kernel
             // has no count query of its own).
             let count = if result::has_param_count() {
@@ -168,11 +171,15 @@ impl LibraryKernel {
             };
             check_signature(name, layout, count, |index| {
                 result::kernel_param_info(kernel, index).map_err(|e| library.jit_error(e))
-            })?;
-        }
+            })?
+        } else {
+            unplaced(name, layout)?;
+            None
+        };
         Ok(LibraryKernel {
             kernel,
             compiled_cluster,
+            placed,
             functions: PerDevice::new(),
             _library: Arc::clone(library),
         })
@@ -185,12 +192,39 @@ impl LibraryKernel {
         self.functions
             .get_or_try_init(ctx.ordinal(), || {
                 let _entered = result::enter(ctx)?;
-                result::kernel_get_function(self.kernel)
-                    .map(Function)
-                    .map_err(|e| self._library.jit_error(e))
+                let function = result::kernel_get_function(self.kernel)
+                    .map_err(|e| self._library.jit_error(e))?;
+                if let Some(placed) = &self.placed {
+                    same_placement(function, placed, ctx.ordinal())?;
+                }
+                Ok(Function(function))
             })
             .map(|f| f.0)
     }
+}
+
+/// A library's kernel whose layout the GPU places (a parameter aligned above 16 bytes) launches
+/// on a device only where that device's function places its parameters as the load found:
+/// GPUs of another architecture may not.
+#[cold]
+fn same_placement(
+    function: sys::CUfunction,
+    placed: &ParamLayout,
+    ordinal: usize,
+) -> Result<(), Error> {
+    for (index, param) in placed.params.iter().enumerate() {
+        let here = result::func_param_info(function, index)?;
+        if here != Some((param.offset, param.size)) {
+            let (offset, _) = here.unwrap_or_default();
+            return Err(Error::PlacedElsewhere {
+                param: param.name,
+                ordinal,
+                offset,
+                loaded: param.offset,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Makes a live context current on this thread: the one that is, or else device 0's primary
@@ -226,6 +260,9 @@ fn current_context() -> Result<(), Error> {
 #[derive(Debug, Clone)]
 pub struct Loaded {
     place: Place,
+    /// The layout the function places its parameters in, for a signature with a parameter
+    /// aligned above 16 bytes (whose offsets are the GPU's): what every launch packs by.
+    layout: Option<ParamLayout>,
     /// The cluster shape the kernel was compiled with (`__cluster_dims__`), which every launch
     /// is checked against.
     compiled_cluster: Option<(u32, u32, u32)>,
@@ -247,14 +284,31 @@ impl Loaded {
         Loaded {
             compiled_cluster: result::compiled_cluster(function.cu_function()),
             place: Place::Module(function),
+            layout: None,
             name: c_name(name),
         }
+    }
+
+    /// This function, whose parameters the driver placed as `layout` (the driver's offsets, for
+    /// a signature with a parameter aligned above 16 bytes: [`ParamLayout::placed`]).
+    pub(crate) fn with_layout(mut self, layout: Option<ParamLayout>) -> Loaded {
+        self.layout = layout;
+        self
+    }
+
+    /// The layout the loaded function places its parameters in, where it is the GPU's to
+    /// choose (a parameter aligned above 16 bytes, [`ParamLayout::fixed`]): the offsets the
+    /// driver reported at load, which every launch of it packs by. `None` for a signature
+    /// whose declared layout holds on every GPU.
+    pub fn layout(&self) -> Option<&ParamLayout> {
+        self.layout.as_ref()
     }
 
     /// A kernel of a [`Library`], loaded under the symbol `name`.
     pub fn library(kernel: Arc<LibraryKernel>, name: &str) -> Loaded {
         Loaded {
             compiled_cluster: kernel.compiled_cluster,
+            layout: kernel.placed,
             place: Place::Library(kernel),
             name: c_name(name),
         }

@@ -29,6 +29,18 @@ pub fn load_function(
     name: &str,
     layout: &ParamLayout,
 ) -> Result<CudaFunction, Error> {
+    load_placed(module, name, layout).map(|(function, _)| function)
+}
+
+/// [`load_function`], with the layout the function places its parameters in where `layout`
+/// is not [fixed](ParamLayout::is_fixed) (a parameter aligned above 16 bytes): the driver's
+/// offsets, which every launch of it uses. A driver that cannot report them (older than CUDA
+/// 12.4) is [`Error::UnplacedParam`].
+pub(crate) fn load_placed(
+    module: &Arc<CudaModule>,
+    name: &str,
+    layout: &ParamLayout,
+) -> Result<(CudaFunction, Option<ParamLayout>), Error> {
     require()?;
     // cudarc's load_function panics on an interior NUL; no entry can have one anyway.
     if CString::new(name).is_err() {
@@ -45,17 +57,44 @@ pub fn load_function(
             source: e,
         },
     })?;
-    if result::has_param_info()? {
-        let handle = function.cu_function();
-        let count = match result::func_param_count(handle)? {
-            Some(count) => Some(count),
-            None => remembered_count(module, name),
-        };
-        check_signature(name, layout, count, |index| {
-            result::func_param_info(handle, index)
-        })?;
+    if !result::has_param_info()? {
+        return unplaced(name, layout).map(|()| (function, None));
     }
-    Ok(function)
+    let handle = function.cu_function();
+    let count = match result::func_param_count(handle)? {
+        Some(count) => Some(count),
+        None => remembered_count(module, name),
+    };
+    let placed = check_signature(name, layout, count, |index| {
+        result::func_param_info(handle, index)
+    })?;
+    Ok((function, placed))
+}
+
+/// The kernel `name` of `module` as a launcher holds it: checked against `layout`, with the
+/// driver's offsets where the GPU places a parameter ([`load_placed`]). What tests of run-time
+/// signatures load through.
+#[doc(hidden)]
+pub fn load_loaded(
+    module: &Arc<CudaModule>,
+    name: &str,
+    layout: &ParamLayout,
+) -> Result<crate::Loaded, Error> {
+    let (function, placed) = load_placed(module, name, layout)?;
+    Ok(crate::Loaded::module(function, name).with_layout(placed))
+}
+
+/// Where the driver cannot report parameter offsets: fine for a fixed layout (the declaration
+/// is trusted), [`Error::UnplacedParam`] for one with a parameter only the driver can place.
+pub(crate) fn unplaced(name: &str, layout: &ParamLayout) -> Result<(), Error> {
+    match layout.params.get(layout.fixed) {
+        None => Ok(()),
+        Some(param) => Err(Error::UnplacedParam {
+            kernel: name.into(),
+            param: param.name,
+            align: param.align,
+        }),
+    }
 }
 
 /// Compares `layout` with the offsets and sizes the driver reports for a kernel:
@@ -64,12 +103,15 @@ pub fn load_function(
 /// the function's parameter `count` known (`cuFuncGetParamCount`), no index past it is asked;
 /// without it, one index past the declared count is, which a function with more parameters
 /// answers.
+///
+/// Returns the layout the function places its parameters in where `layout` is not
+/// [fixed](ParamLayout::is_fixed): the driver's offsets ([`ParamLayout::placed`]).
 pub(crate) fn check_signature(
     name: &str,
     layout: &ParamLayout,
     count: Option<usize>,
     mut param_info: impl FnMut(usize) -> Result<Option<(usize, usize)>, Error>,
-) -> Result<(), Error> {
+) -> Result<Option<ParamLayout>, Error> {
     let asked = match count {
         Some(count) => count.min(layout.params.len() + 1),
         None => layout.params.len() + 1,
@@ -81,14 +123,12 @@ pub(crate) fn check_signature(
             None => break,
         }
     }
-    let matches = loaded.len() == layout.params.len()
-        && layout
-            .params
-            .iter()
-            .zip(&loaded)
-            .all(|(p, &(offset, size))| (p.offset, p.size) == (offset, size));
-    if matches {
-        Ok(())
+    if layout.misfit(&loaded).is_none() {
+        Ok(if layout.is_fixed() {
+            None
+        } else {
+            layout.placed(&loaded)
+        })
     } else {
         Err(Error::SignatureMismatch(Box::new(SignatureMismatch {
             kernel: name.into(),
@@ -242,7 +282,10 @@ mod signature_tests {
 
     /// The check against a driver whose function takes `params`, and how many times it was
     /// asked past them (which the real driver answers with `CUDA_ERROR_INVALID_VALUE`).
-    fn check(params: &[(usize, usize)], count: Option<usize>) -> (Result<(), Error>, usize) {
+    fn check(
+        params: &[(usize, usize)],
+        count: Option<usize>,
+    ) -> (Result<Option<ParamLayout>, Error>, usize) {
         let mut past = 0;
         let result = check_signature("k", &LAYOUT, count, |index| {
             Ok(match params.get(index) {
@@ -271,7 +314,8 @@ mod signature_tests {
     #[test]
     fn a_different_count_is_a_mismatch_either_way() {
         let more = [(0, 8), (8, 4), (12, 4), (16, 8)];
-        let mismatch = |r: Result<(), Error>| matches!(r, Err(Error::SignatureMismatch(_)));
+        let mismatch =
+            |r: Result<Option<ParamLayout>, Error>| matches!(r, Err(Error::SignatureMismatch(_)));
         assert!(mismatch(check(&more, Some(4)).0));
         assert!(mismatch(check(&more, None).0));
         let (result, past) = check(&more[..2], Some(2));

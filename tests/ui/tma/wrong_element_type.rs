@@ -1,0 +1,16 @@
+use std::sync::Arc;
+
+use cuda_kernel::cudarc::driver::{CudaSlice, CudaStream};
+use cuda_kernel::{Config, Error, TensorMap, Tiled, kernel};
+
+#[kernel]
+unsafe extern "C" {
+    fn load_tiles(m: TensorMap<f32, 2>);
+}
+
+fn launch(stream: &Arc<CudaStream>, k: &LoadTiles, x: &CudaSlice<u16>) -> Result<(), Error> {
+    let map = TensorMap::<u16, 2>::tiled(stream, x, &Tiled::new([64, 64], [64, 64]))?;
+    unsafe { k.launch(stream, Config::new((1, 1, 1), (32, 1, 1)), &map) }
+}
+
+fn main() {}
