@@ -34,6 +34,12 @@
 //!    arguments), and, when asked, cubins and a fatbin for listed architectures;
 //! 4. with [`committed_ptx`](Build::committed_ptx), compares the PTX with the committed copy.
 //!
+//! Cargo reruns the build step whenever a file it scans for declarations changes (the crate's
+//! `src/lib.rs`, say). A `.cu` file whose inputs are those of its last build (that hash, nvcc
+//! itself and the include folders) keeps the PTX that build made, and the preprocessed text
+//! generated declarations read, without running nvcc again: an edit that changes no
+//! declaration of a file costs it no compilation.
+//!
 //! Where nvcc is missing (a user without the CUDA toolkit, docs.rs), the committed PTX is used;
 //! its recorded hash says whether it was made from the current sources. So a published crate
 //! carries its PTX and builds anywhere.
@@ -557,13 +563,40 @@ impl Build {
         let mut problems = Vec::new();
         match &nvcc_path {
             Some(nvcc) => {
-                let results = nvcc::compile_all(nvcc, &jobs, &includes, &declarations);
-                for (job, result) in jobs.iter().zip(results) {
+                // A file whose inputs are those of the last build (a crate's edit that changes
+                // no declaration of it: the build step reruns on every edit of a file it
+                // scans) keeps its PTX; nvcc compiles the others.
+                let out_of = |job: &nvcc::Job| out_dir.join(format!("{}.ptx", job.stem));
+                let keys: Vec<String> = jobs
+                    .iter()
+                    .map(|job| nvcc::cache_key(nvcc, job, &includes))
+                    .collect();
+                let reused: Vec<Option<String>> = jobs
+                    .iter()
+                    .zip(&keys)
+                    .map(|(job, key)| nvcc::cached(&out_of(job), key))
+                    .collect();
+                let stale: Vec<nvcc::Job> = jobs
+                    .iter()
+                    .zip(&reused)
+                    .filter(|(_, reused)| reused.is_none())
+                    .map(|(job, _)| job.clone())
+                    .collect();
+                let mut fresh =
+                    nvcc::compile_all(nvcc, &stale, &includes, &declarations).into_iter();
+                for ((job, key), reused) in jobs.iter().zip(&keys).zip(reused) {
+                    let result = match reused {
+                        Some(text) => Ok(text),
+                        None => fresh
+                            .next()
+                            .unwrap_or_else(|| Err("nvcc gave no result".to_string()))
+                            .map(|ptx| format!("{HASH_MARKER}{}\n{ptx}", job.hash)),
+                    };
                     match result {
-                        Ok(ptx) => {
-                            let text = format!("{HASH_MARKER}{}\n{ptx}", job.hash);
-                            let out = out_dir.join(format!("{}.ptx", job.stem));
+                        Ok(text) => {
+                            let out = out_of(job);
                             write_if_changed(&out, text.as_bytes())?;
+                            nvcc::remember(&out, key, &text);
                             compiled.ptx.push(out);
                             if let Some(dir) = &committed_dir {
                                 if let Err(p) = compare_committed(dir, &job.stem, &text, strict) {
@@ -732,7 +765,7 @@ fn generate_all(
         let committed_path = committed.map(|d| d.join(format!("{}.rs", job.stem)));
         let rust = match nvcc {
             Some(nvcc) => {
-                let text = match nvcc::preprocess(nvcc, job, includes) {
+                let text = match nvcc::preprocess_cached(nvcc, job, includes, out_dir) {
                     Ok(text) => text,
                     Err(p) => {
                         problems.push(p);

@@ -7,6 +7,7 @@ use std::process::Command;
 use crate::scan::Declarations;
 
 /// One `.cu` file to compile.
+#[derive(Clone)]
 pub struct Job {
     pub stem: String,
     pub source: PathBuf,
@@ -138,6 +139,72 @@ fn compile(nvcc: &Path, job: &Job, includes: &[PathBuf]) -> Result<String, Failu
 
 /// The job's source as nvcc preprocesses it for the PTX (its architecture and flags, device
 /// side), for [`generate`](crate::generate).
+/// What a job's output depends on beyond its sources' [`hash`](Job::hash): the compiler (its
+/// path, size and modification time) and the include folders. A rebuild whose key equals the
+/// last one's reuses that build's output instead of running nvcc again.
+pub fn cache_key(nvcc: &Path, job: &Job, includes: &[PathBuf]) -> String {
+    let stamp = std::fs::metadata(nvcc)
+        .map(|m| format!("{} {:?}", m.len(), m.modified().ok()))
+        .unwrap_or_default();
+    let includes: Vec<String> = includes.iter().map(|d| d.display().to_string()).collect();
+    format!(
+        "{} {} {stamp} {}",
+        job.hash,
+        nvcc.display(),
+        includes.join(" ")
+    )
+}
+
+/// `output` made for `key` on an earlier run of the build step: the file beside its key file
+/// (`<file>.key`), where that key is `key` and the file is still what was made (not since
+/// rewritten, by a build that took the committed PTX, say).
+pub fn cached(output: &Path, key: &str) -> Option<String> {
+    let stamp = std::fs::read_to_string(key_path(output)).ok()?;
+    let text = std::fs::read_to_string(output).ok()?;
+    (stamp == stamped(key, &text)).then_some(text)
+}
+
+/// Records that `output`, holding `text`, was made for `key`.
+pub fn remember(output: &Path, key: &str, text: &str) {
+    let _ = std::fs::write(key_path(output), stamped(key, text));
+}
+
+/// The key, and a digest of what was made for it.
+fn stamped(key: &str, text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest: String = Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("{key}\n{digest}")
+}
+
+fn key_path(output: &Path) -> PathBuf {
+    let mut name = output.as_os_str().to_os_string();
+    name.push(".key");
+    PathBuf::from(name)
+}
+
+/// [`preprocess`], reusing the text of an earlier run of the build step with the same inputs
+/// (kept in `$OUT_DIR/cuda-kernel/<stem>.i`).
+pub fn preprocess_cached(
+    nvcc: &Path,
+    job: &Job,
+    includes: &[PathBuf],
+    out_dir: &Path,
+) -> Result<String, String> {
+    let path = out_dir.join("cuda-kernel").join(format!("{}.i", job.stem));
+    let key = cache_key(nvcc, job, includes);
+    if let Some(text) = cached(&path, &key) {
+        return Ok(text);
+    }
+    let text = preprocess(nvcc, job, includes)?;
+    if std::fs::write(&path, &text).is_ok() {
+        remember(&path, &key, &text);
+    }
+    Ok(text)
+}
+
 pub fn preprocess(nvcc: &Path, job: &Job, includes: &[PathBuf]) -> Result<String, String> {
     let args = job
         .args

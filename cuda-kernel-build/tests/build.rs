@@ -348,3 +348,67 @@ fn another_build_tool_gets_the_header_to_force_include() {
     assert!(header.contains("struct Scale"), "{header}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The build step reruns on every edit of a file it scans for declarations; a `.cu` whose
+/// inputs did not change keeps its PTX (and its preprocessed text for generated declarations)
+/// without running nvcc again. Counted through a wrapper that logs each nvcc run.
+#[test]
+#[cfg(unix)]
+#[cfg_attr(not(has_nvcc), ignore = "needs nvcc")]
+fn a_rebuild_with_the_same_inputs_runs_no_nvcc() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = project("cached", GOOD);
+    let real = match std::env::var_os("NVCC") {
+        Some(nvcc) => PathBuf::from(nvcc),
+        None => {
+            let found = std::process::Command::new("sh")
+                .args(["-c", "command -v nvcc"])
+                .output()
+                .unwrap();
+            PathBuf::from(String::from_utf8(found.stdout).unwrap().trim())
+        }
+    };
+    let log = dir.join("nvcc-runs.log");
+    let wrapper = dir.join("nvcc-wrapper.sh");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\necho \"$@\" >> '{}'\nexec '{}' \"$@\"\n",
+            log.display(),
+            real.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let runs = || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    let mut b = build(&dir);
+    b.nvcc(&wrapper).generate_declarations(true);
+    b.try_compile().unwrap();
+    let first = runs();
+    assert!(
+        first >= 2,
+        "the PTX and the preprocessed text: {first} runs"
+    );
+    let ptx = std::fs::read_to_string(dir.join("out/axpy.ptx")).unwrap();
+
+    // lib.rs edited without changing a declaration: nothing for nvcc to do.
+    let edited = format!("{DECLARATIONS}\n/// A comment.\npub fn helper() {{}}\n");
+    std::fs::write(dir.join("src/lib.rs"), edited).unwrap();
+    b.try_compile().unwrap();
+    assert_eq!(runs(), first, "a rebuild with the same inputs ran nvcc");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("out/axpy.ptx")).unwrap(),
+        ptx
+    );
+
+    // The .cu edited: compiled and preprocessed again.
+    std::fs::write(dir.join("cuda/axpy.cu"), format!("// edited\n{GOOD}")).unwrap();
+    b.try_compile().unwrap();
+    assert!(runs() >= first + 2, "an edited .cu was not compiled again");
+    let _ = std::fs::remove_dir_all(&dir);
+}
