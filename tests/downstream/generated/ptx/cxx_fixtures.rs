@@ -21,5 +21,5 @@ unsafe extern "C" {
     pub fn saxpy(x: *const f32, y: *mut f32, a: f32, n: i32);
     /// `takes_struct` of cxx_fixtures.cu.
     #[allow(non_snake_case)]
-    pub fn takes_struct(p: Pair, v: ::cuda_kernel::Float4, out: *mut f64);
+    pub fn takes_struct(p: Pair, #[kernel(grid_constant)] v: ::cuda_kernel::Float4, out: *mut f64);
 }
