@@ -14,7 +14,9 @@ median_build() {
     printf '%s\n' "${times[@]}" | sort -n | sed -n 3p
 }
 
-# A crate manifest named $1 depending on the cuda-kernel of the repository at $2.
+# A crate manifest named $1 depending on the cuda-kernel of the repository at $2. With
+# BENCH_OPTIMIZED_MACROS=1, proc macros (and build scripts) are compiled optimized in the debug
+# profile, as `[profile.dev.build-override] opt-level = 3` in a user's workspace does.
 crate_manifest() {
     cat <<TOML
 [package]
@@ -28,4 +30,7 @@ cuda-kernel = { path = "$2/cuda-kernel" }
 
 [workspace]
 TOML
+    if [ "${BENCH_OPTIMIZED_MACROS:-0}" = 1 ]; then
+        printf '\n[profile.dev.build-override]\nopt-level = 3\n'
+    fi
 }
