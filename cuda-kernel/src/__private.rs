@@ -9,7 +9,6 @@ pub use crate::declare::cuda_declaration::{
 pub use crate::declare::kernel::Family;
 pub use crate::declare::layout::{struct_align, struct_size};
 pub use crate::declare::symbol::{family_name, family_name_with, template_arg};
-pub use crate::declare::tensor_map::TensorMapOf;
 pub use crate::driver::result::Entered;
 pub use crate::graph::plan::{PlanKernel, PlanMut, PlanRef};
 pub use crate::launch::observe::{Site, observing, refused};

@@ -72,7 +72,7 @@ pub use declare::cuda_declaration::{cuda_header, write_cuda_header};
 pub use declare::device_arg::{DeviceArg, DeviceArgMut, DeviceMemory, ExactLength, Null};
 pub use declare::kernel::Kernel;
 pub use declare::layout::{
-    MAX_PARAM_BYTES, MAX_PARAM_BYTES_LEGACY, MAX_STATIC_ALIGN, ParamLayout, ParamSlot,
+    MAX_ALIGN, MAX_PARAM_BYTES, MAX_PARAM_BYTES_LEGACY, MAX_STATIC_ALIGN, ParamLayout, ParamSlot,
 };
 pub use declare::param::{AddressFree, CType, KernelParam};
 pub use declare::tensor_map::{

@@ -1,45 +1,7 @@
 //! TMA descriptors: [`TensorMap`] and [`TensorMapMut`], typed by element and rank, built from
 //! device memory they borrow, checked against the rules the driver enforces, and launched as
 //! the `const __grid_constant__ CUtensorMap` parameter of a Hopper (or newer) kernel.
-//!
-//! A declaration names a descriptor parameter by its element type and rank, and the launcher
-//! takes only a descriptor of those:
-//!
-//! ```no_run
-//! use cuda_kernel::{Config, TensorMap, TensorMapMut, Tiled, kernel};
-//!
-//! #[kernel]
-//! unsafe extern "C" {
-//!     // extern "C" __global__ void tma_copy(const __grid_constant__ CUtensorMap src,
-//!     //                                     const __grid_constant__ CUtensorMap dst);
-//!     fn tma_copy(src: TensorMap<f32, 2>, dst: TensorMap<f32, 2>);
-//! }
-//!
-//! # fn main() -> Result<(), cuda_kernel::Error> {
-//! # const PTX: &str = "";
-//! let ctx = cuda_kernel::driver::context(0)?;
-//! let stream = ctx.default_stream();
-//! let copy = TmaCopy::load(&cuda_kernel::driver::load_ptx(&ctx, PTX)?)?;
-//! let x = stream.clone_htod(&vec![1.0f32; 1024 * 1024])?;
-//! let mut y = stream.alloc_zeros::<f32>(1024 * 1024)?;
-//! // 1024 x 1024 floats, rows packed, moved in boxes of 32 x 32.
-//! let tiles = Tiled::new([1024, 1024], [32, 32]);
-//! let src = TensorMap::tiled(&stream, &x, &tiles)?;
-//! let mut dst = TensorMapMut::tiled(&stream, &mut y, &tiles)?;
-//! unsafe { copy.launch(&stream, Config::new((32, 32, 1), (128, 1, 1)), &src, &mut dst)? };
-//! // Past its last use, `dst` no longer holds `y`.
-//! let back = stream.clone_dtoh(&y)?;
-//! # Ok(()) }
-//! ```
-//!
-//! A launch counts as a use of the memory a descriptor points into, as a pointer argument
-//! does: it is ordered after earlier work on it and recorded for later work (cudarc's event
-//! tracking). [`TensorMap`] borrows its memory shared and the kernel may only read through it
-//! (TMA loads); [`TensorMapMut`] borrows it mutably and the kernel may write through it (TMA
-//! stores). Either cannot outlive its memory: a descriptor used after its slice is dropped is a
-//! compile-time error.
-
-use core::marker::PhantomData;
+//! ([`TensorMap`] shows a declaration and a launch.)
 
 use cudarc::driver::sys;
 use cudarc::driver::{CudaStream, SyncOnDrop};
@@ -798,8 +760,46 @@ impl<const N: usize> Im2col<N> {
 }
 
 /// A TMA descriptor of `N`-dimensional memory of `T`s that a kernel reads (TMA loads), built
-/// by [`tiled`](Self::tiled) or [`im2col`](Self::im2col) from memory it borrows for `'a`. A launcher whose declaration names
-/// a `TensorMap<T, N>` parameter takes `&TensorMap<T, N>` (or a [`TensorMapMut`]).
+/// by [`tiled`](Self::tiled) or [`im2col`](Self::im2col) from memory it borrows for `'a`. A
+/// launcher whose declaration names a `TensorMap<T, N>` parameter takes `&TensorMap<T, N>` (or
+/// a `&mut` [`TensorMapMut`]).
+///
+/// A declaration names a descriptor parameter by its element type and rank, and the launcher
+/// takes only a descriptor of those:
+///
+/// ```no_run
+/// use cuda_kernel::{Config, TensorMap, TensorMapMut, Tiled, kernel};
+///
+/// #[kernel]
+/// unsafe extern "C" {
+///     // extern "C" __global__ void tma_copy(const __grid_constant__ CUtensorMap src,
+///     //                                     const __grid_constant__ CUtensorMap dst);
+///     fn tma_copy(src: TensorMap<f32, 2>, dst: TensorMap<f32, 2>);
+/// }
+///
+/// # fn main() -> Result<(), cuda_kernel::Error> {
+/// # const PTX: &str = "";
+/// let ctx = cuda_kernel::driver::context(0)?;
+/// let stream = ctx.default_stream();
+/// let copy = TmaCopy::load(&cuda_kernel::driver::load_ptx(&ctx, PTX)?)?;
+/// let x = stream.clone_htod(&vec![1.0f32; 1024 * 1024])?;
+/// let mut y = stream.alloc_zeros::<f32>(1024 * 1024)?;
+/// // 1024 x 1024 floats, rows packed, moved in boxes of 32 x 32.
+/// let tiles = Tiled::new([1024, 1024], [32, 32]);
+/// let src = TensorMap::tiled(&stream, &x, &tiles)?;
+/// let mut dst = TensorMapMut::tiled(&stream, &mut y, &tiles)?;
+/// unsafe { copy.launch(&stream, Config::new((32, 32, 1), (128, 1, 1)), &src, &mut dst)? };
+/// // Past its last use, `dst` no longer holds `y`.
+/// let back = stream.clone_dtoh(&y)?;
+/// # Ok(()) }
+/// ```
+///
+/// A launch counts as a use of the memory a descriptor points into, as a pointer argument
+/// does: it is ordered after earlier work on it and recorded for later work (cudarc's event
+/// tracking). [`TensorMap`] borrows its memory shared and the kernel may only read through it
+/// (TMA loads); [`TensorMapMut`] borrows it mutably and the kernel may write through it (TMA
+/// stores). Either cannot outlive its memory: a descriptor used after its slice is dropped is a
+/// compile-time error.
 pub struct TensorMap<'a, T, const N: usize> {
     raw: RawTensorMap,
     memory: &'a (dyn DeviceArg<T> + Sync + 'a),
@@ -977,11 +977,6 @@ impl<T, const N: usize> TensorMapArg<T, N> for &mut TensorMapMut<'_, T, N> {
         (&this.raw, guard)
     }
 }
-
-/// A descriptor's element type and rank, as a declaration's `TensorMap<T, N>` names them: what
-/// generated code checks a declared descriptor parameter's type with.
-#[doc(hidden)]
-pub struct TensorMapOf<T, const N: usize>(PhantomData<fn() -> T>);
 
 #[cfg(test)]
 mod tests {
