@@ -468,6 +468,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
     let library_doc =
         format!(" Looks up `{symbol}` in `library`, for every GPU, checked against the layout.");
     let checks = (real && !kernel.symbol_at_load()).then(|| expand_checks(p, kernel));
+    let tensor_map_uses = tensor_map_uses(p, kernel);
     let (impl_generics, ty_generics, struct_generics) = generics(p, kernel);
     let type_params: Vec<Ident> = kernel
         .generics
@@ -598,6 +599,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
         #kernel_impl
         #struct_names
         #checks
+        #tensor_map_uses
         #member_trait
     }
 }
@@ -1363,6 +1365,29 @@ fn device_element(elem: &syn::Type) -> TokenStream {
     }
 }
 
+/// A descriptor parameter's type as written (`TensorMap<f16, 2>`), named in the expansion
+/// (the launcher takes its own `TensorMapArg` bound): so the user's import of it is used, and a
+/// path that does not resolve is reported where it was written. For stand-ins too.
+fn tensor_map_uses(p: &TokenStream, kernel: &Kernel) -> TokenStream {
+    if kernel.is_generic() {
+        return quote!();
+    }
+    let attrs = &kernel.attrs;
+    let uses = kernel.params.iter().filter_map(|param| {
+        let ParamKind::TensorMap(..) = param.kind() else {
+            return None;
+        };
+        let param_ty = &param.ty;
+        Some(quote! {
+            #(#attrs)*
+            const _: () = {
+                let _: #p::PhantomData<#param_ty>;
+            };
+        })
+    });
+    quote!(#(#uses)*)
+}
+
 /// Compile-time checks of a real launcher: the layout is evaluated (so a signature over the
 /// size limit fails to compile even if never launched), and each size and alignment the PTX
 /// check left to the compiler is asserted.
@@ -1378,29 +1403,11 @@ fn expand_checks(p: &TokenStream, kernel: &Kernel) -> TokenStream {
         };
         Some(ptx_assertion(p, attrs, param_ty, condition, message))
     });
-    // A descriptor parameter's type, as written, names the runtime's `TensorMap` (kept used,
-    // and resolved where the user wrote it).
-    let tensor_maps = kernel.params.iter().filter_map(|param| {
-        let ParamKind::TensorMap(..) = param.kind() else {
-            return None;
-        };
-        if kernel.is_generic() {
-            return None;
-        }
-        let param_ty = &param.ty;
-        Some(quote! {
-            #(#attrs)*
-            const _: () = {
-                let _: #p::PhantomData<#param_ty>;
-            };
-        })
-    });
     quote! {
         #(#attrs)*
         const _: #p::ParamLayout = #ty::LAYOUT;
 
         #(#layout_checks)*
-        #(#tensor_maps)*
     }
 }
 
