@@ -42,6 +42,84 @@ fn a_typed_launch_hands_the_driver_its_buffer_and_asks_nothing_of_the_thread() {
     assert!(text.contains("1 passed"), "{text}");
 }
 
+/// A kernel with parameters aligned above 16 bytes (`aligned_echo`, which the stub places as an
+/// H100 does): the launch packs them at the driver's offsets, not the C rule's; and a driver
+/// that cannot report offsets (12.0, set through the stub) refuses the load naming the first.
+#[test]
+#[cfg_attr(not(has_cc), ignore = "needs a C compiler (cc, gcc or clang)")]
+fn parameters_the_gpu_places_are_packed_where_the_driver_says() {
+    const NAME: &str = "parameters_the_gpu_places_are_packed_where_the_driver_says";
+    if std::env::var_os(CHILD).is_some() {
+        return placed_by_the_stub();
+    }
+    let dir = build_stub();
+    for version in ["13000", "12000"] {
+        let output = Command::new(std::env::current_exe().unwrap())
+            .args([NAME, "--exact", "--nocapture"])
+            .env(CHILD, "1")
+            .env("STUB_DRIVER_VERSION", version)
+            .env("LD_LIBRARY_PATH", &dir)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&output.stderr).into_owned()
+            + &String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success() && text.contains("1 passed"),
+            "the run against the stub (driver {version}) failed:\n{text}"
+        );
+    }
+}
+
+fn placed_by_the_stub() {
+    use cuda_kernel::Kernel;
+    use kernels::AlignedEcho;
+    use kernels::params::Block64;
+    let ctx = cuda_kernel::driver::context(0).unwrap();
+    let module = cuda_kernel::driver::load_ptx(&ctx, kernels::TMA_PTX).unwrap();
+    if std::env::var("STUB_DRIVER_VERSION").as_deref() == Ok("12000") {
+        let refused = AlignedEcho::load(&module).unwrap_err().to_string();
+        assert!(
+            refused.starts_with(
+                "parameter `b` of kernel `aligned_echo` is aligned to 64 bytes, so its offset"
+            ),
+            "{refused}"
+        );
+        return;
+    }
+    let echo = AlignedEcho::load(&module).unwrap();
+    let placed = echo.__loaded().layout().copied().unwrap();
+    assert_eq!(
+        placed.to_string(),
+        "(a@0:1, b@48:256, d@304:32, t@336:2, out@344:8) = 352 bytes"
+    );
+    // SAFETY: nothing is in flight.
+    unsafe { ctx.disable_event_tracking() };
+    let stream = ctx.new_stream().unwrap();
+    let mut out = stream.alloc_zeros::<u8>(291).unwrap();
+    let block = Block64 {
+        words: core::array::from_fn(|i| 0x0101_0101_0101_0101 * (i as u64 + 1)),
+    };
+    let d = cuda_kernel::Double4_32a::new(1.0, 2.0, 3.0, 4.0);
+    let config = Config::new((1, 1, 1), (1, 1, 1));
+    unsafe { echo.launch(&stream, config, 0x7f, block, d, 0xbeef, &mut out) }.unwrap();
+    let stub = Stub::open();
+    let params = stub.last_params();
+    assert_eq!(
+        params.len(),
+        352,
+        "the buffer is as long as the driver's layout"
+    );
+    assert_eq!(params[0], 0x7f);
+    assert_eq!(params[48..304], *bytemuck::bytes_of(&block.words));
+    assert_eq!(params[304..336], *bytemuck::bytes_of(&d));
+    assert_eq!(params[336..338], 0xbeefu16.to_le_bytes());
+    assert_eq!(
+        params[344..352],
+        out.device_ptr(&stream).0.to_le_bytes(),
+        "out sits at the driver's 344, not the C rule's 360"
+    );
+}
+
 /// Builds the stub as `libcuda.so.1` and `libcuda.so` in a folder of the target dir, with the C
 /// compiler the build script found.
 fn build_stub() -> PathBuf {

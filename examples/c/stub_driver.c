@@ -20,7 +20,7 @@ typedef int CUdevice;
 typedef unsigned long long CUdeviceptr;
 #define API __attribute__((visibility("default")))
 
-static int context, module, function, stream;
+static int context, module, function, aligned_function, stream;
 static __thread void *current;
 
 /* What the test reads back: launches, calls that read or change the thread's context, and the
@@ -32,7 +32,12 @@ API unsigned char stub_last_params[4096];
 API size_t stub_last_params_len;
 
 API CUresult cuInit(unsigned flags) { return 0; }
-API CUresult cuDriverGetVersion(int *v) { *v = 13000; return 0; }
+/* CUDA 13.0, or the version STUB_DRIVER_VERSION gives (12000: a driver without parameter info). */
+API CUresult cuDriverGetVersion(int *v) {
+    const char *version = getenv("STUB_DRIVER_VERSION");
+    *v = version ? atoi(version) : 13000;
+    return 0;
+}
 API CUresult cuDeviceGetCount(int *n) { *n = 1; return 0; }
 API CUresult cuDeviceGet(CUdevice *d, int ordinal) { *d = ordinal; return ordinal == 0 ? 0 : 101; }
 API CUresult cuDeviceGetName(char *name, int len, CUdevice d) { strncpy(name, "stub", len); return 0; }
@@ -78,9 +83,21 @@ API CUresult cuModuleLoadDataEx(void **m, const void *image, unsigned n, int *o,
     return 0;
 }
 API CUresult cuModuleUnload(void *m) { return 0; }
-API CUresult cuModuleGetFunction(void **f, void *m, const char *name) { *f = &function; return 0; }
-/* empty4(const float*, const float*, float*, unsigned): every function has its parameters. */
+API CUresult cuModuleGetFunction(void **f, void *m, const char *name) {
+    *f = strcmp(name, "aligned_echo") == 0 ? (void *)&aligned_function : (void *)&function;
+    return 0;
+}
+/* aligned_echo(unsigned char, Block64 (256 bytes, align 64), double4_32a, unsigned short,
+   unsigned char*) as an H100 places it: 0, 48, 304, 336, 344 (the C rule: 0, 64, 320, 352, 360).
+   Every other function is empty4(const float*, const float*, float*, unsigned). */
 API CUresult cuFuncGetParamInfo(void *f, size_t i, size_t *offset, size_t *size) {
+    static const size_t aligned[5][2] = {{0, 1}, {48, 256}, {304, 32}, {336, 2}, {344, 8}};
+    if (f == &aligned_function) {
+        if (i >= 5) return 1;
+        *offset = aligned[i][0];
+        *size = aligned[i][1];
+        return 0;
+    }
     if (i >= 4) return 1; /* CUDA_ERROR_INVALID_VALUE: past the last parameter */
     *offset = i * 8;
     *size = i == 3 ? 4 : 8;
