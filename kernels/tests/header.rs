@@ -12,7 +12,7 @@ fn params_header_is_generated_from_the_rust_structs() {
     assert!(
         have == want,
         "kernels/cuda/params.cuh is stale: run CUDA_KERNEL_BLESS=1 cargo test -p kernels --test header, \
-         then scripts/regen-ptx.sh"
+         then CUDA_KERNEL_WRITE_PTX=1 cargo build -p kernels"
     );
 }
 
