@@ -22,24 +22,31 @@ fn a_typed_launch_hands_the_driver_its_buffer_and_asks_nothing_of_the_thread() {
     if std::env::var_os(CHILD).is_some() {
         return against_the_stub();
     }
+    in_child_against_the_stub(
+        "a_typed_launch_hands_the_driver_its_buffer_and_asks_nothing_of_the_thread",
+        None,
+    );
+}
+
+/// Runs the test `name` of this binary again with the stub first on `LD_LIBRARY_PATH` (and
+/// reporting the driver `version`, where given); it must pass.
+fn in_child_against_the_stub(name: &str, version: Option<&str>) {
     let dir = build_stub();
-    let output = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "a_typed_launch_hands_the_driver_its_buffer_and_asks_nothing_of_the_thread",
-            "--exact",
-            "--nocapture",
-        ])
+    let mut child = Command::new(std::env::current_exe().unwrap());
+    child
+        .args([name, "--exact", "--nocapture"])
         .env(CHILD, "1")
-        .env("LD_LIBRARY_PATH", &dir)
-        .output()
-        .unwrap();
+        .env("LD_LIBRARY_PATH", &dir);
+    if let Some(version) = version {
+        child.env("STUB_DRIVER_VERSION", version);
+    }
+    let output = child.output().unwrap();
     let text = String::from_utf8_lossy(&output.stderr).into_owned()
         + &String::from_utf8_lossy(&output.stdout);
     assert!(
-        output.status.success(),
-        "the run against the stub failed:\n{text}"
+        output.status.success() && text.contains("1 passed"),
+        "the run against the stub (driver {version:?}) failed:\n{text}"
     );
-    assert!(text.contains("1 passed"), "{text}");
 }
 
 /// A kernel with parameters aligned above 16 bytes (`aligned_echo`, which the stub places as an
@@ -52,21 +59,8 @@ fn parameters_the_gpu_places_are_packed_where_the_driver_says() {
     if std::env::var_os(CHILD).is_some() {
         return placed_by_the_stub();
     }
-    let dir = build_stub();
     for version in ["13000", "12000"] {
-        let output = Command::new(std::env::current_exe().unwrap())
-            .args([NAME, "--exact", "--nocapture"])
-            .env(CHILD, "1")
-            .env("STUB_DRIVER_VERSION", version)
-            .env("LD_LIBRARY_PATH", &dir)
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&output.stderr).into_owned()
-            + &String::from_utf8_lossy(&output.stdout);
-        assert!(
-            output.status.success() && text.contains("1 passed"),
-            "the run against the stub (driver {version}) failed:\n{text}"
-        );
+        in_child_against_the_stub(NAME, Some(version));
     }
 }
 

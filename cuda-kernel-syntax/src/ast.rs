@@ -239,13 +239,17 @@ impl Param {
     /// Whether the kernel declares the parameter `const __grid_constant__`: a TMA descriptor
     /// (typed or raw), or a value marked `#[kernel(grid_constant)]`.
     pub fn is_grid_constant(&self) -> bool {
-        self.grid_constant.is_some()
-            || matches!(self.kind(), ParamKind::TensorMap(..))
-            || crate::check::type_text(&self.ty)
-                .rsplit("::")
-                .next()
-                .is_some_and(|last| last == "RawTensorMap")
+        self.grid_constant.is_some() || is_descriptor(&self.ty)
     }
+}
+
+/// Whether `ty` is a TMA descriptor: `TensorMap<T, N>`, or the table's raw `CUtensorMap`
+/// (`RawTensorMap`), which a kernel always takes as `const __grid_constant__`.
+pub fn is_descriptor(ty: &Type) -> bool {
+    tensor_map(ty).is_some()
+        || matches!(ty, Type::Path(p) if p.qself.is_none()
+            && crate::types::by_rust_path(&crate::check::type_text(ty))
+                .is_some_and(|t| t.rust == crate::types::TENSOR_MAP[0].rust))
 }
 
 /// `TensorMap<T, N>` (by its last path segment, as `*const T` is read by its form): the

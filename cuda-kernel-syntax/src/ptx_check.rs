@@ -444,7 +444,7 @@ fn check_param(
     );
     // A TMA descriptor: 128 bytes, aligned to 128 by CUDA 13's `cuda.h` and to 64 by CUDA 12's
     // (its offset is the driver's either way).
-    if kernel.params[index].is_grid_constant() && crate::ast::tensor_map(ty).is_some() {
+    if crate::ast::is_descriptor(ty) {
         if ptx.size != 128 || (ptx.align != 64 && ptx.align != 128) || ptx.array_len.is_none() {
             cx.error(
                 ty,

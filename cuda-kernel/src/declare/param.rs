@@ -143,6 +143,12 @@ unsafe impl<T: AddressFree, const N: usize> AddressFree for [T; N] {}
 /// at compile time that the host size and alignment are the device's.
 macro_rules! pod_param {
     ($($ty:ty => $size:literal, $align:literal, $cuda:literal;)*) => {$(
+        $crate::declare::param::pod_param!(addresses: $ty => $size, $align, $cuda;);
+        // SAFETY: numbers (or numbers' components), none of them an address.
+        unsafe impl $crate::AddressFree for $ty {}
+    )*};
+    // A Pod type that may hold device addresses (a TMA descriptor): no `AddressFree`.
+    (addresses: $ty:ty => $size:literal, $align:literal, $cuda:literal;) => {
         const _: () = assert!(
             core::mem::size_of::<$ty>() == $size && core::mem::align_of::<$ty>() == $align
         );
@@ -157,9 +163,7 @@ macro_rules! pod_param {
                 out.copy_from_slice(bytemuck::bytes_of(self));
             }
         }
-        // SAFETY: numbers (or numbers' components), none of them an address.
-        unsafe impl $crate::AddressFree for $ty {}
-    )*};
+    };
 }
 pub(crate) use pod_param;
 

@@ -6,7 +6,7 @@
 use cudarc::driver::sys;
 use cudarc::driver::{CudaStream, SyncOnDrop};
 
-use crate::{CType, DeviceArg, DeviceArgMut, Error, ExactLength, KernelParam};
+use crate::{DeviceArg, DeviceArgMut, Error, ExactLength};
 
 /// The 128 bytes of a `CUtensorMap`, aligned as CUDA 13's `cuda.h` aligns it (CUDA 12's aligns
 /// it to 64): what a kernel's `const __grid_constant__ CUtensorMap` parameter receives.
@@ -21,23 +21,14 @@ use crate::{CType, DeviceArg, DeviceArgMut, Error, ExactLength, KernelParam};
 /// assert_eq!(RawTensorMap::CUDA_TYPE.to_string(), "CUtensorMap_st");
 /// ```
 #[repr(C, align(128))]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct RawTensorMap {
     /// The descriptor's bytes, opaque: `cuTensorMapEncodeTiled` writes them.
     pub opaque: [u64; 16],
 }
 
-// SAFETY: 128 bytes aligned to 128, written as they are.
-unsafe impl KernelParam for RawTensorMap {
-    const SIZE: usize = 128;
-    const ALIGN: usize = 128;
-    const CUDA_TYPE: CType = CType::named("CUtensorMap_st");
-
-    #[inline(always)]
-    fn write(&self, out: &mut [u8]) {
-        out.copy_from_slice(bytemuck::bytes_of(&self.opaque));
-    }
-}
+// A descriptor holds a global address: a kernel parameter, but not `AddressFree`.
+crate::declare::param::pod_param!(addresses: RawTensorMap => 128, 128, "CUtensorMap_st";);
 
 /// An element type a TMA descriptor moves: its `CUtensorMapDataType`. FP8 types travel as
 /// bytes (`UINT8`), as CUTLASS moves them.
@@ -342,6 +333,79 @@ fn inner_bytes(
     Ok(())
 }
 
+/// The builder methods of what [`Tiled`] and [`Im2col`] share (the tensor in global memory and
+/// the copy's options), and the tensor as their checks read it.
+macro_rules! tensor_options {
+    ($shape:ident) => {
+        impl<const N: usize> $shape<N> {
+            /// Pitched memory: the bytes from one index to the next along each dimension but
+            /// the innermost (dimension 1 first). Takes the first `N - 1` entries of `strides`;
+            /// fewer is an error when the descriptor is built.
+            pub fn strides(mut self, strides: impl AsRef<[u64]>) -> $shape<N> {
+                self.strides = Some(pitched(strides.as_ref()));
+                self
+            }
+
+            /// Elements stepped along each dimension.
+            pub const fn element_strides(mut self, element_strides: [u32; N]) -> $shape<N> {
+                self.element_strides = element_strides;
+                self
+            }
+
+            /// Interleaved layouts.
+            pub const fn interleave(mut self, interleave: Interleave) -> $shape<N> {
+                self.interleave = interleave;
+                self
+            }
+
+            /// The copy's layout in shared memory.
+            pub const fn swizzle(mut self, swizzle: Swizzle) -> $shape<N> {
+                self.swizzle = swizzle;
+                self
+            }
+
+            /// L2 promotion.
+            pub const fn l2_promotion(mut self, l2_promotion: L2Promotion) -> $shape<N> {
+                self.l2_promotion = l2_promotion;
+                self
+            }
+
+            /// What loads read outside the tensor.
+            pub const fn oob_fill(mut self, oob_fill: OobFill) -> $shape<N> {
+                self.oob_fill = oob_fill;
+                self
+            }
+
+            /// The tensor in global memory, as the checks read it.
+            fn tensor(&self) -> Tensor<'_, N> {
+                Tensor {
+                    dims: &self.dims,
+                    strides: self.strides,
+                    element_strides: &self.element_strides,
+                    interleave: self.interleave,
+                    oob_fill: self.oob_fill,
+                }
+            }
+        }
+    };
+}
+
+tensor_options!(Tiled);
+tensor_options!(Im2col);
+
+/// Strides given for dimensions 1.. as the shapes keep them: entry 0 unused (0), or `u64::MAX`
+/// where fewer than `N - 1` were given, which the check names.
+fn pitched<const N: usize>(strides: &[u64]) -> [u64; N] {
+    let mut all = [0; N];
+    for (to, from) in all.iter_mut().skip(1).zip(strides) {
+        *to = *from;
+    }
+    if strides.len() + 1 < N {
+        all[0] = u64::MAX;
+    }
+    all
+}
+
 impl<const N: usize> Tiled<N> {
     /// A packed tensor of `dims` elements moved in boxes of `box_dims`: dense, not interleaved,
     /// not swizzled, no L2 promotion, zeros outside.
@@ -358,66 +422,10 @@ impl<const N: usize> Tiled<N> {
         }
     }
 
-    /// Pitched memory: the bytes from one index to the next along each dimension but the
-    /// innermost (dimension 1 first). Takes the first `N - 1` entries of `strides`; fewer is an
-    /// error when the descriptor is built.
-    pub fn strides(mut self, strides: impl AsRef<[u64]>) -> Tiled<N> {
-        let strides = strides.as_ref();
-        let mut all = [u64::MAX; N];
-        for (to, from) in all.iter_mut().skip(1).zip(strides) {
-            *to = *from;
-        }
-        if strides.len() + 1 < N {
-            // Too few: left at u64::MAX, which the check names.
-            all[0] = u64::MAX;
-        } else if N > 0 {
-            all[0] = 0;
-        }
-        self.strides = Some(all);
-        self
-    }
-
-    /// Elements stepped along each dimension.
-    pub const fn element_strides(mut self, element_strides: [u32; N]) -> Tiled<N> {
-        self.element_strides = element_strides;
-        self
-    }
-
-    /// Interleaved layouts.
-    pub const fn interleave(mut self, interleave: Interleave) -> Tiled<N> {
-        self.interleave = interleave;
-        self
-    }
-
-    /// The box's layout in shared memory.
-    pub const fn swizzle(mut self, swizzle: Swizzle) -> Tiled<N> {
-        self.swizzle = swizzle;
-        self
-    }
-
-    /// L2 promotion.
-    pub const fn l2_promotion(mut self, l2_promotion: L2Promotion) -> Tiled<N> {
-        self.l2_promotion = l2_promotion;
-        self
-    }
-
-    /// What loads read outside the tensor.
-    pub const fn oob_fill(mut self, oob_fill: OobFill) -> Tiled<N> {
-        self.oob_fill = oob_fill;
-        self
-    }
-
     /// The byte strides of dimensions 1.., each dimension's extent checked against the
     /// memory's `len` elements of `elem` bytes, and every rule of `cuTensorMapEncodeTiled`.
     fn check(&self, address: u64, len: usize, elem: usize, float: bool) -> Result<Vec<u64>, Error> {
-        let tensor = Tensor {
-            dims: &self.dims,
-            strides: self.strides,
-            element_strides: &self.element_strides,
-            interleave: self.interleave,
-            oob_fill: self.oob_fill,
-        };
-        let strides = tensor.check(address, len, elem, float)?;
+        let strides = self.tensor().check(address, len, elem, float)?;
         for (i, &b) in self.box_dims.iter().enumerate() {
             if b == 0 || b > 256 {
                 return bad(
@@ -624,42 +632,6 @@ impl<const N: usize> Im2col<N> {
         }
     }
 
-    /// Pitched memory, as [`Tiled::strides`].
-    pub fn strides(mut self, strides: impl AsRef<[u64]>) -> Im2col<N> {
-        self.strides = Tiled::<N>::new([1; N], [1; N]).strides(strides).strides;
-        self
-    }
-
-    /// Elements stepped along each dimension.
-    pub const fn element_strides(mut self, element_strides: [u32; N]) -> Im2col<N> {
-        self.element_strides = element_strides;
-        self
-    }
-
-    /// The copy's layout in shared memory.
-    pub const fn swizzle(mut self, swizzle: Swizzle) -> Im2col<N> {
-        self.swizzle = swizzle;
-        self
-    }
-
-    /// Interleaved layouts.
-    pub const fn interleave(mut self, interleave: Interleave) -> Im2col<N> {
-        self.interleave = interleave;
-        self
-    }
-
-    /// L2 promotion.
-    pub const fn l2_promotion(mut self, l2_promotion: L2Promotion) -> Im2col<N> {
-        self.l2_promotion = l2_promotion;
-        self
-    }
-
-    /// What loads read outside the tensor.
-    pub const fn oob_fill(mut self, oob_fill: OobFill) -> Im2col<N> {
-        self.oob_fill = oob_fill;
-        self
-    }
-
     /// As [`Tiled::check`], with the rules of `cuTensorMapEncodeIm2col`.
     fn check(&self, address: u64, len: usize, elem: usize, float: bool) -> Result<Vec<u64>, Error> {
         if !(3..=5).contains(&N) {
@@ -668,14 +640,7 @@ impl<const N: usize> Im2col<N> {
                 format!("is {N}, but an im2col descriptor has rank 3 to 5"),
             );
         }
-        let tensor = Tensor {
-            dims: &self.dims,
-            strides: self.strides,
-            element_strides: &self.element_strides,
-            interleave: self.interleave,
-            oob_fill: self.oob_fill,
-        };
-        let strides = tensor.check(address, len, elem, float)?;
+        let strides = self.tensor().check(address, len, elem, float)?;
         if self.corners != N - 2 {
             return bad(
                 "corners",
