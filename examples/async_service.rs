@@ -224,6 +224,28 @@ fn latency(
         a50.as_secs_f64() / b50.as_secs_f64()
     );
 
+    // The floor of any wait that does not spin: one thread waking another that sleeps in the
+    // kernel (the way an executor's parked thread is woken), on this machine.
+    let (to_sleeper, sleeper) = std::sync::mpsc::channel::<Instant>();
+    let (from_sleeper, woken) = std::sync::mpsc::channel::<Duration>();
+    let handle = std::thread::spawn(move || {
+        while let Ok(sent) = sleeper.recv() {
+            let _ = from_sleeper.send(sent.elapsed());
+        }
+    });
+    let mut wakes = Vec::with_capacity(rounds);
+    for _ in 0..rounds {
+        std::thread::sleep(Duration::from_micros(50));
+        to_sleeper.send(Instant::now()).expect("the sleeper runs");
+        wakes.push(woken.recv().expect("the sleeper answers"));
+    }
+    drop(to_sleeper);
+    handle.join().expect("the sleeper");
+    wakes.sort();
+    println!(
+        "  a sleeping thread woken by another (the floor of a wait that does not spin): p50 {:.1} us",
+        percentile(&wakes, 0.5).as_secs_f64() * 1e6
+    );
     Ok(())
 }
 

@@ -3,7 +3,7 @@
 //! keep addresses out of values no contract sees.
 
 use proc_macro2::{Literal, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Ident, Type};
@@ -15,7 +15,7 @@ use cuda_kernel_syntax::types;
 /// The body of the launcher's `__contract`, the one home of its checks: its parameters are
 /// `config: &Config` and the kernel's, a pointer's as a `contract::Memory` (length and NULL)
 /// and a value as itself. Each condition that does not hold returns its error.
-pub fn checks(p: &TokenStream, kernel: &Kernel, contract: &Contract) -> TokenStream {
+pub fn checks(p: &dyn ToTokens, kernel: &Kernel, contract: &Contract) -> TokenStream {
     let (_, assertions) = bounds(p, kernel);
     let mut reads = Vec::new();
     let mut read: Vec<String> = Vec::new();
@@ -84,7 +84,7 @@ pub fn checks(p: &TokenStream, kernel: &Kernel, contract: &Contract) -> TokenStr
 /// is not a built-in number must be `AddressFree`. For a type naming a type parameter, a
 /// `where` clause of the launcher's methods; for a concrete type (a struct), an assertion in
 /// `__contract` spanned on the type, so the error points at it.
-pub fn bounds(p: &TokenStream, kernel: &Kernel) -> (TokenStream, TokenStream) {
+pub fn bounds(p: &dyn ToTokens, kernel: &Kernel) -> (TokenStream, TokenStream) {
     let type_params: Vec<String> = kernel.type_params();
     let mut bounds = Vec::new();
     let mut assertions = Vec::new();
@@ -168,7 +168,7 @@ fn arithmetic(test: &Test) -> Vec<Term> {
     }
 }
 
-fn test(p: &TokenStream, test_: &Test) -> TokenStream {
+fn test(p: &dyn ToTokens, test_: &Test) -> TokenStream {
     match test_ {
         Test::Compare(a, op, b) => {
             let f = format_ident!(
@@ -204,7 +204,7 @@ fn test(p: &TokenStream, test_: &Test) -> TokenStream {
     }
 }
 
-fn term(p: &TokenStream, term_: &Term) -> TokenStream {
+fn term(p: &dyn ToTokens, term_: &Term) -> TokenStream {
     match term_ {
         Term::Literal(value) => {
             let lit = Literal::i128_suffixed(*value);

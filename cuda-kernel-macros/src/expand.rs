@@ -1,7 +1,7 @@
 //! Generating a typed launcher per kernel: a layout constant plus calls into the runtime.
 
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{ItemForeignMod, Path};
@@ -93,7 +93,42 @@ fn expand_items(
                 .unwrap_or_default();
             expand_module(krate, m, block, (ptx_path, &shown), body)
         });
-    quote! { #(#kernels)* #(#globals)* #module }
+    // The runtime under a short name for the launchers (one glob import for the block; it
+    // stays when `cfg` leaves every launcher out).
+    let prelude = (!block.kernels.is_empty()).then(|| {
+        quote! {
+            #[allow(unused_imports)]
+            use #krate::__prelude::*;
+        }
+    });
+    let layouts = (body == Body::Real).then(|| layouts_evaluated(block));
+    quote! { #prelude #(#kernels)* #layouts #(#globals)* #module }
+}
+
+/// The items evaluating every plain launcher's layout, so that a signature over the size limit
+/// fails to compile even if never launched: one array for the block (each item costs the
+/// declaring crate's every rebuild), and an item of its own for a launcher under `cfg`.
+fn layouts_evaluated(block: &Block) -> TokenStream {
+    let p = quote!(__ck);
+    let mut together = Vec::new();
+    let mut apart = Vec::new();
+    for kernel in block.kernels.iter().filter(|k| !k.symbol_at_load()) {
+        let ty = kernel.type_ident();
+        let cfg: Vec<_> = kernel
+            .attrs
+            .iter()
+            .filter(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"))
+            .collect();
+        if cfg.is_empty() {
+            together.push(ty);
+        } else {
+            apart.push(quote!(#(#cfg)* const _: #p::ParamLayout = #ty::LAYOUT;));
+        }
+    }
+    let count = proc_macro2::Literal::usize_unsuffixed(together.len());
+    let together = (!together.is_empty())
+        .then(|| quote!(const _: [#p::ParamLayout; #count] = [#(#together::LAYOUT),*];));
+    quote!(#together #(#apart)*)
 }
 
 /// A device global: a type naming the variable, whose `load` finds it in a module as a typed
@@ -140,7 +175,7 @@ fn expand_global(krate: &Path, global: &GlobalVar, body: Body) -> TokenStream {
         #[allow(unreachable_code)]
         impl #ty {
             /// The variable's symbol in its module.
-            pub const NAME: &'static str = #symbol;
+            pub const NAME: &str = #symbol;
 
             /// Finds the variable in `module` (with a stream of the module's context) and checks
             /// its size against the declared type.
@@ -283,7 +318,7 @@ fn expand_module(
 
 /// The module type's method for a generic or run-time named kernel: its launcher for the type
 /// arguments (and the name), from the module's cache.
-fn cached_method(p: &TokenStream, kernel: &Kernel, body: Body) -> TokenStream {
+fn cached_method(p: &dyn ToTokens, kernel: &Kernel, body: Body) -> TokenStream {
     let (attrs, vis, method, ty) = (
         &kernel.attrs,
         &kernel.vis,
@@ -366,7 +401,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
     // The runtime under a short name, glob-imported (see `__prelude`), which keeps the
     // generated code short.
     let ck = Ident::new("__ck", Span::call_site());
-    let p = &quote!(#ck);
+    let p = &ck;
     let vis = &kernel.vis;
     let attrs = &kernel.attrs;
     let symbol = &kernel.symbol;
@@ -515,7 +550,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
     } else {
         quote! {
             /// The kernel's entry symbol in its module.
-            pub const NAME: &'static str = #symbol;
+            pub const NAME: &str = #symbol;
         }
     };
     let struct_names = real.then(|| struct_name_asserts(p, kernel));
@@ -526,11 +561,6 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
         (kernel.params.len() + 3 > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
 
     let kernel_impl = real.then(|| expand_kernel_impl(krate, kernel, &ck));
-    // The glob import stays when `cfg` leaves the launcher out.
-    let unused_import = attrs
-        .iter()
-        .any(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr"))
-        .then(|| quote!(#[allow(unused_imports)]));
 
     quote! {
         #(#type_docs)*
@@ -539,9 +569,6 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
         #[derive(Debug, Clone)]
         #[repr(transparent)]
         #vis struct #ty #struct_generics (#full::Loaded #marker);
-
-        #unused_import
-        use #krate::__prelude::*;
 
         #(#attrs)*
         #stand_in_allows
@@ -609,7 +636,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
 /// declared type (where the layout reports a type that is not a parameter type: rustc then
 /// reports it once).
 fn argument(
-    p: &TokenStream,
+    p: &dyn ToTokens,
     buffer: &TokenStream,
     param: &cuda_kernel_syntax::ast::Param,
 ) -> TokenStream {
@@ -645,7 +672,7 @@ fn nested(mut items: Vec<TokenStream>) -> TokenStream {
 /// evaluation fails where a parameter's type is not a parameter type (so that its bound then
 /// names that failure, and rustc reports only the layout's error); for a generic kernel, whose
 /// size depends on its type arguments, `ParamBytes`.
-fn buffer_type(p: &TokenStream, kernel: &Kernel) -> TokenStream {
+fn buffer_type(p: &dyn ToTokens, kernel: &Kernel) -> TokenStream {
     let ty = kernel.type_ident();
     if kernel.is_generic() {
         quote!(#p::ParamBytes)
@@ -919,7 +946,7 @@ fn builtin_path(krate: &Path, rust: &str) -> TokenStream {
 /// launcher (cxx's generated `UniquePtrTarget` impls, with `UniquePtr<T>` doing the rest): its
 /// layout, its parameters' kinds, its buffer and, where the declaration derives it, its symbol.
 fn expand_kernel_impl(krate: &Path, kernel: &Kernel, ck: &Ident) -> TokenStream {
-    let p = &quote!(#ck);
+    let p = &ck;
     let ty = kernel.type_ident();
     let (_, ty_generics, _) = generics(p, kernel);
     let bounded = bounded_generics(p, kernel);
@@ -1017,7 +1044,7 @@ fn expand_kernel_impl(krate: &Path, kernel: &Kernel, ck: &Ident) -> TokenStream 
         // checked against it.
         unsafe impl<#(#bounded),*> #p::Kernel for #ty #ty_generics {
             const LAYOUT: #p::ParamLayout = Self::LAYOUT;
-            const __NAME: &'static str = #name;
+            const __NAME: &str = #name;
             type __Params = #kinds;
             #symbol
             #run_time
@@ -1029,7 +1056,7 @@ fn expand_kernel_impl(krate: &Path, kernel: &Kernel, ck: &Ident) -> TokenStream 
 
 /// The generics of the generated type: for its impl (`<T: KernelParam, const N: i32>`), its
 /// uses (`<T, N>`) and its definition (`<T, const N: i32>`); empty for a plain kernel.
-fn generics(p: &TokenStream, kernel: &Kernel) -> (TokenStream, TokenStream, TokenStream) {
+fn generics(p: &dyn ToTokens, kernel: &Kernel) -> (TokenStream, TokenStream, TokenStream) {
     if !kernel.is_generic() {
         return (quote!(), quote!(), quote!());
     }
@@ -1056,12 +1083,12 @@ fn generics(p: &TokenStream, kernel: &Kernel) -> (TokenStream, TokenStream, Toke
 }
 
 /// The generic parameters as an impl declares them: `T: KernelParam`, `const N: i32`.
-fn bounded_generics(p: &TokenStream, kernel: &Kernel) -> Vec<TokenStream> {
+fn bounded_generics(p: &dyn ToTokens, kernel: &Kernel) -> Vec<TokenStream> {
     bounded_generics_with(p, kernel, quote!())
 }
 
 /// [`bounded_generics`] with `more` added to each type parameter's bound.
-fn bounded_generics_with(p: &TokenStream, kernel: &Kernel, more: TokenStream) -> Vec<TokenStream> {
+fn bounded_generics_with(p: &dyn ToTokens, kernel: &Kernel, more: TokenStream) -> Vec<TokenStream> {
     kernel
         .generics
         .iter()
@@ -1075,7 +1102,7 @@ fn bounded_generics_with(p: &TokenStream, kernel: &Kernel, more: TokenStream) ->
 /// How a generic kernel's instance is named at load time: the Itanium symbol of the template
 /// instance, or the family's pattern filled in; for a kernel named at run time, with `name`
 /// for its run-time part (left open, in braces, without one).
-fn symbol_body(p: &TokenStream, kernel: &Kernel, name: Option<TokenStream>) -> TokenStream {
+fn symbol_body(p: &dyn ToTokens, kernel: &Kernel, name: Option<TokenStream>) -> TokenStream {
     let symbol = &kernel.symbol;
     if kernel.cpp.is_some() {
         let args = kernel.generics.iter().map(|g| match g {
@@ -1131,7 +1158,7 @@ fn symbol_body(p: &TokenStream, kernel: &Kernel, name: Option<TokenStream>) -> T
 /// A `cpp` kernel taking structs (not a template): its symbol derived at load, each struct
 /// by its CUDA name (`<Pair as KernelParam>::CUDA_TYPE`, which may be `geo::Pair`), as a
 /// template instance's is; `None` for any other kernel, whose `NAME` is its symbol.
-fn struct_symbol_body(p: &TokenStream, kernel: &Kernel) -> Option<TokenStream> {
+fn struct_symbol_body(p: &dyn ToTokens, kernel: &Kernel) -> Option<TokenStream> {
     if kernel.cpp.is_none() || kernel.name_arg.is_some() || kernel.unmangled_param.is_some() {
         return None;
     }
@@ -1157,7 +1184,7 @@ fn struct_symbol_body(p: &TokenStream, kernel: &Kernel) -> Option<TokenStream> {
 
 /// For a `cpp` kernel the PTX check found by its structs' C++ names: a compile-time assertion
 /// that each struct's CUDA name is the one the PTX's entry gives it.
-fn struct_name_asserts(p: &TokenStream, kernel: &Kernel) -> TokenStream {
+fn struct_name_asserts(p: &dyn ToTokens, kernel: &Kernel) -> TokenStream {
     // One assertion per struct (`iv: Interval` and `offset: *const Interval` are one), at the
     // struct's name in its first parameter.
     let mut structs: Vec<(&syn::Type, &str, Vec<String>)> = Vec::new();
@@ -1195,7 +1222,7 @@ fn struct_name_asserts(p: &TokenStream, kernel: &Kernel) -> TokenStream {
 }
 
 /// `ty` as an expression that builds it, for generated code.
-fn cpp_type_tokens(p: &TokenStream, ty: &CppType) -> TokenStream {
+fn cpp_type_tokens(p: &dyn ToTokens, ty: &CppType) -> TokenStream {
     match ty {
         CppType::Builtin(t) => {
             let rust = t.rust;
@@ -1219,7 +1246,7 @@ fn cpp_type_tokens(p: &TokenStream, ty: &CppType) -> TokenStream {
 /// must vouch for its length (`ExactLength`). `written` is how memory a `*mut T` parameter
 /// writes is borrowed: `&mut` for `launch`, `&` for `check_contract`, which only reads lengths.
 fn launcher_args(
-    p: &TokenStream,
+    p: &dyn ToTokens,
     kernel: &Kernel,
     body: Body,
     shared: TokenStream,
@@ -1266,7 +1293,7 @@ fn launcher_args(
 
 /// The arguments of `__contract` from a launcher's (or `check_contract`'s): `contract::Memory`
 /// of each pointer's, each value as it is.
-fn contract_memory(p: &TokenStream, kernel: &Kernel) -> Vec<TokenStream> {
+fn contract_memory(p: &dyn ToTokens, kernel: &Kernel) -> Vec<TokenStream> {
     kernel
         .params
         .iter()
@@ -1290,7 +1317,7 @@ fn contract_memory(p: &TokenStream, kernel: &Kernel) -> Vec<TokenStream> {
 
 /// A launcher's contract methods: `__contract`, the checks, and `check_contract`, which runs
 /// them on a launch's arguments without launching.
-fn contract_methods(p: &TokenStream, kernel: &Kernel, body: Body) -> TokenStream {
+fn contract_methods(p: &dyn ToTokens, kernel: &Kernel, body: Body) -> TokenStream {
     let Some(contract) = &kernel.contract else {
         return quote!();
     };
@@ -1368,7 +1395,7 @@ fn device_element(elem: &syn::Type) -> TokenStream {
 /// A descriptor parameter's type as written (`TensorMap<f16, 2>`), named in the expansion
 /// (the launcher takes its own `TensorMapArg` bound): so the user's import of it is used, and a
 /// path that does not resolve is reported where it was written. For stand-ins too.
-fn tensor_map_uses(p: &TokenStream, kernel: &Kernel) -> TokenStream {
+fn tensor_map_uses(p: &dyn ToTokens, kernel: &Kernel) -> TokenStream {
     if kernel.is_generic() {
         return quote!();
     }
@@ -1388,11 +1415,9 @@ fn tensor_map_uses(p: &TokenStream, kernel: &Kernel) -> TokenStream {
     quote!(#(#uses)*)
 }
 
-/// Compile-time checks of a real launcher: the layout is evaluated (so a signature over the
-/// size limit fails to compile even if never launched), and each size and alignment the PTX
-/// check left to the compiler is asserted.
-fn expand_checks(p: &TokenStream, kernel: &Kernel) -> TokenStream {
-    let ty = kernel.type_ident();
+/// Compile-time checks of a real launcher: each size and alignment the PTX check left to the
+/// compiler is asserted (its layout is evaluated by [`layouts_evaluated`]).
+fn expand_checks(p: &dyn ToTokens, kernel: &Kernel) -> TokenStream {
     let attrs = &kernel.attrs;
     let layout_checks = kernel.params.iter().filter_map(|param| {
         let layout = param.ptx_layout.as_ref()?;
@@ -1404,9 +1429,6 @@ fn expand_checks(p: &TokenStream, kernel: &Kernel) -> TokenStream {
         Some(ptx_assertion(p, attrs, param_ty, condition, message))
     });
     quote! {
-        #(#attrs)*
-        const _: #p::ParamLayout = #ty::LAYOUT;
-
         #(#layout_checks)*
     }
 }
@@ -1417,7 +1439,7 @@ fn expand_checks(p: &TokenStream, kernel: &Kernel) -> TokenStream {
 /// attribute. Every token of the call is spanned on the type (paths come in through `use`), so
 /// that rustc can point there.
 fn ptx_assertion(
-    p: &TokenStream,
+    p: &dyn ToTokens,
     attrs: &[syn::Attribute],
     ty: &syn::Type,
     condition: TokenStream,

@@ -55,7 +55,7 @@ fn vector_add_expands_to_a_type_with_layout_load_and_launch() {
     assert!(out.contains("/// c[i] = a[i] + b[i] for i < n"), "{out}");
     assert!(out.contains("use ::cuda_kernel::__prelude::*;"), "{out}");
     assert!(
-        out.contains("pub const NAME: &'static str = \"vector_add\";"),
+        out.contains("pub const NAME: &str = \"vector_add\";"),
         "{out}"
     );
     // The layout: each parameter's name and declared type, nothing else.
@@ -166,7 +166,7 @@ fn name_argument_binds_another_symbol() {
     );
     assert!(out.contains("pub struct ScaleF32"), "{out}");
     assert!(
-        out.contains("NAME: &'static str = \"_Z5scaleIfEvPT_S0_j\""),
+        out.contains("NAME: &str = \"_Z5scaleIfEvPT_S0_j\""),
         "{out}"
     );
 }
@@ -218,10 +218,7 @@ fn cfg_and_lint_attributes_are_carried_to_the_generated_items() {
 #[test]
 fn raw_identifiers_name_the_symbol_without_r_hash() {
     let out = expand(quote!(), quote! { extern "C" { fn r#match(r#in: u32); } });
-    assert!(
-        out.contains("pub const NAME: &'static str = \"match\";"),
-        "{out}"
-    );
+    assert!(out.contains("pub const NAME: &str = \"match\";"), "{out}");
     assert!(out.contains("__ck::layout!(\"in\" : u32)"), "{out}");
     assert!(out.contains("struct Match"), "{out}");
 }

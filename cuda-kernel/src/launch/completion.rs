@@ -9,17 +9,21 @@
 //!   launch). While completions are pending it queries the oldest event of each stream
 //!   (`cuEventQuery`, about a tenth of a microsecond), yielding between rounds and backing off
 //!   to short sleeps once nothing has finished for 200 us; with none pending it sleeps on a
-//!   condition variable. It then stores the result and wakes the task.
+//!   condition variable. It then stores the result, keeps the event for a later completion of
+//!   the same context, and wakes the task.
 //! - [`Wakeup::StreamCallback`]: the driver's stream callback (`cuStreamAddCallback`), on a
 //!   thread of the driver's: no thread of ours, but the stream waits for the callback, and the
 //!   driver's thread wakes late (measured below).
 //!
-//! Measured on an H100 (`examples/async_service.rs`, docs/BENCHMARKS.md): one request of two
-//! kernels and a copy back took 1.26x a bare synchronize's p50 through the notifier and 3.8x
-//! through the stream callback, and 1,000 requests at once ran at 1.15x and 1.05x the
-//! throughput of `spawn_blocking`: the notifier is the default. Either way nothing spins on
-//! the caller's thread and no async runtime is a dependency: the future is std's, woken
-//! through std's `Waker`, so it runs under tokio, smol, async-std or a plain `block_on`.
+//! Measured on an H100 (`examples/async_service.rs`, docs/BENCHMARKS.md): 1,000 requests of
+//! two kernels and a copy back, at once on 4 tokio worker threads, ran at 1.82x the throughput
+//! of `spawn_blocking` through the notifier (1.71x in a second run; 1.59x with cudarc's event
+//! tracking off) and 1.20x through the stream callback; one request at a time took 1.23x a bare
+//! synchronize's p50 through the notifier (6.8 us more, where one thread waking another that
+//! sleeps took 6.3 us on the same machine: the cost of not spinning) and 4.0x through the
+//! stream callback: the notifier is the default. Either way nothing spins on the caller's
+//! thread and no async runtime is a dependency: the future is std's, woken through std's
+//! `Waker`, so it runs under tokio, smol, async-std or a plain `block_on`.
 //!
 //! A completion borrows what its work uses for `'a` (a launch's outputs mutably), so nothing
 //! can touch that memory from the host until the GPU is done. Dropping it before it resolves
@@ -32,7 +36,7 @@ use std::marker::PhantomData;
 use std::panic::Location;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError, Weak};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
@@ -96,7 +100,9 @@ unsafe extern "C" fn reached(
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Wakeup {
     /// The default: an event recorded after the work, watched by one thread of the process
-    /// (started with the first completion; never one per stream or per launch). While
+    /// (started with the first completion; never one per stream or per launch), which keeps
+    /// finished events for the next completions of their context (up to 1024 per context), so
+    /// that a completion costs the submitting thread one `cuEventRecord`. While
     /// completions are pending it queries the oldest event of each stream (`cuEventQuery`),
     /// yielding between rounds and sleeping 50 us between them once nothing has finished for
     /// 200 us; with none pending it stays awake 500 us more (yielding), then sleeps until one
@@ -115,7 +121,7 @@ static WAKEUP: AtomicU8 = AtomicU8::new(0);
 struct Watched {
     event: sys::CUevent,
     shared: Arc<Shared>,
-    _ctx: Arc<CudaContext>,
+    ctx: Arc<CudaContext>,
 }
 
 // SAFETY: an event handle is a plain driver handle, usable from any thread.
@@ -134,10 +140,60 @@ struct Queues {
 /// How long the notifier stays awake (yielding) after its last completion before it sleeps.
 const LINGER: Duration = Duration::from_micros(500);
 
+/// How many finished events the notifier keeps per context for the next completions.
+const POOLED: usize = 1024;
+
+/// Events of finished completions, kept for the next completions of their context: creating
+/// and destroying one per completion would be two more driver calls per request, made by the
+/// threads that submit work. Keyed by the context they belong to, which they do not keep
+/// alive: a pooled event of a context that is gone is never used again (its context took it).
+#[derive(Default)]
+struct EventPool {
+    contexts: Vec<(Weak<CudaContext>, Vec<sys::CUevent>)>,
+}
+
+// SAFETY: event handles are plain driver handles, usable from any thread.
+unsafe impl Send for EventPool {}
+
+impl EventPool {
+    /// A pooled event of `ctx`, if one is kept.
+    fn take(&mut self, ctx: &Arc<CudaContext>) -> Option<sys::CUevent> {
+        let (_, events) = self
+            .contexts
+            .iter_mut()
+            .find(|(c, _)| std::ptr::eq(c.as_ptr(), Arc::as_ptr(ctx)))?;
+        events.pop()
+    }
+
+    /// Keeps a finished completion's event of `ctx` (`false`: the pool is full).
+    fn keep(&mut self, ctx: &Arc<CudaContext>, event: sys::CUevent) -> bool {
+        // Contexts that are gone leave the pool with their events.
+        self.contexts.retain(|(c, _)| c.strong_count() > 0);
+        let index = match self
+            .contexts
+            .iter()
+            .position(|(c, _)| std::ptr::eq(c.as_ptr(), Arc::as_ptr(ctx)))
+        {
+            Some(index) => index,
+            None => {
+                self.contexts.push((Arc::downgrade(ctx), Vec::new()));
+                self.contexts.len() - 1
+            }
+        };
+        let events = &mut self.contexts[index].1;
+        if events.len() >= POOLED {
+            return false;
+        }
+        events.push(event);
+        true
+    }
+}
+
 /// The one thread that watches events for every stream of the process.
 struct Notifier {
     queues: Mutex<Queues>,
     work: Condvar,
+    pool: Mutex<EventPool>,
 }
 
 impl Notifier {
@@ -149,6 +205,7 @@ impl Notifier {
                 let notifier: &'static Notifier = Box::leak(Box::new(Notifier {
                     queues: Mutex::new(Queues::default()),
                     work: Condvar::new(),
+                    pool: Mutex::new(EventPool::default()),
                 }));
                 std::thread::Builder::new()
                     .name("cuda-kernel-notifier".into())
@@ -178,8 +235,11 @@ impl Notifier {
     /// one is. The driver is asked without the queues' lock held, so that threads making
     /// completions never wait for a round of queries.
     fn watch(&self) {
-        let mut heads: Vec<(usize, Vec<sys::CUevent>)> = Vec::new();
-        let mut finished: Vec<(usize, Vec<sys::CUresult>)> = Vec::new();
+        // Reused round after round: the pending heads of each stream, flat, and how many of
+        // each stream's finished.
+        let mut heads: Vec<(usize, usize)> = Vec::new();
+        let mut events: Vec<sys::CUevent> = Vec::new();
+        let mut finished: Vec<(usize, usize, sys::CUresult)> = Vec::new();
         let mut done: Vec<(Watched, sys::CUresult)> = Vec::new();
         let mut last_progress = Instant::now();
         loop {
@@ -206,21 +266,35 @@ impl Notifier {
                     last_progress = last_progress.max(pushed);
                 }
                 heads.clear();
-                heads.extend(queues.streams.iter().map(|(stream, queue)| {
-                    (*stream, queue.iter().take(8).map(|w| w.event).collect())
-                }));
+                events.clear();
+                for (stream, queue) in &queues.streams {
+                    let before = events.len();
+                    events.extend(queue.iter().take(8).map(|w| w.event));
+                    heads.push((*stream, events.len() - before));
+                }
             }
             // Each stream's finished prefix: its completions end in the order they were made.
             finished.clear();
-            for (stream, events) in &heads {
-                let statuses: Vec<sys::CUresult> = events
-                    .iter()
-                    .map(|&event| result::event_query(event))
-                    .take_while(|&status| status != sys::CUresult::CUDA_ERROR_NOT_READY)
-                    .collect();
-                if !statuses.is_empty() {
-                    finished.push((*stream, statuses));
+            let mut at = 0;
+            for &(stream, count) in &heads {
+                let mut ended = 0;
+                let mut last = sys::CUresult::CUDA_SUCCESS;
+                for &event in &events[at..at + count] {
+                    let status = result::event_query(event);
+                    if status == sys::CUresult::CUDA_ERROR_NOT_READY {
+                        break;
+                    }
+                    ended += 1;
+                    last = status;
+                    if status != sys::CUresult::CUDA_SUCCESS {
+                        // A failed stream fails every later completion alike.
+                        break;
+                    }
                 }
+                if ended > 0 {
+                    finished.push((stream, ended, last));
+                }
+                at += count;
             }
             if finished.is_empty() {
                 // Nothing finished: yield while work is recent, then sleep a little, so a long
@@ -234,11 +308,16 @@ impl Notifier {
             }
             {
                 let mut queues = self.queues.lock().unwrap_or_else(PoisonError::into_inner);
-                for (stream, statuses) in finished.drain(..) {
+                for &(stream, ended, last) in &finished {
                     if let Some((_, queue)) = queues.streams.iter_mut().find(|(s, _)| *s == stream)
                     {
-                        for status in statuses {
+                        for i in 0..ended {
                             if let Some(watched) = queue.pop_front() {
+                                let status = if i + 1 == ended {
+                                    last
+                                } else {
+                                    sys::CUresult::CUDA_SUCCESS
+                                };
                                 done.push((watched, status));
                             }
                         }
@@ -248,8 +327,15 @@ impl Notifier {
                 queues.pending -= done.len();
             }
             last_progress = Instant::now();
+            {
+                let mut pool = self.pool.lock().unwrap_or_else(PoisonError::into_inner);
+                for (watched, _) in &done {
+                    if !pool.keep(&watched.ctx, watched.event) {
+                        result::event_destroy(watched.event);
+                    }
+                }
+            }
             for (watched, status) in done.drain(..) {
-                result::event_destroy(watched.event);
                 watched.shared.resolve(status);
             }
         }
@@ -375,8 +461,17 @@ impl<'a> Completion<'a> {
         match wakeup {
             Wakeup::Notifier => {
                 let notifier = Notifier::get()?;
-                let _entered = result::enter(stream.context())?;
-                let event = result::event_create()?;
+                let ctx = stream.context();
+                let _entered = result::enter(ctx)?;
+                let pooled = notifier
+                    .pool
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .take(ctx);
+                let event = match pooled {
+                    Some(event) => event,
+                    None => result::event_create()?,
+                };
                 if let Err(e) = result::event_record(event, stream.cu_stream()) {
                     result::event_destroy(event);
                     return Err(e);
@@ -384,7 +479,7 @@ impl<'a> Completion<'a> {
                 let watched = Watched {
                     event,
                     shared: Arc::clone(&shared),
-                    _ctx: Arc::clone(stream.context()),
+                    ctx: Arc::clone(ctx),
                 };
                 notifier.push(stream.cu_stream() as usize, watched);
             }
