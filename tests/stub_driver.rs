@@ -3,7 +3,8 @@
 //! again with the stub first on `LD_LIBRARY_PATH`. There a typed launch must hand the driver the
 //! buffer `pack` builds and the configuration it was given, ask nothing of the thread on a
 //! stream of its own, enter the current context once on the null stream, and refuse a bad
-//! configuration before the driver sees it. Linux only (`LD_LIBRARY_PATH`, `dlopen`); reported
+//! configuration before the driver sees it; and completions must reuse the events of finished
+//! ones rather than create one each. Linux only (`LD_LIBRARY_PATH`, `dlopen`); reported
 //! ignored where the build script found no C compiler (`cfg(has_cc)`).
 #![cfg(target_os = "linux")]
 
@@ -111,6 +112,52 @@ fn placed_by_the_stub() {
         params[344..352],
         out.device_ptr(&stream).0.to_le_bytes(),
         "out sits at the driver's 344, not the C rule's 360"
+    );
+}
+
+/// Completions woken by the notifier thread: the event of a finished completion serves the next
+/// completion of its context, so 100 completions awaited one after another create one event,
+/// and two batches of 64 in flight create no more than the larger batch needs (129 without
+/// the pool). The stub's events are done as soon as they are recorded.
+#[test]
+#[cfg_attr(not(has_cc), ignore = "needs a C compiler (cc, gcc or clang)")]
+fn finished_completions_lend_their_events_to_the_next() {
+    const NAME: &str = "finished_completions_lend_their_events_to_the_next";
+    if std::env::var_os(CHILD).is_some() {
+        return completions_against_the_stub();
+    }
+    in_child_against_the_stub(NAME, None);
+}
+
+fn completions_against_the_stub() {
+    use cuda_kernel::Completion;
+    let ctx = cuda_kernel::driver::context(0).unwrap();
+    // SAFETY: nothing is in flight.
+    unsafe { ctx.disable_event_tracking() };
+    let stream = ctx.new_stream().unwrap();
+    let stub = Stub::open();
+    let created = || stub.read::<u64>(b"stub_events_created");
+    let before = created();
+    for _ in 0..100 {
+        Completion::of_stream(&stream).unwrap().wait().unwrap();
+    }
+    assert_eq!(
+        created() - before,
+        1,
+        "100 completions one after another created more than one event"
+    );
+    for _ in 0..2 {
+        let pending: Vec<Completion> = (0..64)
+            .map(|_| Completion::of_stream(&stream).unwrap())
+            .collect();
+        for completion in pending {
+            completion.wait().unwrap();
+        }
+    }
+    let total = created() - before;
+    assert!(
+        total <= 65,
+        "two batches of 64 completions created {total} events"
     );
 }
 

@@ -74,9 +74,16 @@ API CUresult cuStreamCreate(void **s, unsigned flags) { *s = &stream; return 0; 
 API CUresult cuStreamDestroy_v2(void *s) { return 0; }
 API CUresult cuStreamSynchronize(void *s) { return 0; }
 API CUresult cuStreamWaitEvent(void *s, void *e, unsigned flags) { return 0; }
-API CUresult cuEventCreate(void **e, unsigned flags) { static char event; *e = &event; return 0; }
+/* Events: each its own handle, counted (the test reads how many were created); all done at once. */
+API volatile unsigned long long stub_events_created;
+API CUresult cuEventCreate(void **e, unsigned flags) {
+    *e = malloc(1);
+    __atomic_fetch_add(&stub_events_created, 1, __ATOMIC_RELAXED);
+    return 0;
+}
 API CUresult cuEventRecord(void *e, void *s) { return 0; }
-API CUresult cuEventDestroy_v2(void *e) { return 0; }
+API CUresult cuEventQuery(void *e) { return 0; }
+API CUresult cuEventDestroy_v2(void *e) { free(e); return 0; }
 API CUresult cuModuleLoadData(void **m, const void *image) { *m = &module; return 0; }
 API CUresult cuModuleLoadDataEx(void **m, const void *image, unsigned n, int *o, void **v) {
     *m = &module;
