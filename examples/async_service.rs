@@ -9,7 +9,8 @@
 //! - `thread pool`: 4 threads of our own taking requests from a channel, synchronizing.
 //!
 //! First one request at a time (latency against a bare launch-and-synchronize on the calling
-//! thread), then N requests at once (throughput, and p50 and p99 of each request's latency from
+//! thread, and what one thread waking another that sleeps costs on the machine: the floor of
+//! any wait that does not spin), then N requests at once (throughput, and p50 and p99 of each request's latency from
 //! its submission to its checked result). Requests share a pool of streams (request i on stream
 //! i % 32); each has its own buffers and staging, allocated before the clock starts. The async
 //! way runs with each of the completions' wakeups (`cuda_kernel::Wakeup`): the notifier thread
