@@ -957,6 +957,11 @@ fn expand_kernel_impl(krate: &Path, kernel: &Kernel, ck: &Ident) -> TokenStream 
     } else {
         struct_symbol_body(p, kernel)
     };
+    // `__NAME` is what the default `symbol()` returns: a kernel that overrides it has none.
+    let name = symbol.is_none().then(|| {
+        let name = &kernel.symbol;
+        quote!(const __NAME: &str = #name;)
+    });
     let symbol = symbol.map(|body| {
         quote! {
             fn symbol() -> #p::Cow<'static, str> {
@@ -964,7 +969,6 @@ fn expand_kernel_impl(krate: &Path, kernel: &Kernel, ck: &Ident) -> TokenStream 
             }
         }
     });
-    let name = &kernel.symbol;
     let run_time = kernel.run_time_name.as_ref().map(|name| {
         quote! {
             const RUN_TIME_NAME: #p::core::option::Option<&'static str> =
@@ -1044,7 +1048,7 @@ fn expand_kernel_impl(krate: &Path, kernel: &Kernel, ck: &Ident) -> TokenStream 
         // checked against it.
         unsafe impl<#(#bounded),*> #p::Kernel for #ty #ty_generics {
             const LAYOUT: #p::ParamLayout = Self::LAYOUT;
-            const __NAME: &str = #name;
+            #name
             type __Params = #kinds;
             #symbol
             #run_time
