@@ -20,13 +20,22 @@ const CHILD: &str = "CUDA_KERNEL_STUB_DRIVER_CHILD";
 #[test]
 #[cfg_attr(not(has_cc), ignore = "needs a C compiler (cc, gcc or clang)")]
 fn a_typed_launch_hands_the_driver_its_buffer_and_asks_nothing_of_the_thread() {
-    if std::env::var_os(CHILD).is_some() {
-        return against_the_stub();
-    }
-    in_child_against_the_stub(
+    run_against_the_stub(
         "a_typed_launch_hands_the_driver_its_buffer_and_asks_nothing_of_the_thread",
-        None,
+        &[None],
+        against_the_stub,
     );
+}
+
+/// In the child, runs `body`; in the test harness, runs the test `name` again as the child
+/// against the stub, once for each driver `versions` gives (`None`: the stub's default).
+fn run_against_the_stub(name: &str, versions: &[Option<&str>], body: fn()) {
+    if std::env::var_os(CHILD).is_some() {
+        return body();
+    }
+    for &version in versions {
+        in_child_against_the_stub(name, version);
+    }
 }
 
 /// Runs the test `name` of this binary again with the stub first on `LD_LIBRARY_PATH` (and
@@ -56,13 +65,11 @@ fn in_child_against_the_stub(name: &str, version: Option<&str>) {
 #[test]
 #[cfg_attr(not(has_cc), ignore = "needs a C compiler (cc, gcc or clang)")]
 fn parameters_the_gpu_places_are_packed_where_the_driver_says() {
-    const NAME: &str = "parameters_the_gpu_places_are_packed_where_the_driver_says";
-    if std::env::var_os(CHILD).is_some() {
-        return placed_by_the_stub();
-    }
-    for version in ["13000", "12000"] {
-        in_child_against_the_stub(NAME, Some(version));
-    }
+    run_against_the_stub(
+        "parameters_the_gpu_places_are_packed_where_the_driver_says",
+        &[Some("13000"), Some("12000")],
+        placed_by_the_stub,
+    );
 }
 
 fn placed_by_the_stub() {
@@ -122,11 +129,11 @@ fn placed_by_the_stub() {
 #[test]
 #[cfg_attr(not(has_cc), ignore = "needs a C compiler (cc, gcc or clang)")]
 fn finished_completions_lend_their_events_to_the_next() {
-    const NAME: &str = "finished_completions_lend_their_events_to_the_next";
-    if std::env::var_os(CHILD).is_some() {
-        return completions_against_the_stub();
-    }
-    in_child_against_the_stub(NAME, None);
+    run_against_the_stub(
+        "finished_completions_lend_their_events_to_the_next",
+        &[None],
+        completions_against_the_stub,
+    );
 }
 
 fn completions_against_the_stub() {

@@ -105,11 +105,18 @@ fn expand_items(
     quote! { #prelude #(#kernels)* #layouts #(#globals)* #module }
 }
 
+/// The runtime under the short name the block's glob import of `__prelude` gives it, which
+/// keeps the generated code short (an identifier: interpolating it costs no call across the
+/// proc-macro bridge, as a token stream would).
+fn runtime() -> Ident {
+    Ident::new("__ck", Span::call_site())
+}
+
 /// The items evaluating every plain launcher's layout, so that a signature over the size limit
 /// fails to compile even if never launched: one array for the block (each item costs the
 /// declaring crate's every rebuild), and an item of its own for a launcher under `cfg`.
 fn layouts_evaluated(block: &Block) -> TokenStream {
-    let p = quote!(__ck);
+    let p = runtime();
     let mut together = Vec::new();
     let mut apart = Vec::new();
     for kernel in block.kernels.iter().filter(|k| !k.symbol_at_load()) {
@@ -398,9 +405,7 @@ enum Body {
 fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
     let full = quote!(#krate::__private);
     let ty = kernel.type_ident();
-    // The runtime under a short name, glob-imported (see `__prelude`), which keeps the
-    // generated code short.
-    let ck = Ident::new("__ck", Span::call_site());
+    let ck = runtime();
     let p = &ck;
     let vis = &kernel.vis;
     let attrs = &kernel.attrs;

@@ -156,24 +156,24 @@ struct EventPool {
 unsafe impl Send for EventPool {}
 
 impl EventPool {
+    /// Where `ctx`'s events are kept, if any are.
+    fn index(&self, ctx: &Arc<CudaContext>) -> Option<usize> {
+        self.contexts
+            .iter()
+            .position(|(c, _)| std::ptr::eq(c.as_ptr(), Arc::as_ptr(ctx)))
+    }
+
     /// A pooled event of `ctx`, if one is kept.
     fn take(&mut self, ctx: &Arc<CudaContext>) -> Option<sys::CUevent> {
-        let (_, events) = self
-            .contexts
-            .iter_mut()
-            .find(|(c, _)| std::ptr::eq(c.as_ptr(), Arc::as_ptr(ctx)))?;
-        events.pop()
+        let index = self.index(ctx)?;
+        self.contexts[index].1.pop()
     }
 
     /// Keeps a finished completion's event of `ctx` (`false`: the pool is full).
     fn keep(&mut self, ctx: &Arc<CudaContext>, event: sys::CUevent) -> bool {
         // Contexts that are gone leave the pool with their events.
         self.contexts.retain(|(c, _)| c.strong_count() > 0);
-        let index = match self
-            .contexts
-            .iter()
-            .position(|(c, _)| std::ptr::eq(c.as_ptr(), Arc::as_ptr(ctx)))
-        {
+        let index = match self.index(ctx) {
             Some(index) => index,
             None => {
                 self.contexts.push((Arc::downgrade(ctx), Vec::new()));
