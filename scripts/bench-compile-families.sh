@@ -9,6 +9,8 @@
 #   used       decl_ptx plus a generic function that loads and launches all 48 kernels,
 #              monomorphized for the 10 dtypes (480 launch sites)
 # usage: scripts/bench-compile-families.sh
+#   BENCH_MAKE_ONLY=1 writes the crates and builds their dependencies without timing them
+#   (for scripts/bench-compile-instructions.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench-lib.sh
@@ -84,6 +86,9 @@ export CARGO_TARGET_DIR="$work/target"
 for name in empty decl decl_ptx used; do
     (cd "$work/$name" && cargo build -q) # dependencies, once
 done
+if [ "${BENCH_MAKE_ONLY:-0}" = 1 ]; then
+    exit 0
+fi
 
 
 for name in empty decl decl_ptx used; do

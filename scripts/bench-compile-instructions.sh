@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Compile cost of #[kernel] in instructions rather than seconds: the crates of
-# scripts/bench-compile.sh (200 declarations, and the same blocks without #[kernel]), each
+# scripts/bench-compile.sh (200 declarations, and the same blocks without #[kernel]) and, with
+# BENCH_FAMILIES=1, those of scripts/bench-compile-families.sh (48 generic family declarations,
+# without and with their PTX check, and an empty crate), each
 # rebuilt once after touching its lib.rs with rustc under valgrind's cachegrind, which counts
 # the instructions the rebuild executed (the proc macro runs inside rustc, so its share is
 # counted too). Unlike wall-clock time on a shared 2-core machine, the count repeats to a few
@@ -29,9 +31,10 @@ exec "$@"
 WRAP
 chmod +x "$work/wrapper.sh"
 
-measure() { # checkout, crate name: prints the instructions of one rebuild
-    local crate="$1/target/bench-compile/$2"
-    export CARGO_TARGET_DIR="$1/target/bench-compile/target-instructions"
+measure() { # checkout, crate name[, benchmark folder]: prints the instructions of one rebuild
+    local bench="${3:-bench-compile}"
+    local crate="$1/target/$bench/$2"
+    export CARGO_TARGET_DIR="$1/target/$bench/target-instructions"
     export RUSTC_WRAPPER="$work/wrapper.sh" BENCH_LOG="$work/log"
     (cd "$crate" && cargo build -q 2>/dev/null && touch src/lib.rs && cargo build -q 2>/dev/null)
     touch "$crate/src/lib.rs"
@@ -50,4 +53,13 @@ for checkout in "${checkouts[@]}"; do
     without=$(measure "$checkout" without_kernel)
     printf '%s: with #[kernel] %d M, without %d M, added by 200 declarations %d M instructions\n' \
         "$checkout" $((with / 1000000)) $((without / 1000000)) $(((with - without) / 1000000))
+    if [ "${BENCH_FAMILIES:-0}" = 1 ]; then
+        (cd "$checkout" && BENCH_MAKE_ONLY=1 scripts/bench-compile-families.sh >/dev/null)
+        empty=$(measure "$checkout" empty bench-compile-families)
+        for name in decl decl_ptx; do
+            total=$(measure "$checkout" "$name" bench-compile-families)
+            printf '%s: families %s %d M, added to the empty crate %d M instructions\n' \
+                "$checkout" "$name" $((total / 1000000)) $(((total - empty) / 1000000))
+        done
+    fi
 done

@@ -1,6 +1,6 @@
 //! Generating a typed launcher per kernel: a layout constant plus calls into the runtime.
 
-use proc_macro2::{Ident, Span, TokenStream};
+use proc_macro2::{Delimiter, Ident, Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
@@ -12,6 +12,8 @@ use cuda_kernel_syntax::ast::{Block, GlobalVar, Kernel, KernelGeneric, MemberTyp
 use cuda_kernel_syntax::itanium::CppType;
 use cuda_kernel_syntax::report::Errors;
 use cuda_kernel_syntax::{attr, check, mangle, parse, ptx_check, types};
+
+use crate::code::Code;
 
 /// `#[kernel]`: parse, check, expand, stopping after a phase that reported errors.
 pub fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
@@ -400,113 +402,47 @@ enum Body {
 }
 
 /// The generated type with its constants and methods, and the compile-time checks of a real
-/// launcher. Everything but the type sits in an anonymous `const` block that names the runtime
-/// `__ck`; every method delegates to it in one call.
+/// launcher. Every method delegates to the runtime (`__ck`, the block's glob import) in one
+/// call. Written as [`Code`]: text, with the declaration's names and types spliced in.
 fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
-    let full = quote!(#krate::__private);
+    let full = format!("{}::__private", quote!(#krate));
     let ty = kernel.type_ident();
     let ck = runtime();
     let p = &ck;
-    let vis = &kernel.vis;
     let attrs = &kernel.attrs;
     let symbol = &kernel.symbol;
     let real = body == Body::Real;
-    let type_docs = type_docs(kernel);
-    let args = launcher_args(p, kernel, body, quote!(&), quote!(&mut));
     let (unsafety, safety_doc) = launch_safety(kernel);
     let contract_methods = contract_methods(p, kernel, body);
     let contract_bounds = match (&kernel.contract, body) {
         (Some(_), Body::Real) => crate::contract::bounds(p, kernel).0,
         _ => quote!(),
     };
-    // `pack` takes device memory as addresses, everything else as for `launch`.
-    let pack_args = kernel.params.iter().map(|param| {
-        let name = if real {
-            param.ident.clone()
-        } else {
-            format_ident!("_")
-        };
-        match (param.kind(), &param.type_error) {
-            (_, Some(_)) => quote!(#name: impl #p::core::marker::Sized),
-            (ParamKind::Value, None) => {
-                let param_ty = &param.ty;
-                quote!(#name: #param_ty)
-            }
-            (ParamKind::TensorMap(..), None) => quote!(#name: #p::RawTensorMap),
-            _ => quote!(#name: #p::CUdeviceptr),
-        }
-    });
-    let buffer = buffer_type(p, kernel);
-    let arguments = nested(
-        kernel
-            .params
-            .iter()
-            .map(|param| argument(p, &buffer, param))
-            .collect(),
-    );
     // A method that only calls the runtime, or in a stand-in `unreachable!()`.
-    let delegate = |call: TokenStream| match body {
-        Body::Real => call,
-        Body::StandIn => quote!(#p::core::unreachable!()),
+    let delegate = |call: &str| match body {
+        Body::Real => format!("{{ {call} }}"),
+        Body::StandIn => "{ __ck::core::unreachable!() }".to_string(),
     };
-    let layout = if real {
-        let slots = kernel.params.iter().map(|param| {
-            let name = param.ident.unraw().to_string();
-            if let ParamKind::TensorMap(..) = param.kind() {
-                return quote!(#name: #p::RawTensorMap);
-            }
-            let param_ty = &param.ty;
-            // Spanned on the type, so a type that is not a parameter is reported there.
-            quote!(#name: #param_ty)
-        });
-        quote!(#p::layout!(#(#slots),*))
-    } else {
-        quote!(#p::ParamLayout::EMPTY)
-    };
-    let pack = delegate(quote!(#p::pack::<Self, _>(#arguments)));
-    let contract_check = kernel.contract.as_ref().map(|_| {
-        let memory = contract_memory(p, kernel);
-        quote! {
-            let config: #p::Config = #p::core::convert::Into::into(config);
-            #p::contract_holds(self, Self::__contract(&config, #(#memory),*))?;
-        }
-    });
-    // SAFETY (in the generated code): the caller's (an unsafe launcher) or the declaration's
-    // author's (a safe one).
-    let launch = delegate(quote! {
-        #contract_check
-        unsafe { #p::launch(self, stream, config, #arguments) }
-    });
     let run_time = kernel
         .run_time_name
         .as_ref()
         .map(|name| format_ident!("{}", sanitized(name)));
     let (load, load_library, name_param) = match &run_time {
         Some(arg) => (
-            delegate(quote!(#p::Kernel::load_named(module, #arg))),
-            delegate(quote!(#p::Kernel::load_library_named(library, #arg))),
-            quote!(, #arg: &str),
+            delegate(&format!("__ck::Kernel::load_named(module, {arg})")),
+            delegate(&format!("__ck::Kernel::load_library_named(library, {arg})")),
+            format!(", {arg}: &str"),
         ),
         None => (
-            delegate(quote!(#p::Kernel::load(module))),
-            delegate(quote!(#p::Kernel::load_library(library))),
-            quote!(),
+            delegate("__ck::Kernel::load(module)"),
+            delegate("__ck::Kernel::load_library(library)"),
+            String::new(),
         ),
     };
     let (member_bound, member_trait) = match real {
         true => member_check(krate, kernel),
         false => (None, None),
     };
-    let function = delegate(quote!(#p::Kernel::function(self)));
-    let stand_in_allows = (!real)
-        .then(|| quote!(#[allow(dead_code, unused_variables, clippy::diverging_sub_expression)]));
-    let launch_doc = format!(
-        " Launches `{symbol}` on `stream`: each argument at its [`LAYOUT`](Self::LAYOUT) offset, \
-         ordered after earlier work on its memory."
-    );
-    let load_doc = format!(" Looks up `{symbol}` in `module`, checked against the layout.");
-    let library_doc =
-        format!(" Looks up `{symbol}` in `library`, for every GPU, checked against the layout.");
     let checks = (real && !kernel.symbol_at_load()).then(|| expand_checks(p, kernel));
     let tensor_map_uses = tensor_map_uses(p, kernel);
     let (impl_generics, ty_generics, struct_generics) = generics(p, kernel);
@@ -518,9 +454,6 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
             KernelGeneric::Const { .. } => None,
         })
         .collect();
-    let marker = kernel
-        .is_generic()
-        .then(|| quote!(, #full::PhantomData<fn() -> (#(#type_params,)*)>));
     let symbol_item = if let Some(arg) = &run_time {
         let body = if real {
             symbol_body(p, kernel, Some(quote!(#arg)))
@@ -553,124 +486,286 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
             }
         }
     } else {
-        quote! {
-            /// The kernel's entry symbol in its module.
-            pub const NAME: &str = #symbol;
-        }
+        quote!()
     };
     let struct_names = real.then(|| struct_name_asserts(p, kernel));
+    let kernel_impl = real.then(|| expand_kernel_impl(krate, kernel));
 
-    // The kernel's C signature fixes the argument count: `launch` takes three more (clippy's
-    // limit is 7).
-    let many_arguments =
-        (kernel.params.len() + 3 > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
-
-    let kernel_impl = real.then(|| expand_kernel_impl(krate, kernel, &ck));
-
-    quote! {
-        #(#type_docs)*
-        #(#attrs)*
-        #stand_in_allows
-        #[derive(Debug, Clone)]
-        #[repr(transparent)]
-        #vis struct #ty #struct_generics (#full::Loaded #marker);
-
-        #(#attrs)*
-        #stand_in_allows
-        #many_arguments
-        impl #impl_generics #ty #ty_generics {
-            #symbol_item
-
-            /// Where each parameter sits in the launch's parameter buffer.
-            pub const LAYOUT: #p::ParamLayout = #layout;
-
-            #[doc = #load_doc]
-            #[inline]
-            pub fn load(
-                module: &#p::Arc<#p::CudaModule> #name_param
-            ) -> #p::Result<Self> #member_bound {
-                #load
+    // The parameters' names in text, where their spans do not matter (rustc points at `launch`'s).
+    let names: Vec<String> = kernel.params.iter().map(|p| p.ident.to_string()).collect();
+    let mut c = Code::new();
+    // The type.
+    type_docs(&mut c, kernel);
+    let stand_in_allows = match real {
+        true => "",
+        false => "#[allow(dead_code, unused_variables, clippy::diverging_sub_expression)]",
+    };
+    c.tokens(&quote!(#(#attrs)*))
+        .text(stand_in_allows)
+        .text("#[derive(Debug, Clone)] #[repr(transparent)]")
+        .tokens(&kernel.vis)
+        .text("struct")
+        .tokens(&ty)
+        .tokens(&struct_generics)
+        .group(Delimiter::Parenthesis, |c| {
+            c.text(&format!("{full}::Loaded"));
+            if kernel.is_generic() {
+                c.text(&format!(", {full}::PhantomData<fn() ->"))
+                    .group(Delimiter::Parenthesis, |c| {
+                        for t in &type_params {
+                            c.tokens(t).text(",");
+                        }
+                    })
+                    .text(">");
             }
+        })
+        .text(";");
 
-            #[doc = #library_doc]
-            #[inline]
-            pub fn load_library(
-                library: &#p::Arc<#p::Library> #name_param
-            ) -> #p::Result<Self> #member_bound {
-                #load_library
+    // Its constants and methods. The kernel's C signature fixes the argument count: `launch`
+    // takes three more (clippy's limit is 7).
+    c.tokens(&quote!(#(#attrs)*)).text(stand_in_allows);
+    if kernel.params.len() + 3 > 7 {
+        c.text("#[allow(clippy::too_many_arguments)]");
+    }
+    c.text("impl")
+        .tokens(&impl_generics)
+        .tokens(&ty)
+        .tokens(&ty_generics);
+    c.group(Delimiter::Brace, |c| {
+        if run_time.is_none() && !kernel.is_generic() {
+            c.text("/// The kernel's entry symbol in its module.\npub const NAME: &str =")
+                .text(&Code::string(symbol))
+                .text(";");
+        } else {
+            c.tokens(&symbol_item);
+        }
+        c.text(
+            "/// Where each parameter sits in the launch's parameter buffer.\n\
+             pub const LAYOUT: __ck::ParamLayout =",
+        );
+        if real {
+            c.text("__ck::layout!").group(Delimiter::Parenthesis, |c| {
+                for (i, param) in kernel.params.iter().enumerate() {
+                    if i > 0 {
+                        c.text(",");
+                    }
+                    c.text(&Code::string(&param.ident.unraw().to_string()))
+                        .text(":");
+                    match param.kind() {
+                        ParamKind::TensorMap(..) => c.text("__ck::RawTensorMap"),
+                        // Spanned on the type, so a type that is not a parameter type is
+                        // reported there.
+                        _ => c.tokens(&param.ty),
+                    };
+                }
+            });
+        } else {
+            c.text("__ck::ParamLayout::EMPTY");
+        }
+        c.text(";");
+
+        let doc = format!(" Looks up `{symbol}` in `module`, checked against the layout.");
+        c.text(&format!(
+            "#[doc = {}] #[inline] pub fn load(module: &__ck::Arc<__ck::CudaModule> {name_param}) \
+             -> __ck::Result<Self>",
+            Code::string(&doc)
+        ))
+        .tokens(&member_bound)
+        .text(&load);
+        let doc = format!(
+            " Looks up `{symbol}` in `library`, for every GPU, checked against the layout."
+        );
+        c.text(&format!(
+            "#[doc = {}] #[inline] pub fn load_library(library: &__ck::Arc<__ck::Library> \
+             {name_param}) -> __ck::Result<Self>",
+            Code::string(&doc)
+        ))
+        .tokens(&member_bound)
+        .text(&load_library);
+        c.text(
+            "/// The function, for attributes and occupancy (`None` from a library).\n\
+             #[inline] pub fn function(&self) -> __ck::core::option::Option<&__ck::CudaFunction>",
+        )
+        .text(&delegate("__ck::Kernel::function(self)"));
+
+        // `pack` takes device memory as addresses, everything else as for `launch`.
+        c.text(
+            "/// The parameter buffer `launch` would pass, device memory given as addresses.\n\
+             #[inline] pub fn pack",
+        )
+        .group(Delimiter::Parenthesis, |c| {
+            for (param, name) in kernel.params.iter().zip(&names) {
+                c.text(if real { name } else { "_" }).text(":");
+                match (param.kind(), &param.type_error) {
+                    (_, Some(_)) => c.text("impl __ck::core::marker::Sized"),
+                    (ParamKind::Value, None) => c.tokens(&param.ty),
+                    (ParamKind::TensorMap(..), None) => c.text("__ck::RawTensorMap"),
+                    _ => c.text("__ck::CUdeviceptr"),
+                };
+                c.text(",");
             }
-
-            /// The function, for attributes and occupancy (`None` from a library).
-            #[inline]
-            pub fn function(&self) -> #p::core::option::Option<&#p::CudaFunction> {
-                #function
-            }
-
-            /// The parameter buffer `launch` would pass, device memory given as addresses.
-            #[inline]
-            pub fn pack(#(#pack_args),*) -> #p::ParamBytes {
-                #pack
-            }
-
-            #contract_methods
-
-            #[doc = #launch_doc]
-            #safety_doc
-            #[track_caller]
-            pub #unsafety fn launch(
-                &self,
-                stream: &#p::CudaStream,
-                config: impl #p::core::convert::Into<#p::Config>,
-                #(#args),*
-            ) -> #p::Result<()> #contract_bounds {
-                #launch
-            }
+        })
+        .text("-> __ck::ParamBytes");
+        if real {
+            c.group(Delimiter::Brace, |c| {
+                c.text("__ck::pack::<Self, _>")
+                    .group(Delimiter::Parenthesis, |c| {
+                        arguments(c, kernel, &names);
+                    });
+            });
+        } else {
+            c.text(&delegate(""));
         }
 
+        c.tokens(&contract_methods);
+
+        let doc = format!(
+            " Launches `{symbol}` on `stream`: each argument at its [`LAYOUT`](Self::LAYOUT) \
+             offset, ordered after earlier work on its memory."
+        );
+        c.text(&format!("#[doc = {}] {safety_doc}", Code::string(&doc)))
+            .text("#[track_caller] pub")
+            .text(if unsafety {
+                "unsafe fn launch"
+            } else {
+                "fn launch"
+            })
+            .group(Delimiter::Parenthesis, |c| {
+                c.text(
+                    "&self, stream: &__ck::CudaStream, \
+                     config: impl __ck::core::convert::Into<__ck::Config>,",
+                );
+                launcher_args(c, kernel, body, "&mut");
+            })
+            .text("-> __ck::Result<()>")
+            .tokens(&contract_bounds);
+        if real {
+            // SAFETY (in the generated code): the caller's (an unsafe launcher) or the
+            // declaration's author's (a safe one).
+            c.group(Delimiter::Brace, |c| {
+                if kernel.contract.is_some() {
+                    let memory = contract_memory(p, kernel);
+                    c.tokens(&quote! {
+                        let config: #p::Config = #p::core::convert::Into::into(config);
+                        #p::contract_holds(self, Self::__contract(&config, #(#memory),*))?;
+                    });
+                }
+                c.text("unsafe").group(Delimiter::Brace, |c| {
+                    c.text("__ck::launch").group(Delimiter::Parenthesis, |c| {
+                        c.text("self, stream, config,");
+                        arguments(c, kernel, &names);
+                    });
+                });
+            });
+        } else {
+            c.text(&delegate(""));
+        }
+    });
+
+    c.tokens(&quote! {
         #(#attrs)*
         #kernel_impl
         #struct_names
         #checks
         #tensor_map_uses
         #member_trait
-    }
+    });
+    c.finish()
 }
 
-/// A parameter as the runtime takes it: by name, or a value of a type that is not one of ours
-/// (a primitive, a vector or low-precision type) through `val`, whose bound is spanned on the
-/// declared type (where the layout reports a type that is not a parameter type: rustc then
-/// reports it once).
-fn argument(
-    p: &dyn ToTokens,
-    buffer: &TokenStream,
-    param: &cuda_kernel_syntax::ast::Param,
-) -> TokenStream {
-    let name = &param.ident;
+/// A parameter's name in a generated signature: as declared, or `_` in a stand-in (so that names
+/// the checks refused cannot cause errors of their own).
+fn param_name(c: &mut Code, param: &cuda_kernel_syntax::ast::Param, body: Body) {
+    match body {
+        Body::Real => c.tokens(&param.ident),
+        Body::StandIn => c.text("_"),
+    };
+}
+
+/// The arguments as the runtime takes them, as one tuple (see [`nested`]): each by name, in
+/// text, but a value of a type that is not one of ours (a primitive, a vector or low-precision
+/// type), which goes through `val`, whose bound is spanned on the declared type (where the
+/// layout reports a type that is not a parameter type: rustc then reports it once).
+fn arguments(c: &mut Code, kernel: &Kernel, names: &[String]) {
     let ours = |ty: &syn::Type| {
         matches!(ty, syn::Type::Path(path) if path.qself.is_none()
             && types::by_rust_path(&check::type_text(ty)).is_some())
     };
-    match param.kind() {
-        ParamKind::Value if !ours(&param.ty) => {
-            let ty = &param.ty;
-            quote_spanned!(ty.span()=> #p::val::<#ty, #buffer>(#name))
-        }
-        _ => quote!(#name),
-    }
+    let by_val: Vec<bool> = kernel
+        .params
+        .iter()
+        .map(|param| matches!(param.kind(), ParamKind::Value) && !ours(&param.ty))
+        .collect();
+    let buffer = by_val
+        .contains(&true)
+        .then(|| buffer_type(&runtime(), kernel));
+    nested(c, names.len(), buffer.is_some(), &|c, i| {
+        match &buffer {
+            Some(buffer) if by_val[i] => {
+                let (ty, name) = (&kernel.params[i].ty, &kernel.params[i].ident);
+                c.tokens(&quote_spanned!(ty.span()=> __ck::val::<#ty, #buffer>(#name)))
+            }
+            _ => c.text(&names[i]),
+        };
+    });
 }
 
-/// The arguments (or their kinds) as one tuple, nested in tuples of at most
+/// Items (`item` writes the `i`th) as one tuple, nested in tuples of at most
 /// [`MAX_TUPLE`](cuda_kernel_syntax::layout::MAX_TUPLE) (the runtime's impls) where there are
-/// more: `(a, b, c,)`.
-fn nested(mut items: Vec<TokenStream>) -> TokenStream {
+/// more: `(a, b, c,)`, `((a, ..., l,), (m,),)`. Where items splice tokens (`spliced`), each
+/// tuple is a group; otherwise its parentheses are text.
+fn nested(c: &mut Code, count: usize, spliced: bool, item: &dyn Fn(&mut Code, usize)) {
     use cuda_kernel_syntax::layout::MAX_TUPLE;
-    while items.len() > MAX_TUPLE {
-        items = items
-            .chunks(MAX_TUPLE)
-            .map(|chunk| quote!((#(#chunk,)*)))
-            .collect();
+    // How many items each element of the outermost tuple holds.
+    let mut per = 1;
+    while count.div_ceil(per) > MAX_TUPLE {
+        per *= MAX_TUPLE;
     }
-    quote!((#(#items,)*))
+    fn elements(
+        c: &mut Code,
+        items: std::ops::Range<usize>,
+        per: usize,
+        spliced: bool,
+        item: &dyn Fn(&mut Code, usize),
+    ) {
+        let mut start = items.start;
+        while start < items.end {
+            let end = (start + per).min(items.end);
+            match per {
+                1 => item(c, start),
+                _ => tuple(c, start..end, per / MAX_TUPLE, spliced, item),
+            }
+            c.text(",");
+            start = end;
+        }
+    }
+    fn tuple(
+        c: &mut Code,
+        items: std::ops::Range<usize>,
+        per: usize,
+        spliced: bool,
+        item: &dyn Fn(&mut Code, usize),
+    ) {
+        if spliced {
+            c.group(Delimiter::Parenthesis, |c| {
+                elements(c, items, per, spliced, item)
+            });
+        } else {
+            c.text("(");
+            elements(c, items, per, spliced, item);
+            c.text(")");
+        }
+    }
+    tuple(c, 0..count, per, spliced, item);
+}
+
+/// Items as one tuple, as [`nested`] writes them, in tokens.
+fn nested_tokens(items: &[TokenStream]) -> TokenStream {
+    let mut c = Code::new();
+    nested(&mut c, items.len(), true, &|c, i| {
+        c.tokens(&items[i]);
+    });
+    c.finish()
 }
 
 /// The type `val` names a value's launch by: a parameter buffer sized by the layout, whose
@@ -723,48 +818,51 @@ fn member_check(krate: &Path, kernel: &Kernel) -> (Option<TokenStream>, Option<T
     let attrs = &kernel.attrs;
     let name = format_ident!("__{}Members", kernel.type_ident());
     let instance = format_ident!("__{}Instance", kernel.type_ident());
-    let mut tuples: Vec<Vec<TokenStream>> = Vec::new();
-    let mut seen: Vec<String> = Vec::new();
+    // Each member's type arguments, in text, once.
+    let krate_text = quote!(#krate).to_string();
+    let mut tuples: Vec<Vec<String>> = Vec::new();
     for member in &members.entries {
         let mut types = member.types.iter();
-        let args: Vec<TokenStream> = if with_values {
+        let args: Vec<String> = if with_values {
             member
                 .args
                 .iter()
                 .map(|arg| match arg {
                     cuda_kernel_syntax::cpp::TemplateArg::Type(_) => {
-                        member_type_path(krate, types.next().and_then(Option::as_ref))
+                        member_type_text(&krate_text, types.next().and_then(Option::as_ref))
                     }
                     cuda_kernel_syntax::cpp::TemplateArg::Int { code: "b", value } => {
-                        let value = *value != 0;
-                        quote!(#value)
+                        (*value != 0).to_string()
                     }
                     cuda_kernel_syntax::cpp::TemplateArg::Int { value, .. }
                     | cuda_kernel_syntax::cpp::TemplateArg::Enum { value, .. } => {
-                        let value = proc_macro2::Literal::i128_unsuffixed(*value);
-                        quote!({ #value })
+                        format!("{{ {value} }}")
                     }
                 })
                 .collect()
         } else {
-            types.map(|t| member_type_path(krate, t.as_ref())).collect()
+            types
+                .map(|t| member_type_text(&krate_text, t.as_ref()))
+                .collect()
         };
-        let key = quote!(#(#args),*).to_string();
-        if !seen.contains(&key) {
-            seen.push(key);
+        if !tuples.contains(&args) {
             tuples.push(args);
         }
     }
-    let impls = tuples.iter().map(|args| {
+    let mut impls = Code::new();
+    for args in &tuples {
         let target = if with_values {
-            quote!(#instance<#(#args),*>)
+            format!("{instance}<{}>", args.join(", "))
         } else if args.len() == 1 {
             args[0].clone()
         } else {
-            quote!((#(#args,)*))
+            format!("({},)", args.join(", "))
         };
-        quote!(#(#attrs)* impl #name for #target {})
-    });
+        impls
+            .tokens(&quote!(#(#attrs)*))
+            .text(&format!("impl {name} for {target} {{}}"));
+    }
+    let impls = impls.finish();
     let listed: Vec<String> = match kernel.cpp {
         Some(_) => instances_as_rust(krate, kernel, members),
         None => members.entries.iter().map(|m| m.symbol.clone()).collect(),
@@ -892,19 +990,22 @@ fn member_check(krate: &Path, kernel: &Kernel) -> (Option<TokenStream>, Option<T
             #[diagnostic::on_unimplemented(message = #message, label = #label, #(note = #notes),*)]
             pub trait #name {}
             #marker
-            #(#impls)*
+            #impls
         }),
     )
 }
 
-/// A member's type argument in generated code (`()` where unknown, which no call names).
-fn member_type_path(krate: &Path, ty: Option<&MemberType>) -> TokenStream {
+/// A member's type argument in generated code, in text: a primitive as is, another built-in
+/// type under the runtime (`::cuda_kernel::half::f16`), a path the declaration named as written,
+/// and `()` where unknown (which no call names).
+fn member_type_text(krate: &str, ty: Option<&MemberType>) -> String {
     match ty {
-        Some(MemberType::Builtin(rust)) => builtin_path(krate, rust),
-        Some(MemberType::Path(text)) => syn::parse_str::<syn::Path>(text)
-            .map(|path| quote!(#path))
-            .unwrap_or_else(|_| quote!(())),
-        None => quote!(()),
+        Some(MemberType::Builtin(rust)) if cuda_kernel_syntax::types::primitive(rust).is_some() => {
+            rust.to_string()
+        }
+        Some(MemberType::Builtin(rust)) => format!("{krate}::{rust}"),
+        Some(MemberType::Path(text)) if syn::parse_str::<syn::Path>(text).is_ok() => text.clone(),
+        _ => "()".to_string(),
     }
 }
 
@@ -932,26 +1033,12 @@ fn instances_as_rust(
         .collect()
 }
 
-/// A built-in type's path in generated code: a primitive as is, others under the runtime
-/// (`::cuda_kernel::half::f16`, `::cuda_kernel::Float4`).
-fn builtin_path(krate: &Path, rust: &str) -> TokenStream {
-    let path: syn::Path = match syn::parse_str(rust) {
-        Ok(path) => path,
-        Err(_) => return quote!(()),
-    };
-    if cuda_kernel_syntax::types::primitive(rust).is_some() {
-        quote!(#path)
-    } else {
-        quote!(#krate::#path)
-    }
-}
-
 /// The method bodies of a launcher: real, or `unreachable!()` in a stand-in.
 /// `Kernel`: the hooks through which the runtime loads, launches, records and updates any
 /// launcher (cxx's generated `UniquePtrTarget` impls, with `UniquePtr<T>` doing the rest): its
 /// layout, its parameters' kinds, its buffer and, where the declaration derives it, its symbol.
-fn expand_kernel_impl(krate: &Path, kernel: &Kernel, ck: &Ident) -> TokenStream {
-    let p = &ck;
+fn expand_kernel_impl(krate: &Path, kernel: &Kernel) -> TokenStream {
+    let p = &runtime();
     let ty = kernel.type_ident();
     let (_, ty_generics, _) = generics(p, kernel);
     let bounded = bounded_generics(p, kernel);
@@ -962,11 +1049,8 @@ fn expand_kernel_impl(krate: &Path, kernel: &Kernel, ck: &Ident) -> TokenStream 
     } else {
         struct_symbol_body(p, kernel)
     };
-    // `__NAME` is what the default `symbol()` returns: a kernel that overrides it has none.
-    let name = symbol.is_none().then(|| {
-        let name = &kernel.symbol;
-        quote!(const __NAME: &str = #name;)
-    });
+    // `__NAME` (below) is what the default `symbol()` returns: a kernel that overrides it has
+    // none.
     let symbol = symbol.map(|body| {
         quote! {
             fn symbol() -> #p::Cow<'static, str> {
@@ -1003,27 +1087,6 @@ fn expand_kernel_impl(krate: &Path, kernel: &Kernel, ck: &Ident) -> TokenStream 
                 });
         }
     });
-    let kinds = nested(
-        kernel
-            .params
-            .iter()
-            .map(|param| match param.kind() {
-                ParamKind::ConstPtr(elem) => {
-                    let elem = device_element(elem);
-                    quote!(#p::In<#elem>)
-                }
-                ParamKind::MutPtr(elem) => {
-                    let elem = device_element(elem);
-                    quote!(#p::Out<#elem>)
-                }
-                ParamKind::TensorMap(elem, rank) => quote!(#p::Tma<#elem, #rank>),
-                ParamKind::Value => {
-                    let value = &param.ty;
-                    quote!(#p::Val<#value>)
-                }
-            })
-            .collect(),
-    );
     // The contract, checked with the lengths a plan's handles carry.
     let check_plan = kernel.contract.as_ref().map(|_| {
         let mut memory = Vec::new();
@@ -1037,7 +1100,8 @@ fn expand_kernel_impl(krate: &Path, kernel: &Kernel, ck: &Ident) -> TokenStream 
             });
             names.push(name);
         }
-        let pattern = nested(names.iter().map(|name| quote!(#name)).collect());
+        let names: Vec<TokenStream> = names.iter().map(|name| quote!(#name)).collect();
+        let pattern = nested_tokens(&names);
         quote! {
             fn __check_plan(
                 #pattern: &<Self::__Params as #p::Params>::Plan<'_>,
@@ -1047,20 +1111,41 @@ fn expand_kernel_impl(krate: &Path, kernel: &Kernel, ck: &Ident) -> TokenStream 
             }
         }
     });
-    quote! {
-        // SAFETY: the type is `#[repr(transparent)]` over `Loaded`; LAYOUT is the layout of the
-        // parameters `__Params` names; the runtime only hands `__from_loaded` a function it
-        // checked against it.
-        unsafe impl<#(#bounded),*> #p::Kernel for #ty #ty_generics {
-            const LAYOUT: #p::ParamLayout = Self::LAYOUT;
-            #name
-            type __Params = #kinds;
-            #symbol
-            #run_time
-            #family
-            #check_plan
-        }
-    }
+    // SAFETY (of the impl): the type is `#[repr(transparent)]` over `Loaded`; LAYOUT is the
+    // layout of the parameters `__Params` names; the runtime only hands `__from_loaded` a
+    // function it checked against it.
+    let mut c = Code::new();
+    c.text("unsafe impl")
+        .tokens(&quote!(<#(#bounded),*>))
+        .text("__ck::Kernel for")
+        .tokens(&ty)
+        .tokens(&ty_generics)
+        .group(Delimiter::Brace, |c| {
+            c.text("const LAYOUT: __ck::ParamLayout = Self::LAYOUT;");
+            if symbol.is_none() {
+                c.text("const __NAME: &str =")
+                    .text(&Code::string(&kernel.symbol))
+                    .text(";");
+            }
+            // The parameters' kinds: `(In<f32>, Out<f32>, Val<u32>)`.
+            c.text("type __Params =");
+            nested(c, kernel.params.len(), true, &|c, i| {
+                let param = &kernel.params[i];
+                match param.kind() {
+                    ParamKind::ConstPtr(elem) => {
+                        c.text("__ck::In<").tokens(&device_element(elem)).text(">")
+                    }
+                    ParamKind::MutPtr(elem) => {
+                        c.text("__ck::Out<").tokens(&device_element(elem)).text(">")
+                    }
+                    ParamKind::TensorMap(elem, rank) => c.tokens(&quote!(#p::Tma<#elem, #rank>)),
+                    ParamKind::Value => c.text("__ck::Val<").tokens(&param.ty).text(">"),
+                };
+            });
+            c.text(";")
+                .tokens(&quote!(#symbol #run_time #family #check_plan));
+        });
+    c.finish()
 }
 
 /// The generics of the generated type: for its impl (`<T: KernelParam, const N: i32>`), its
@@ -1249,55 +1334,52 @@ fn cpp_type_tokens(p: &dyn ToTokens, ty: &CppType) -> TokenStream {
     }
 }
 
-/// The launcher's arguments after `stream` and `config`: device memory borrowed, values by
-/// value. In a stand-in, unnamed (`_`, so that names the checks refused cannot cause errors of
-/// their own), and a parameter whose type was refused takes any value. With a contract, memory
-/// must vouch for its length (`ExactLength`). `written` is how memory a `*mut T` parameter
-/// writes is borrowed: `&mut` for `launch`, `&` for `check_contract`, which only reads lengths.
-fn launcher_args(
-    p: &dyn ToTokens,
-    kernel: &Kernel,
-    body: Body,
-    shared: TokenStream,
-    written: TokenStream,
-) -> Vec<TokenStream> {
+/// The launcher's arguments after `stream` and `config`, each followed by a comma: device
+/// memory borrowed, values by value. In a stand-in, unnamed (`_`, so that names the checks
+/// refused cannot cause errors of their own), and a parameter whose type was refused takes any
+/// value. With a contract, memory must vouch for its length (`ExactLength`). `written` is how
+/// memory a `*mut T` parameter writes is borrowed: `&mut` for `launch`, `&` for
+/// `check_contract`, which only reads lengths.
+fn launcher_args(c: &mut Code, kernel: &Kernel, body: Body, written: &str) {
     // `&impl DeviceArg<T>`, or with a contract `&(impl DeviceArg<T> + ExactLength)`.
-    let bound = |arg: TokenStream| match kernel.contract {
-        Some(_) => quote!((impl #arg + #p::ExactLength)),
-        None => quote!(impl #arg),
+    let contract = kernel.contract.is_some();
+    let bound = |c: &mut Code, borrow: &str, arg: &str, elem: &syn::Type| {
+        c.text(borrow);
+        let bound = |c: &mut Code| {
+            c.text("impl")
+                .text(arg)
+                .tokens(&device_element(elem))
+                .text(">");
+        };
+        if contract {
+            c.group(Delimiter::Parenthesis, |c| {
+                bound(c);
+                c.text("+ __ck::ExactLength");
+            });
+        } else {
+            bound(c);
+        }
     };
-    kernel
-        .params
-        .iter()
-        .map(|param| {
-            let name = match body {
-                Body::Real => param.ident.clone(),
-                Body::StandIn => format_ident!("_"),
-            };
-            if param.type_error.is_some() {
-                return quote!(#name: impl #p::core::marker::Sized);
+    for param in &kernel.params {
+        param_name(c, param, body);
+        c.text(":");
+        if param.type_error.is_some() {
+            c.text("impl __ck::core::marker::Sized,");
+            continue;
+        }
+        match param.kind() {
+            ParamKind::ConstPtr(elem) => bound(c, "&", "__ck::DeviceArg<", elem),
+            ParamKind::MutPtr(elem) => bound(c, written, "__ck::DeviceArgMut<", elem),
+            ParamKind::TensorMap(elem, rank) => {
+                let p = runtime();
+                c.tokens(&quote!(impl #p::TensorMapArg<#elem, #rank>));
             }
-            match param.kind() {
-                ParamKind::ConstPtr(elem) => {
-                    let elem = device_element(elem);
-                    let arg = bound(quote!(#p::DeviceArg<#elem>));
-                    quote!(#name: #shared #arg)
-                }
-                ParamKind::MutPtr(elem) => {
-                    let elem = device_element(elem);
-                    let arg = bound(quote!(#p::DeviceArgMut<#elem>));
-                    quote!(#name: #written #arg)
-                }
-                ParamKind::TensorMap(elem, rank) => {
-                    quote!(#name: impl #p::TensorMapArg<#elem, #rank>)
-                }
-                ParamKind::Value => {
-                    let param_ty = &param.ty;
-                    quote!(#name: #param_ty)
-                }
+            ParamKind::Value => {
+                c.tokens(&param.ty);
             }
-        })
-        .collect()
+        }
+        c.text(",");
+    }
 }
 
 /// The arguments of `__contract` from a launcher's (or `check_contract`'s): `contract::Memory`
@@ -1349,7 +1431,9 @@ fn contract_methods(p: &dyn ToTokens, kernel: &Kernel, body: Body) -> TokenStrea
             }
         }
     });
-    let args = launcher_args(p, kernel, body, quote!(&), quote!(&));
+    let mut args = Code::new();
+    launcher_args(&mut args, kernel, body, "&");
+    let args = args.finish();
     let (checks, check_body, bounds) = if real {
         let memory = contract_memory(p, kernel);
         (
@@ -1385,7 +1469,7 @@ fn contract_methods(p: &dyn ToTokens, kernel: &Kernel, body: Body) -> TokenStrea
         #[allow(clippy::too_many_arguments)]
         pub fn check_contract(
             config: impl #p::core::convert::Into<#p::Config>,
-            #(#args),*
+            #args
         ) -> #p::core::result::Result<(), #p::Error> #bounds {
             #check_body
         }
@@ -1469,10 +1553,10 @@ fn ptx_assertion(
 }
 
 /// The user's doc comments, then a line on what the type is.
-fn type_docs(kernel: &Kernel) -> Vec<TokenStream> {
-    let mut docs: Vec<TokenStream> = kernel.docs.iter().map(|d| quote!(#d)).collect();
+fn type_docs(c: &mut Code, kernel: &Kernel) {
+    let docs = &kernel.docs;
     if !docs.is_empty() {
-        docs.push(quote!(#[doc = ""]));
+        c.tokens(&quote!(#(#docs)*)).text("#[doc = \"\"]");
     }
     let params: Vec<String> = kernel
         .params
@@ -1485,33 +1569,31 @@ fn type_docs(kernel: &Kernel) -> Vec<TokenStream> {
         kernel.symbol,
         params.join(", ")
     );
-    docs.push(quote!(#[doc = #line]));
-    docs
+    c.text(&format!("#[doc = {}]", Code::string(&line)));
 }
 
-/// `unsafe` and a `# Safety` section, or nothing for a kernel declared `safe fn`.
-fn launch_safety(kernel: &Kernel) -> (Option<Ident>, TokenStream) {
+/// Whether `launch` is unsafe, and its `# Safety` or `# Contract` section as doc attributes in
+/// text (nothing for a kernel declared `safe fn`).
+fn launch_safety(kernel: &Kernel) -> (bool, String) {
+    let doc = |text: &str| format!("#[doc = {}]", Code::string(text));
     if let Some(contract) = &kernel.contract {
-        let mut doc = String::from(
+        let mut text = String::from(
             " # Contract\n\n Safe to call: before the driver is called, the launch checks that\n",
         );
         for condition in &contract.conditions {
-            doc.push_str(&format!(" - `{condition}`\n"));
+            text.push_str(&format!(" - `{condition}`\n"));
         }
-        doc.push_str(
+        text.push_str(
             "\n and is refused with [`Error::ContractViolated`](::cuda_kernel::Error::ContractViolated)\n \
              (inside [`Error::Launch`](::cuda_kernel::Error::Launch)) where one does not hold. The\n \
              declaration's author vouched that the kernel stays inside its memory when they do.",
         );
-        return (None, quote!(#[doc = ""] #[doc = #doc]));
+        return (false, format!("{} {}", doc(""), doc(&text)));
     }
     if kernel.safe {
-        return (None, quote!());
+        return (false, String::new());
     }
-    let doc = " The caller guarantees that the kernel, for `config`'s grid, stays inside the \
-               memory of its arguments and writes none it reads through `*const`.";
-    (
-        Some(Ident::new("unsafe", Span::call_site())),
-        quote!(#[doc = " # Safety"] #[doc = #doc]),
-    )
+    let text = " The caller guarantees that the kernel, for `config`'s grid, stays inside the \
+                memory of its arguments and writes none it reads through `*const`.";
+    (true, format!("{} {}", doc(" # Safety"), doc(text)))
 }

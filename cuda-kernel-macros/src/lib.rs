@@ -5,6 +5,7 @@
 //! The front end (declaration model, parsing, checks, PTX reading, C++ names) is
 //! `cuda-kernel-syntax`, shared with the runtime and the build step; this crate expands.
 
+mod code;
 mod contract;
 mod derive;
 mod expand;

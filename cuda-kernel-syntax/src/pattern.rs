@@ -76,18 +76,43 @@ pub fn fill<'p, 'c>(
     symbol: &str,
     choices: &dyn Fn(&str) -> Option<&'c [String]>,
 ) -> Option<Vec<(&'p str, String)>> {
-    let pieces = pieces(pattern);
-    let mut bound: Vec<(&'p str, String)> = Vec::new();
-    if !fill_from(&pieces, symbol, choices, &mut bound) {
-        return None;
+    Pattern::new(pattern).fill(symbol, choices)
+}
+
+/// A pattern read once, for filling it from many symbols (a family's against every entry of a
+/// PTX).
+#[derive(Clone, Debug)]
+pub struct Pattern<'p> {
+    pieces: Vec<Piece<'p>>,
+    holes: Vec<&'p str>,
+}
+
+impl<'p> Pattern<'p> {
+    /// The pattern's [`pieces`] and [`holes`].
+    pub fn new(pattern: &'p str) -> Pattern<'p> {
+        Pattern {
+            pieces: pieces(pattern),
+            holes: holes(pattern),
+        }
     }
-    let order = holes(pattern);
-    let mut out = Vec::with_capacity(order.len());
-    for hole in order {
-        let value = bound.iter().find(|(h, _)| *h == hole)?.1.clone();
-        out.push((hole, value));
+
+    /// [`fill`] with this pattern.
+    pub fn fill<'c>(
+        &self,
+        symbol: &str,
+        choices: &dyn Fn(&str) -> Option<&'c [String]>,
+    ) -> Option<Vec<(&'p str, String)>> {
+        let mut bound: Vec<(&'p str, String)> = Vec::new();
+        if !fill_from(&self.pieces, symbol, choices, &mut bound) {
+            return None;
+        }
+        let mut out = Vec::with_capacity(self.holes.len());
+        for hole in &self.holes {
+            let value = bound.iter().find(|(h, _)| h == hole)?.1.clone();
+            out.push((*hole, value));
+        }
+        Some(out)
     }
-    Some(out)
 }
 
 fn fill_from<'p, 'c>(

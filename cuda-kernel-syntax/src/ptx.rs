@@ -89,12 +89,21 @@ impl std::error::Error for PtxError {}
 /// `.ptr` qualifiers on pointer parameters, `.align` and arrays. Device functions (`.func`) are
 /// skipped. Malformed declarations are an error naming the line, never a panic.
 pub fn entries(ptx: &str) -> Result<Vec<Entry>, PtxError> {
+    entries_of(&tokenize(ptx)?)
+}
+
+/// A module's [`entries`] and [`globals`], from one reading of its text.
+pub fn entries_and_globals(ptx: &str) -> Result<(Vec<Entry>, Vec<Global>), PtxError> {
     let tokens = tokenize(ptx)?;
+    Ok((entries_of(&tokens)?, globals_of(&tokens)?))
+}
+
+fn entries_of(tokens: &[Token<'_>]) -> Result<Vec<Entry>, PtxError> {
     let mut entries = Vec::new();
     let mut i = 0;
     while i < tokens.len() {
         if tokens[i].text == ".entry" {
-            let (entry, next) = parse_entry(&tokens, i)?;
+            let (entry, next) = parse_entry(tokens, i)?;
             entries.push(entry);
             i = next;
         } else {
@@ -135,7 +144,10 @@ pub struct Global {
 /// # Ok::<(), ptx::PtxError>(())
 /// ```
 pub fn globals(ptx: &str) -> Result<Vec<Global>, PtxError> {
-    let tokens = tokenize(ptx)?;
+    globals_of(&tokenize(ptx)?)
+}
+
+fn globals_of(tokens: &[Token<'_>]) -> Result<Vec<Global>, PtxError> {
     let mut globals = Vec::new();
     let mut depth = 0usize;
     let mut i = 0;
@@ -144,7 +156,7 @@ pub fn globals(ptx: &str) -> Result<Vec<Global>, PtxError> {
             "{" => depth += 1,
             "}" => depth = depth.saturating_sub(1),
             space @ (".const" | ".global") if depth == 0 => {
-                let (global, next) = parse_global(&tokens, i, space)?;
+                let (global, next) = parse_global(tokens, i, space)?;
                 globals.push(global);
                 i = next;
                 continue;

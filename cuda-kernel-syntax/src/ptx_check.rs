@@ -2,6 +2,7 @@
 //! be an entry of the file, with as many parameters, each of the same size and alignment.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use syn::ext::IdentExt;
 use syn::{LitStr, Type};
@@ -56,7 +57,7 @@ pub fn read_ptx(cx: &mut Errors, lit: &LitStr, manifest_dir: Option<&Path>) -> O
             return None;
         }
     };
-    match ptx::entries(&text).and_then(|e| Ok((e, ptx::globals(&text)?))) {
+    match read_cached(text) {
         Ok((entries, globals)) => Some(PtxFile {
             path,
             shown,
@@ -68,6 +69,31 @@ pub fn read_ptx(cx: &mut Errors, lit: &LitStr, manifest_dir: Option<&Path>) -> O
             None
         }
     }
+}
+
+/// The entries and globals of a PTX text, read once per process for the same text: a crate's
+/// blocks often check against one file (a backend's `#[kernel]` blocks, each naming the PTX of
+/// its module), and the macro runs unoptimized in a debug build. The text itself is the key, so
+/// an edited file is read again; the few most recent files are kept.
+fn read_cached(text: String) -> Result<(Vec<ptx::Entry>, Vec<ptx::Global>), ptx::PtxError> {
+    type Read = Arc<(Vec<ptx::Entry>, Vec<ptx::Global>)>;
+    static CACHE: Mutex<Vec<(String, Read)>> = Mutex::new(Vec::new());
+    const KEPT: usize = 8;
+    let cache = || {
+        CACHE
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    };
+    if let Some((_, read)) = cache().iter().find(|(kept, _)| *kept == text) {
+        return Ok((read.0.clone(), read.1.clone()));
+    }
+    let read = ptx::entries_and_globals(&text)?;
+    let mut kept = cache();
+    if kept.len() == KEPT {
+        kept.remove(0);
+    }
+    kept.push((text, Arc::new(read.clone())));
+    Ok(read)
 }
 
 /// Where `ptx = "..."` points: `$NAME/rest` under the environment variable `NAME`'s folder,
@@ -580,14 +606,15 @@ fn family_matches<'f>(kernel: &Kernel, file: &'f PtxFile, exclude: &[String]) ->
         .map(|g| g.ident().to_string())
         .collect();
     let closed = |hole: &str| type_params.iter().any(|t| t == hole).then_some(&names[..]);
+    let pattern = pattern::Pattern::new(&pattern);
     let mut out = Vec::new();
     for entry in &file.entries {
+        let Some(filled) = pattern.fill(&entry.name, &closed) else {
+            continue;
+        };
         if exclude.contains(&entry.name) {
             continue;
         }
-        let Some(filled) = pattern::fill(&pattern, &entry.name, &closed) else {
-            continue;
-        };
         let value = |hole: &str| filled.iter().find(|(h, _)| *h == hole).map(|(_, v)| v);
         if consts
             .iter()
