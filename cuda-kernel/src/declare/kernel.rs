@@ -225,19 +225,26 @@ fn load_symbol<K: Kernel>(module: &Arc<CudaModule>, symbol: &str) -> Result<K, E
         .map(|(function, placed)| {
             K::__from_loaded(Loaded::module(function, symbol).with_layout(placed))
         })
-        .map_err(|e| member_error::<K>(e))
+        .map_err(|e| member_error(e, K::__FAMILY, K::RUN_TIME_NAME.is_some(), K::symbol))
 }
 
 fn load_library_symbol<K: Kernel>(library: &Arc<Library>, symbol: &str) -> Result<K, Error> {
     crate::LibraryKernel::load(library, symbol, &K::LAYOUT)
         .map(|kernel| K::__from_loaded(Loaded::library(Arc::new(kernel), symbol)))
-        .map_err(|e| member_error::<K>(e))
+        .map_err(|e| member_error(e, K::__FAMILY, K::RUN_TIME_NAME.is_some(), K::symbol))
 }
 
-/// A kernel not found, as a family member: with the members there are for the same type
-/// arguments (or, where none, all of them).
-fn member_error<K: Kernel>(error: Error) -> Error {
-    let (Error::KernelNotFound { kernel }, Some(family)) = (&error, K::__FAMILY) else {
+/// A kernel not found, as a member of `family`: with the members there are for the same type
+/// arguments (or, where none, all of them). Not generic (compiled once, not per kernel): the
+/// kernel's `symbol` comes as a function.
+#[cold]
+fn member_error(
+    error: Error,
+    family: Option<&'static Family>,
+    run_time: bool,
+    symbol: fn() -> Cow<'static, str>,
+) -> Error {
+    let (Error::KernelNotFound { kernel }, Some(family)) = (&error, family) else {
         return error;
     };
     if !family.instances.is_empty() {
@@ -250,15 +257,15 @@ fn member_error<K: Kernel>(error: Error) -> Error {
     }
     // For a kernel named at run time, the members for this instance's type arguments: those
     // its symbol, with the run-time part open (`u{op}_f32`), matches.
-    let instance = K::symbol();
-    let same_types: Vec<&str> = match K::RUN_TIME_NAME {
-        Some(_) => family
+    let instance = symbol();
+    let same_types: Vec<&str> = match run_time {
+        true => family
             .members
             .iter()
             .copied()
             .filter(|m| cuda_kernel_syntax::pattern::fill(&instance, m, &|_| None).is_some())
             .collect(),
-        None => Vec::new(),
+        false => Vec::new(),
     };
     let (listed, scope) = if same_types.is_empty() {
         (family.members.to_vec(), "its members")

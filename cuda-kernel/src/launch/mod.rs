@@ -157,19 +157,46 @@ pub unsafe fn launch<K: Kernel, A: Arg<K::__Params>>(
     kernel: &K,
     stream: &CudaStream,
     config: impl Into<Config>,
-    mut args: A,
+    args: A,
 ) -> Result<(), Error> {
     let at = Location::caller();
-    let refused = |e| observe::refused(kernel.__loaded(), at, e);
+    // SAFETY: the caller's.
+    unsafe {
+        launch_args(
+            kernel.__loaded(),
+            const { &K::LAYOUT },
+            stream,
+            &config.into(),
+            args,
+            at,
+        )
+    }
+}
+
+/// [`launch`] for any kernel of the signature `P`, its declared layout given as a value: the
+/// body is compiled once per signature and arguments rather than once per kernel (a backend's
+/// generic code launches dozens of kernels of one signature for each element type).
+///
+/// # Safety
+/// As for [`launch`], `declared` being the layout of the kernel `loaded` was loaded as.
+#[inline]
+unsafe fn launch_args<P, A: Arg<P>>(
+    loaded: &Loaded,
+    declared: &'static crate::ParamLayout,
+    stream: &CudaStream,
+    config: &Config,
+    mut args: A,
+    at: &'static Location<'static>,
+) -> Result<(), Error> {
+    let refused = |e| observe::refused(loaded, at, e);
     args.check(stream).map_err(refused)?;
     // The stream's context, current until the end (the caller's is given back after the
     // borrows' guards have recorded the launch).
     let entered = enter(stream).map_err(refused)?;
-    let config = config.into();
-    let layout = layout_of::<K>(kernel.__loaded()).map_err(refused)?;
+    let layout = layout_in(loaded, declared).map_err(refused)?;
     if observe::observing() {
         // SAFETY: the caller's.
-        return unsafe { launch_observed(kernel, &entered, stream, &config, args, at) };
+        return unsafe { launch_observed(loaded, declared, &entered, stream, config, args, at) };
     }
     with_params(layout.size, |buf| {
         // The guards are held until the launch is queued.
@@ -178,10 +205,10 @@ pub unsafe fn launch<K: Kernel, A: Arg<K::__Params>>(
         // the declaration's soundness is the caller's.
         unsafe {
             launch_packed(
-                kernel.__loaded(),
+                loaded,
                 &entered,
                 stream,
-                &config,
+                config,
                 layout,
                 buf,
                 Site::new(at, &[]),
@@ -194,8 +221,9 @@ pub unsafe fn launch<K: Kernel, A: Arg<K::__Params>>(
 /// before the borrows (which hold `*mut` arguments).
 #[cold]
 #[inline(never)]
-unsafe fn launch_observed<K: Kernel, A: Arg<K::__Params>>(
-    kernel: &K,
+unsafe fn launch_observed<P, A: Arg<P>>(
+    loaded: &Loaded,
+    declared: &'static crate::ParamLayout,
     entered: &Entered,
     stream: &CudaStream,
     config: &Config,
@@ -204,13 +232,13 @@ unsafe fn launch_observed<K: Kernel, A: Arg<K::__Params>>(
 ) -> Result<(), Error> {
     let mut lengths = Vec::new();
     args.lengths(&mut lengths);
-    let layout = layout_of::<K>(kernel.__loaded())?;
+    let layout = layout_in(loaded, declared)?;
     with_params(layout.size, |buf| {
         let _held = args.put(stream, layout.params, buf);
         // SAFETY: as in `launch`.
         unsafe {
             launch_packed(
-                kernel.__loaded(),
+                loaded,
                 entered,
                 stream,
                 config,
@@ -227,10 +255,20 @@ unsafe fn launch_observed<K: Kernel, A: Arg<K::__Params>>(
 /// driver reported it at load ([`Loaded::layout`]).
 #[inline(always)]
 pub(crate) fn layout_of<K: Kernel>(loaded: &Loaded) -> Result<&crate::ParamLayout, Error> {
-    if K::LAYOUT.is_fixed() {
-        return Ok(const { &K::LAYOUT });
+    layout_in(loaded, const { &K::LAYOUT })
+}
+
+/// [`layout_of`] with the declared layout as a value (a constant's address, which inlining
+/// folds).
+#[inline(always)]
+fn layout_in<'a>(
+    loaded: &'a Loaded,
+    declared: &'static crate::ParamLayout,
+) -> Result<&'a crate::ParamLayout, Error> {
+    if declared.is_fixed() {
+        return Ok(declared);
     }
-    placed_layout(loaded, const { &K::LAYOUT })
+    placed_layout(loaded, declared)
 }
 
 /// The loaded function's layout, for a declaration whose layout the GPU places.
