@@ -493,6 +493,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
 
     // The parameters' names in text, where their spans do not matter (rustc points at `launch`'s).
     let names: Vec<String> = kernel.params.iter().map(|p| p.ident.to_string()).collect();
+    let by_val = by_val(kernel);
     let mut c = Code::new();
     // The type.
     type_docs(&mut c, kernel);
@@ -610,7 +611,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
             c.group(Delimiter::Brace, |c| {
                 c.text("__ck::pack::<Self, _>")
                     .group(Delimiter::Parenthesis, |c| {
-                        arguments(c, kernel, &names);
+                        arguments(c, kernel, &names, &by_val);
                     });
             });
         } else {
@@ -653,7 +654,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
                 c.text("unsafe").group(Delimiter::Brace, |c| {
                     c.text("__ck::launch").group(Delimiter::Parenthesis, |c| {
                         c.text("self, stream, config,");
-                        arguments(c, kernel, &names);
+                        arguments(c, kernel, &names, &by_val);
                     });
                 });
             });
@@ -686,16 +687,7 @@ fn param_name(c: &mut Code, param: &cuda_kernel_syntax::ast::Param, body: Body) 
 /// text, but a value of a type that is not one of ours (a primitive, a vector or low-precision
 /// type), which goes through `val`, whose bound is spanned on the declared type (where the
 /// layout reports a type that is not a parameter type: rustc then reports it once).
-fn arguments(c: &mut Code, kernel: &Kernel, names: &[String]) {
-    let ours = |ty: &syn::Type| {
-        matches!(ty, syn::Type::Path(path) if path.qself.is_none()
-            && types::by_rust_path(&check::type_text(ty)).is_some())
-    };
-    let by_val: Vec<bool> = kernel
-        .params
-        .iter()
-        .map(|param| matches!(param.kind(), ParamKind::Value) && !ours(&param.ty))
-        .collect();
+fn arguments(c: &mut Code, kernel: &Kernel, names: &[String], by_val: &[bool]) {
     let buffer = by_val
         .contains(&true)
         .then(|| buffer_type(&runtime(), kernel));
@@ -708,6 +700,19 @@ fn arguments(c: &mut Code, kernel: &Kernel, names: &[String]) {
             _ => c.text(&names[i]),
         };
     });
+}
+
+/// Which parameters [`arguments`] passes through `val`: values of a type that is not one of ours.
+fn by_val(kernel: &Kernel) -> Vec<bool> {
+    let ours = |ty: &syn::Type| {
+        matches!(ty, syn::Type::Path(path) if path.qself.is_none()
+            && types::by_rust_path(&check::type_text(ty)).is_some())
+    };
+    kernel
+        .params
+        .iter()
+        .map(|param| matches!(param.kind(), ParamKind::Value) && !ours(&param.ty))
+        .collect()
 }
 
 /// Items (`item` writes the `i`th) as one tuple, nested in tuples of at most

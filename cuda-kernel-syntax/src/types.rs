@@ -288,14 +288,20 @@ pub fn by_name(name: &str) -> Option<&'static BuiltinType> {
 /// it (`half::f16`, `cuda_kernel::half::f16`), else the last segment alone (`f16`).
 pub fn by_rust_path(path: &str) -> Option<&'static BuiltinType> {
     let path = path.trim().trim_start_matches("::");
-    all()
-        .find(|t| {
-            path == t.rust
-                || path
-                    .strip_suffix(t.rust)
-                    .is_some_and(|head| head.ends_with("::"))
-        })
-        .or_else(|| by_name(path.rsplit("::").next().unwrap_or(path)))
+    let last = path.rsplit("::").next().unwrap_or(path);
+    // One pass: a row the whole path names ends in the same segment as its name.
+    let mut by_last = None;
+    for t in all().filter(|t| t.name() == last) {
+        if path == t.rust
+            || path
+                .strip_suffix(t.rust)
+                .is_some_and(|head| head.ends_with("::"))
+        {
+            return Some(t);
+        }
+        by_last.get_or_insert(t);
+    }
+    by_last
 }
 
 /// The built-in type of a C++ fundamental type as demanglers write it (`unsigned long`,
