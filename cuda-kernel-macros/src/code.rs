@@ -9,8 +9,6 @@
 //! their spans, so that rustc still points at the declaration (a parameter's name and type) where
 //! it did. Text tokens get the call site's span, as `quote!`'s own tokens do.
 
-use std::fmt;
-
 use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 use quote::{ToTokens, quote};
 
@@ -38,6 +36,15 @@ impl Code {
     pub fn tokens(&mut self, tokens: &dyn ToTokens) -> &mut Code {
         self.flush();
         tokens.to_tokens(&mut self.done);
+        self
+    }
+
+    /// Appends a token stream as it is, unless it is empty (an absent attribute list, bound or
+    /// generics: then the text around it stays one run for the lexer).
+    pub fn stream(&mut self, tokens: &TokenStream) -> &mut Code {
+        if !tokens.is_empty() {
+            self.tokens(tokens);
+        }
         self
     }
 
@@ -72,13 +79,6 @@ impl Code {
         let tokens = lex(&self.text);
         self.done.extend(std::iter::once(tokens));
         self.text.clear();
-    }
-}
-
-impl fmt::Write for Code {
-    fn write_str(&mut self, text: &str) -> fmt::Result {
-        self.text.push_str(text);
-        Ok(())
     }
 }
 

@@ -443,6 +443,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
         true => member_check(krate, kernel),
         false => (None, None),
     };
+    let member_bound = member_bound.unwrap_or_default();
     let checks = (real && !kernel.symbol_at_load()).then(|| expand_checks(p, kernel));
     let tensor_map_uses = tensor_map_uses(p, kernel);
     let (impl_generics, ty_generics, struct_generics) = generics(p, kernel);
@@ -501,13 +502,13 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
         true => "",
         false => "#[allow(dead_code, unused_variables, clippy::diverging_sub_expression)]",
     };
-    c.tokens(&quote!(#(#attrs)*))
+    c.stream(&quote!(#(#attrs)*))
         .text(stand_in_allows)
         .text("#[derive(Debug, Clone)] #[repr(transparent)]")
-        .tokens(&kernel.vis)
+        .stream(&kernel.vis.to_token_stream())
         .text("struct")
         .tokens(&ty)
-        .tokens(&struct_generics)
+        .stream(&struct_generics)
         .group(Delimiter::Parenthesis, |c| {
             c.text(&format!("{full}::Loaded"));
             if kernel.is_generic() {
@@ -524,21 +525,21 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
 
     // Its constants and methods. The kernel's C signature fixes the argument count: `launch`
     // takes three more (clippy's limit is 7).
-    c.tokens(&quote!(#(#attrs)*)).text(stand_in_allows);
+    c.stream(&quote!(#(#attrs)*)).text(stand_in_allows);
     if kernel.params.len() + 3 > 7 {
         c.text("#[allow(clippy::too_many_arguments)]");
     }
     c.text("impl")
-        .tokens(&impl_generics)
+        .stream(&impl_generics)
         .tokens(&ty)
-        .tokens(&ty_generics);
+        .stream(&ty_generics);
     c.group(Delimiter::Brace, |c| {
         if run_time.is_none() && !kernel.is_generic() {
             c.text("/// The kernel's entry symbol in its module.\npub const NAME: &str =")
                 .text(&Code::string(symbol))
                 .text(";");
         } else {
-            c.tokens(&symbol_item);
+            c.stream(&symbol_item);
         }
         c.text(
             "/// Where each parameter sits in the launch's parameter buffer.\n\
@@ -571,7 +572,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
              -> __ck::Result<Self>",
             Code::string(&doc)
         ))
-        .tokens(&member_bound)
+        .stream(&member_bound)
         .text(&load);
         let doc = format!(
             " Looks up `{symbol}` in `library`, for every GPU, checked against the layout."
@@ -581,7 +582,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
              {name_param}) -> __ck::Result<Self>",
             Code::string(&doc)
         ))
-        .tokens(&member_bound)
+        .stream(&member_bound)
         .text(&load_library);
         c.text(
             "/// The function, for attributes and occupancy (`None` from a library).\n\
@@ -618,7 +619,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
             c.text(&delegate(""));
         }
 
-        c.tokens(&contract_methods);
+        c.stream(&contract_methods);
 
         let doc = format!(
             " Launches `{symbol}` on `stream`: each argument at its [`LAYOUT`](Self::LAYOUT) \
@@ -639,7 +640,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
                 launcher_args(c, kernel, body, "&mut");
             })
             .text("-> __ck::Result<()>")
-            .tokens(&contract_bounds);
+            .stream(&contract_bounds);
         if real {
             // SAFETY (in the generated code): the caller's (an unsafe launcher) or the
             // declaration's author's (a safe one).
@@ -1121,10 +1122,10 @@ fn expand_kernel_impl(krate: &Path, kernel: &Kernel) -> TokenStream {
     // function it checked against it.
     let mut c = Code::new();
     c.text("unsafe impl")
-        .tokens(&quote!(<#(#bounded),*>))
+        .stream(&quote!(<#(#bounded),*>))
         .text("__ck::Kernel for")
         .tokens(&ty)
-        .tokens(&ty_generics)
+        .stream(&ty_generics)
         .group(Delimiter::Brace, |c| {
             c.text("const LAYOUT: __ck::ParamLayout = Self::LAYOUT;");
             if symbol.is_none() {
