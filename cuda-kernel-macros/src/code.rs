@@ -17,6 +17,8 @@ use quote::{ToTokens, quote};
 pub struct Code {
     done: TokenStream,
     text: String,
+    /// Whether any tokens were spliced in (else `done` is empty and all of it is `text`).
+    spliced: bool,
 }
 
 impl Code {
@@ -36,6 +38,7 @@ impl Code {
     pub fn tokens(&mut self, tokens: &dyn ToTokens) -> &mut Code {
         self.flush();
         tokens.to_tokens(&mut self.done);
+        self.spliced = true;
         self
     }
 
@@ -48,14 +51,28 @@ impl Code {
         self
     }
 
-    /// Appends a delimited group whose contents `inside` writes (for contents with spliced
-    /// tokens; text alone can write its delimiters itself).
+    /// Appends a delimited group whose contents `inside` writes: as text, delimiters and all,
+    /// where the contents are text alone; else a group of their tokens.
     pub fn group(&mut self, delimiter: Delimiter, inside: impl FnOnce(&mut Code)) -> &mut Code {
         let mut code = Code::new();
         inside(&mut code);
-        self.flush();
-        self.done
-            .extend([TokenTree::Group(Group::new(delimiter, code.finish()))]);
+        let delimiters = match delimiter {
+            Delimiter::Parenthesis => Some(("(", ")")),
+            Delimiter::Brace => Some(("{", "}")),
+            Delimiter::Bracket => Some(("[", "]")),
+            Delimiter::None => None,
+        };
+        match delimiters {
+            Some((open, close)) if !code.spliced => {
+                self.text(open).text(&code.text).text(close);
+            }
+            _ => {
+                self.flush();
+                self.done
+                    .extend([TokenTree::Group(Group::new(delimiter, code.finish()))]);
+                self.spliced = true;
+            }
+        }
         self
     }
 
@@ -121,6 +138,18 @@ mod tests {
             })
             .text("{}");
         assert_eq!(code.finish().to_string(), "fn f (n : u32) { }");
+    }
+
+    #[test]
+    fn groups_of_text_alone_stay_text() {
+        let mut code = Code::new();
+        code.text("f").group(Delimiter::Parenthesis, |c| {
+            c.text("a,").group(Delimiter::Bracket, |c| {
+                c.text("b");
+            });
+        });
+        assert!(!code.spliced, "no tokens were spliced");
+        assert_eq!(code.finish().to_string(), "f (a , [b])");
     }
 
     #[test]

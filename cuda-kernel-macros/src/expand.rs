@@ -692,7 +692,7 @@ fn arguments(c: &mut Code, kernel: &Kernel, names: &[String], by_val: &[bool]) {
     let buffer = by_val
         .contains(&true)
         .then(|| buffer_type(&runtime(), kernel));
-    nested(c, names.len(), buffer.is_some(), &|c, i| {
+    nested(c, names.len(), &|c, i| {
         match &buffer {
             Some(buffer) if by_val[i] => {
                 let (ty, name) = (&kernel.params[i].ty, &kernel.params[i].ident);
@@ -718,57 +718,40 @@ fn by_val(kernel: &Kernel) -> Vec<bool> {
 
 /// Items (`item` writes the `i`th) as one tuple, nested in tuples of at most
 /// [`MAX_TUPLE`](cuda_kernel_syntax::layout::MAX_TUPLE) (the runtime's impls) where there are
-/// more: `(a, b, c,)`, `((a, ..., l,), (m,),)`. Where items splice tokens (`spliced`), each
-/// tuple is a group; otherwise its parentheses are text.
-fn nested(c: &mut Code, count: usize, spliced: bool, item: &dyn Fn(&mut Code, usize)) {
+/// more: `(a, b, c,)`, `((a, ..., l,), (m,),)`.
+fn nested(c: &mut Code, count: usize, item: &dyn Fn(&mut Code, usize)) {
     use cuda_kernel_syntax::layout::MAX_TUPLE;
     // How many items each element of the outermost tuple holds.
     let mut per = 1;
     while count.div_ceil(per) > MAX_TUPLE {
         per *= MAX_TUPLE;
     }
-    fn elements(
-        c: &mut Code,
-        items: std::ops::Range<usize>,
-        per: usize,
-        spliced: bool,
-        item: &dyn Fn(&mut Code, usize),
-    ) {
-        let mut start = items.start;
-        while start < items.end {
-            let end = (start + per).min(items.end);
-            match per {
-                1 => item(c, start),
-                _ => tuple(c, start..end, per / MAX_TUPLE, spliced, item),
-            }
-            c.text(",");
-            start = end;
-        }
-    }
     fn tuple(
         c: &mut Code,
         items: std::ops::Range<usize>,
         per: usize,
-        spliced: bool,
         item: &dyn Fn(&mut Code, usize),
     ) {
-        if spliced {
-            c.group(Delimiter::Parenthesis, |c| {
-                elements(c, items, per, spliced, item)
-            });
-        } else {
-            c.text("(");
-            elements(c, items, per, spliced, item);
-            c.text(")");
-        }
+        c.group(Delimiter::Parenthesis, |c| {
+            let mut start = items.start;
+            while start < items.end {
+                let end = (start + per).min(items.end);
+                match per {
+                    1 => item(c, start),
+                    _ => tuple(c, start..end, per / MAX_TUPLE, item),
+                }
+                c.text(",");
+                start = end;
+            }
+        });
     }
-    tuple(c, 0..count, per, spliced, item);
+    tuple(c, 0..count, per, item);
 }
 
 /// Items as one tuple, as [`nested`] writes them, in tokens.
 fn nested_tokens(items: &[TokenStream]) -> TokenStream {
     let mut c = Code::new();
-    nested(&mut c, items.len(), true, &|c, i| {
+    nested(&mut c, items.len(), &|c, i| {
         c.tokens(&items[i]);
     });
     c.finish()
@@ -1135,7 +1118,7 @@ fn expand_kernel_impl(krate: &Path, kernel: &Kernel) -> TokenStream {
             }
             // The parameters' kinds: `(In<f32>, Out<f32>, Val<u32>)`.
             c.text("type __Params =");
-            nested(c, kernel.params.len(), true, &|c, i| {
+            nested(c, kernel.params.len(), &|c, i| {
                 let param = &kernel.params[i];
                 match param.kind() {
                     ParamKind::ConstPtr(elem) => {
