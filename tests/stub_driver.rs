@@ -169,23 +169,36 @@ fn completions_against_the_stub() {
 }
 
 /// Builds the stub as `libcuda.so.1` and `libcuda.so` in a folder of the target dir, with the C
-/// compiler the build script found.
+/// compiler the build script found: once per process, since the tests of this binary run on
+/// threads of one process and a child of one must never find the library half written by
+/// another; and written under a name of this process, then renamed into place, since another
+/// run of this binary may be loading it.
 fn build_stub() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT.get_or_init(build_stub_once).clone()
+}
+
+fn build_stub_once() -> PathBuf {
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/c/stub_driver.c");
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("stub-driver");
     std::fs::create_dir_all(&dir).unwrap();
+    let pid = std::process::id();
+    let built = dir.join(format!("libcuda.so.1.{pid}"));
     // Set with cfg(has_cc); run with --ignored without one, `cc` fails to start, saying so.
     let cc = option_env!("CUDA_KERNEL_TEST_CC").unwrap_or("cc");
     let status = Command::new(cc)
         .args(["-O2", "-shared", "-fPIC", "-o"])
-        .arg(dir.join("libcuda.so.1"))
+        .arg(&built)
         .arg(&source)
         .arg("-ldl")
         .status()
         .unwrap_or_else(|e| panic!("{cc}: {e}"));
     assert!(status.success(), "{cc} did not build {}", source.display());
-    let _ = std::fs::remove_file(dir.join("libcuda.so"));
-    std::os::unix::fs::symlink("libcuda.so.1", dir.join("libcuda.so")).unwrap();
+    std::fs::rename(&built, dir.join("libcuda.so.1")).unwrap();
+    let link = dir.join(format!("libcuda.so.{pid}"));
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink("libcuda.so.1", &link).unwrap();
+    std::fs::rename(&link, dir.join("libcuda.so")).unwrap();
     dir
 }
 
