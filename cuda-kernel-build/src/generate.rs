@@ -222,10 +222,21 @@ impl StructDef {
     }
 }
 
-/// `name` in `namespace`, as C++ qualifies it (`ns::inner::fill`).
+/// `name` in `namespace`, as C++ qualifies it (`ns::inner::fill`) and the demangler spells it
+/// (an anonymous namespace's empty segment as `(anonymous namespace)`), so that the PTX's
+/// entries find it.
 fn qualified(namespace: Option<&str>, name: &str) -> String {
     match namespace {
-        Some(ns) => format!("{ns}::{name}"),
+        Some(ns) => {
+            let segments: Vec<&str> = ns
+                .split("::")
+                .map(|s| match s {
+                    "" => cuda_kernel_syntax::demangle::ANONYMOUS_NAMESPACE,
+                    s => s,
+                })
+                .collect();
+            format!("{}::{name}", segments.join("::"))
+        }
         None => name.to_string(),
     }
 }
@@ -1848,6 +1859,56 @@ extern "C" __attribute__((global)) void copy_f64(const double *a, double *b) { }
         assert_eq!(g.warnings.len(), 1, "{:?}", g.warnings);
         assert!(
             g.warnings[0].contains("`never` is not generated: a template the PTX has no instance")
+        );
+    }
+
+    /// A kernel in an anonymous namespace (mistral.rs's `dflash_selector.cu` keeps one there):
+    /// one warning saying so, and its PTX entry, whose symbol spells the namespace with a hash
+    /// of the source's path, is counted as that warning's, not named again as a kernel of a
+    /// system header.
+    #[test]
+    fn a_kernel_in_an_anonymous_namespace_is_named_once() {
+        let text = "# 1 \"cuda/k.cu\"\n\
+            namespace { __attribute__((global)) void fill(float *x, int n) { } }\n\
+            namespace outer { namespace { __attribute__((global)) void fill(float *x, int n) { } } }\n\
+            extern \"C\" __attribute__((global)) void plain(float *x) { }\n";
+        let entries = [
+            "_ZN36_GLOBAL__N__a278e39b_4_k_cu_ad1a73184fillEPfi".to_string(),
+            "_ZN5outer36_GLOBAL__N__a278e39b_4_k_cu_ad1a73184fillEPfi".to_string(),
+            "plain".to_string(),
+        ];
+        let g = generate(
+            "k.cu",
+            text,
+            &here,
+            &Options {
+                entries: &entries,
+                ..Options::default()
+            },
+        );
+        assert_eq!(g.declared, ["plain"], "{}", g.rust);
+        assert_eq!(g.warnings.len(), 2, "{:?}", g.warnings);
+        assert!(
+            g.warnings[0].starts_with(
+                "k.cu: `(anonymous namespace)::fill` is not generated: in an anonymous namespace"
+            ),
+            "{:?}",
+            g.warnings
+        );
+        assert!(
+            g.warnings[1].starts_with(
+                "k.cu: `outer::(anonymous namespace)::fill` is not generated: in an anonymous"
+            ),
+            "{:?}",
+            g.warnings
+        );
+        assert_eq!(
+            (
+                g.accounting.entries,
+                g.accounting.declared,
+                g.accounting.warned
+            ),
+            (3, 1, 2)
         );
     }
 

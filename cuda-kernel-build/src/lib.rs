@@ -811,9 +811,12 @@ fn generate_all(
                 warnings.extend(generated.warnings);
                 claimed.extend(generated.from_headers);
                 let rust = if generated.rust.is_empty() {
+                    // Still says where each entry went: a file whose kernels are all named in
+                    // warnings is not one the crate declares by hand.
                     format!(
-                        "// {shown}: no kernel to declare that the crate does not declare by hand.
-"
+                        "// {shown}: no kernel to declare that the crate does not declare by hand \
+                         or a warning names.\n// {}.\n",
+                        generated.accounting
                     )
                 } else {
                     generated.rust

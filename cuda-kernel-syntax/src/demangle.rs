@@ -100,21 +100,34 @@ fn split_list(inner: &str) -> Vec<String> {
 /// assert_eq!(demangle::function_name("_ZN2ns5scaleILi128EEEvPffj").unwrap(), "ns::scale");
 /// assert_eq!(demangle::function_name("_Z5saxpyPKfPffi").unwrap(), "saxpy");
 /// assert_eq!(demangle::function_name("vector_add"), None);
+/// // An anonymous namespace is a segment of the name, spelled as the demangler spells it.
+/// assert_eq!(
+///     demangle::function_name("_ZN12_GLOBAL__N_14fillEPfi").unwrap(),
+///     "(anonymous namespace)::fill"
+/// );
 /// ```
 pub fn function_name(symbol: &str) -> Option<String> {
     let text = demangle(symbol)?;
     let mut depth = 0i32;
-    let end = text
-        .char_indices()
-        .find(|&(_, c)| {
-            match c {
-                '<' | '(' if depth == 0 => return true,
-                '<' | '(' => depth += 1,
-                '>' | ')' => depth -= 1,
-                _ => {}
+    let mut chars = text.char_indices();
+    let mut end = text.len();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '(' if depth == 0 && text[i..].starts_with(ANONYMOUS_NAMESPACE) => {
+                // Skip to the segment's closing parenthesis: part of the name.
+                chars.nth(ANONYMOUS_NAMESPACE.len() - 2);
             }
-            false
-        })
-        .map_or(text.len(), |(i, _)| i);
+            '<' | '(' if depth == 0 => {
+                end = i;
+                break;
+            }
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth -= 1,
+            _ => {}
+        }
+    }
     Some(text[..end].to_string())
 }
+
+/// How a demangled name spells a segment that is an anonymous namespace.
+pub const ANONYMOUS_NAMESPACE: &str = "(anonymous namespace)";
