@@ -1862,6 +1862,32 @@ extern "C" __attribute__((global)) void copy_f64(const double *a, double *b) { }
         );
     }
 
+    /// Untyped memory, as ggml's and mistral.rs's quantized kernels take their blocks
+    /// (`const void * __restrict__ vx`): `*const c_void`, for C and C++ kernels alike.
+    #[test]
+    fn void_pointers_are_untyped_memory() {
+        let text = "# 1 \"cuda/k.cu\"\n\
+            extern \"C\" __attribute__((global)) void deq(const void * __restrict__ vx, float * __restrict__ y, int n) { }\n\
+            __attribute__((global)) void quantize(const float *x, void *vy, void **rows) { }\n";
+        let g = generate("k.cu", text, &here, &Options::default());
+        assert!(g.warnings.is_empty(), "{:?}", g.warnings);
+        assert!(
+            g.rust.contains(
+                "pub fn deq(vx: *const ::cuda_kernel::ffi::c_void, y: *mut f32, n: i32);"
+            ),
+            "{}",
+            g.rust
+        );
+        assert!(
+            g.rust.contains(
+                "pub fn quantize(x: *const f32, vy: *mut ::cuda_kernel::ffi::c_void, \
+                 rows: *mut *mut ::cuda_kernel::ffi::c_void);"
+            ),
+            "{}",
+            g.rust
+        );
+    }
+
     /// A kernel in an anonymous namespace (mistral.rs's `dflash_selector.cu` keeps one there):
     /// one warning saying so, and its PTX entry, whose symbol spells the namespace with a hash
     /// of the source's path, is counted as that warning's, not named again as a kernel of a

@@ -8,7 +8,9 @@ use syn::{ItemForeignMod, Path};
 
 use std::path::PathBuf;
 
-use cuda_kernel_syntax::ast::{Block, GlobalVar, Kernel, KernelGeneric, MemberType, ParamKind};
+use cuda_kernel_syntax::ast::{
+    Block, GlobalVar, Kernel, KernelGeneric, MemberType, ParamKind, is_void,
+};
 use cuda_kernel_syntax::itanium::CppType;
 use cuda_kernel_syntax::report::Errors;
 use cuda_kernel_syntax::{attr, check, mangle, parse, ptx_check, types};
@@ -1121,6 +1123,8 @@ fn expand_kernel_impl(krate: &Path, kernel: &Kernel) -> TokenStream {
             nested(c, kernel.params.len(), &|c, i| {
                 let param = &kernel.params[i];
                 match param.kind() {
+                    ParamKind::ConstPtr(elem) if is_void(elem) => c.text("__ck::InUntyped"),
+                    ParamKind::MutPtr(elem) if is_void(elem) => c.text("__ck::OutUntyped"),
                     ParamKind::ConstPtr(elem) => {
                         c.text("__ck::In<").tokens(&device_element(elem)).text(">")
                     }
@@ -1357,6 +1361,13 @@ fn launcher_args(c: &mut Code, kernel: &Kernel, body: Body, written: &str) {
             continue;
         }
         match param.kind() {
+            // Untyped memory (`void*`): any element type.
+            ParamKind::ConstPtr(elem) if is_void(elem) => {
+                c.text("&impl __ck::DeviceArgUntyped");
+            }
+            ParamKind::MutPtr(elem) if is_void(elem) => {
+                c.text(written).text("impl __ck::DeviceArgUntypedMut");
+            }
             ParamKind::ConstPtr(elem) => bound(c, "&", "__ck::DeviceArg<", elem),
             ParamKind::MutPtr(elem) => bound(c, written, "__ck::DeviceArgMut<", elem),
             ParamKind::TensorMap(elem, rank) => {

@@ -252,6 +252,16 @@ pub fn is_descriptor(ty: &Type) -> bool {
                 .is_some_and(|t| t.rust == crate::types::TENSOR_MAP[0].rust))
 }
 
+/// Whether a pointer's element `ty` is C's `void` (`c_void` by any path: `core::ffi::c_void`,
+/// `cuda_kernel::ffi::c_void`): the pointer is untyped memory, which the launcher takes of any
+/// element type.
+pub fn is_void(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.qself.is_none()
+    && p.path.segments.last().is_some_and(|last| {
+        last.ident == "c_void" && matches!(last.arguments, syn::PathArguments::None)
+    }))
+}
+
 /// `TensorMap<T, N>` (by its last path segment, as `*const T` is read by its form): the
 /// element type and the rank.
 pub fn tensor_map(ty: &Type) -> Option<(&Type, &syn::GenericArgument)> {

@@ -161,7 +161,17 @@ pub fn parse(
         let (ParamKind::ConstPtr(elem) | ParamKind::MutPtr(elem)) = param.kind() else {
             continue;
         };
-        if matches!(elem, Type::Ptr(_)) {
+        if crate::ast::is_void(elem) {
+            cx.error(
+                &param.ty,
+                format!(
+                    "a contract cannot make this launch safe: `{}` is untyped memory (`void*`), \
+                     whose length in elements no condition can state (leave this kernel without \
+                     #[requires]: its launch stays `unsafe`)",
+                    param.ident
+                ),
+            );
+        } else if matches!(elem, Type::Ptr(_)) {
             cx.error(
                 &param.ty,
                 format!(

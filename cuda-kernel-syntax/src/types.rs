@@ -256,6 +256,25 @@ pub const TENSOR_MAP: [BuiltinType; 1] = aggregates! {
     "RawTensorMap" => "CUtensorMap_st", 128, 128, Aggregate, false;
 };
 
+/// C's `void` (`cuda_kernel::ffi::c_void`, which is `core::ffi::c_void`), only as what a pointer
+/// points at: `*const c_void` is `const void*` (C++ `PKv`), untyped device memory. No parameter
+/// is a `void`, so it is none of [`all`]'s types; the look-ups by name and spelling know it.
+pub const VOID: BuiltinType = row(
+    "ffi::c_void",
+    "void",
+    Some("v"),
+    (1, 1),
+    Class::Aggregate,
+    false,
+    false,
+    None,
+);
+
+/// Every type the look-ups know: [`all`]'s and `void`.
+fn known() -> impl Iterator<Item = &'static BuiltinType> {
+    all().chain(core::iter::once(&VOID))
+}
+
 /// Every built-in parameter type: scalars, half floats, vector types, half pairs, C aliases,
 /// low-precision floats, the TMA descriptor.
 pub fn all() -> impl Iterator<Item = &'static BuiltinType> {
@@ -281,7 +300,7 @@ pub fn by_c_name(cuda: &str) -> Option<&'static BuiltinType> {
 /// The built-in type a declaration names by `name`, the last segment of its path (`f32`,
 /// `f16` of `half::f16`, `Float4` of `cuda_kernel::Float4`).
 pub fn by_name(name: &str) -> Option<&'static BuiltinType> {
-    all().find(|t| t.name() == name)
+    known().find(|t| t.name() == name)
 }
 
 /// The built-in type a declaration's path names: the table's path itself or any path ending in
@@ -291,7 +310,7 @@ pub fn by_rust_path(path: &str) -> Option<&'static BuiltinType> {
     let last = path.rsplit("::").next().unwrap_or(path);
     // One pass: a row the whole path names ends in the same segment as its name.
     let mut by_last = None;
-    for t in all().filter(|t| t.name() == last) {
+    for t in known().filter(|t| t.name() == last) {
         if path == t.rust
             || path
                 .strip_suffix(t.rust)
@@ -312,7 +331,7 @@ pub fn by_fundamental_name(name: &str) -> Option<&'static BuiltinType> {
         t.itanium
             .is_some_and(|code| crate::itanium::fundamental_name(code) == name)
     };
-    all()
+    known()
         .filter(|t| t.alias_of.is_none())
         .find(of_code)
         .or_else(|| all().find(of_code))
@@ -321,7 +340,7 @@ pub fn by_fundamental_name(name: &str) -> Option<&'static BuiltinType> {
 /// The built-in type CUDA C spells `cuda` (`float`, `__half`, `float4`); of a C alias and the
 /// type it names (`c_float`, `f32`), the type itself.
 pub fn by_cuda_name(cuda: &str) -> Option<&'static BuiltinType> {
-    all().find(|t| t.cuda == cuda && t.alias_of.is_none())
+    known().find(|t| t.cuda == cuda && t.alias_of.is_none())
 }
 
 /// The Rust primitive called `name` (`u32`, `f64`, `bool`): its width is known without the

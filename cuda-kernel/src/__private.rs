@@ -1,7 +1,9 @@
 //! What `#[kernel]` and `#[derive(KernelParam)]` expand to refers to; not public API.
 
 pub use crate::__layout as layout;
-pub use crate::declare::args::{Arg, In, Out, Pack, Params, Tma, Val, Value, val};
+pub use crate::declare::args::{
+    Arg, In, InUntyped, Out, OutUntyped, Pack, Params, Tma, Val, Value, val,
+};
 pub use crate::declare::buffer::put;
 pub use crate::declare::cuda_declaration::{
     ConstText, DECLARATION_CAPACITY, FieldDims, struct_declaration,
@@ -15,9 +17,10 @@ pub use crate::launch::observe::{Site, observing, refused};
 pub use crate::launch::{contract, contract_holds, enter, launch, launch_packed, pack};
 pub use crate::load::module::{load_function, load_loaded, load_ptx, load_ptx_file};
 pub use crate::{
-    AddressFree, CType, Completion, Config, DeviceArg, DeviceArgMut, DeviceGlobal, Error,
-    ExactLength, Kernel, KernelCache, KernelParam, Library, Loaded, ParamBuffer, ParamBytes,
-    ParamLayout, ParamSlot, RawTensorMap, Result, TensorMapArg,
+    AddressFree, CType, Completion, Config, DeviceArg, DeviceArgMut, DeviceArgUntyped,
+    DeviceArgUntypedMut, DeviceGlobal, Error, ExactLength, Kernel, KernelCache, KernelParam,
+    Library, Loaded, ParamBuffer, ParamBytes, ParamLayout, ParamSlot, RawTensorMap, Result,
+    TensorMapArg,
 };
 pub use ::core;
 pub use ::core::marker::PhantomData;

@@ -69,7 +69,9 @@ pub use cuda_kernel_macros::kernel;
 
 pub use declare::buffer::{ParamBuffer, ParamBytes};
 pub use declare::cuda_declaration::{cuda_header, write_cuda_header};
-pub use declare::device_arg::{DeviceArg, DeviceArgMut, DeviceMemory, ExactLength, Null};
+pub use declare::device_arg::{
+    DeviceArg, DeviceArgMut, DeviceArgUntyped, DeviceArgUntypedMut, DeviceMemory, ExactLength, Null,
+};
 pub use declare::kernel::Kernel;
 pub use declare::layout::{
     MAX_ALIGN, MAX_PARAM_BYTES, MAX_PARAM_BYTES_LEGACY, MAX_STATIC_ALIGN, ParamLayout, ParamSlot,

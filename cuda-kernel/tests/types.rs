@@ -81,3 +81,33 @@ fn every_builtin_impl_matches_its_table_row() {
         );
     }
 }
+
+/// `void` is in the table only as what a pointer points at: the runtime's `*const c_void` and
+/// `*mut c_void` are pointers to the table's `void`, spelled and mangled through it.
+#[test]
+fn void_pointers_are_pointers_to_the_tables_void() {
+    use cuda_kernel::ffi::c_void;
+    use cuda_kernel_syntax::cpp::CppType;
+    assert_eq!(
+        <*const c_void as KernelParam>::CUDA_TYPE,
+        CType::named(types::VOID.cuda).const_pointer()
+    );
+    assert_eq!(
+        <*mut c_void as KernelParam>::CUDA_TYPE,
+        CType::named(types::VOID.cuda).pointer()
+    );
+    let rust = CppType::from_rust("*const core::ffi::c_void", &[]).unwrap();
+    assert_eq!(rust, <*const c_void as KernelParam>::CUDA_TYPE.cpp());
+    assert_eq!(rust.c_spelling(), "const void*");
+    assert!(
+        types::all().all(|t| t.rust != types::VOID.rust),
+        "no parameter is a void"
+    );
+    assert_eq!(
+        (
+            <*const c_void as KernelParam>::SIZE,
+            <*mut c_void as KernelParam>::ALIGN
+        ),
+        (8, 8)
+    );
+}

@@ -149,6 +149,24 @@ unsafe extern "C" {
     pub fn saxpy(x: *const f32, y: *mut f32, a: f32, n: i32);
 }
 
+/// PTX of `kernels/cuda/untyped.cu`: [`DequantizeQ80`] and [`CopyBytes`].
+pub const UNTYPED_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/untyped.ptx"));
+
+#[kernel(ptx = "$OUT_DIR/untyped.ptx", module = pub UntypedKernels)]
+unsafe extern "C" {
+    /// `y[i] = d * q` of element `i` of ggml's q8_0 blocks (a `__half` scale, 32 `int8_t`) at
+    /// `vx`, for `i < n`: untyped memory, as ggml's quantized kernels take their blocks.
+    #[kernel(cpp)]
+    pub fn dequantize_q8_0(vx: *const core::ffi::c_void, y: *mut f32, n: i32);
+
+    /// Copies `n` bytes from `src` to `dst` (zeros where `src` is NULL), whatever either holds.
+    pub fn copy_bytes(
+        src: *const cuda_kernel::ffi::c_void,
+        dst: *mut cuda_kernel::ffi::c_void,
+        n: u32,
+    );
+}
+
 #[kernel(ptx = "$OUT_DIR/launch_features.ptx", module = pub LaunchFeatureKernels)]
 unsafe extern "C" {
     /// Each block writes its rank in its thread-block cluster and the cluster's size.

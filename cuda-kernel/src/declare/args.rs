@@ -12,6 +12,7 @@
 //!
 //! [`Kernel::__Params`]: crate::Kernel::__Params
 
+use core::ffi::c_void;
 use core::marker::PhantomData;
 
 use cudarc::driver::sys::CUdeviceptr;
@@ -19,13 +20,24 @@ use cudarc::driver::{CudaStream, SyncOnDrop};
 
 use crate::declare::buffer::put;
 use crate::graph::plan::{PlanMut, PlanRef, PlanTensorMap};
-use crate::{DeviceArg, DeviceArgMut, Error, KernelParam, ParamSlot, RawTensorMap, TensorMapArg};
+use crate::{
+    DeviceArg, DeviceArgMut, DeviceArgUntyped, DeviceArgUntypedMut, Error, KernelParam, ParamSlot,
+    RawTensorMap, TensorMapArg,
+};
 
 /// A `*const T` parameter, as a kind: it takes device memory read as `T`s.
 pub struct In<T>(PhantomData<fn() -> T>);
 
 /// A `*mut T` parameter, as a kind: it takes device memory written as `T`s.
 pub struct Out<T>(PhantomData<fn() -> T>);
+
+/// A `*const c_void` parameter, as a kind: it takes device memory of any element type
+/// ([`DeviceArgUntyped`]).
+pub struct InUntyped;
+
+/// A `*mut c_void` parameter, as a kind: it takes writable device memory of any element type
+/// ([`DeviceArgUntypedMut`]).
+pub struct OutUntyped;
 
 /// A parameter of type `V` passed by value, as a kind.
 pub struct Val<V>(PhantomData<fn() -> V>);
@@ -84,6 +96,14 @@ impl<T> Params for In<T> {
 
 impl<T> Params for Out<T> {
     type Plan<'a> = PlanMut<'a, T>;
+}
+
+impl Params for InUntyped {
+    type Plan<'a> = PlanRef<'a, c_void>;
+}
+
+impl Params for OutUntyped {
+    type Plan<'a> = PlanMut<'a, c_void>;
 }
 
 impl<V> Params for Val<V> {
@@ -217,6 +237,62 @@ impl<T, D: DeviceArgMut<T> + ?Sized> Arg<Out<T>> for &mut D {
     }
 }
 
+impl<D: DeviceArgUntyped + ?Sized> Arg<InUntyped> for &D {
+    type Held<'h>
+        = Option<SyncOnDrop<'h>>
+    where
+        Self: 'h;
+
+    #[inline(always)]
+    fn check(&self, stream: &CudaStream) -> Result<(), Error> {
+        DeviceArgUntyped::check_untyped(*self, stream)
+    }
+
+    fn lengths(&self, out: &mut Vec<Option<usize>>) {
+        out.push(DeviceArgUntyped::byte_count(*self));
+    }
+
+    #[inline(always)]
+    fn put<'h>(
+        &'h mut self,
+        stream: &'h CudaStream,
+        slots: &[ParamSlot],
+        out: &mut [u8],
+    ) -> Self::Held<'h> {
+        let (ptr, sync) = DeviceArgUntyped::device_arg_untyped(*self, stream);
+        put(out, &slots[0], &ptr);
+        sync
+    }
+}
+
+impl<D: DeviceArgUntypedMut + ?Sized> Arg<OutUntyped> for &mut D {
+    type Held<'h>
+        = Option<SyncOnDrop<'h>>
+    where
+        Self: 'h;
+
+    #[inline(always)]
+    fn check(&self, stream: &CudaStream) -> Result<(), Error> {
+        DeviceArgUntypedMut::check_untyped_mut(&**self, stream)
+    }
+
+    fn lengths(&self, out: &mut Vec<Option<usize>>) {
+        out.push(DeviceArgUntypedMut::byte_count_mut(&**self));
+    }
+
+    #[inline(always)]
+    fn put<'h>(
+        &'h mut self,
+        stream: &'h CudaStream,
+        slots: &[ParamSlot],
+        out: &mut [u8],
+    ) -> Self::Held<'h> {
+        let (ptr, sync) = DeviceArgUntypedMut::device_arg_untyped_mut(&mut **self, stream);
+        put(out, &slots[0], &ptr);
+        sync
+    }
+}
+
 /// Arguments for a parameter of kind `P` as they are recorded or inspected: device addresses
 /// (`CUdeviceptr`, for a launcher's `pack`), plan handles, values.
 pub trait Pack<P> {
@@ -276,6 +352,34 @@ macro_rules! address_packs {
     )*};
 }
 address_packs!(In, Out);
+
+impl Pack<InUntyped> for CUdeviceptr {
+    #[inline(always)]
+    fn pack(&self, slots: &[ParamSlot], out: &mut [u8]) {
+        put(out, &slots[0], self);
+    }
+}
+
+impl Pack<OutUntyped> for CUdeviceptr {
+    #[inline(always)]
+    fn pack(&self, slots: &[ParamSlot], out: &mut [u8]) {
+        put(out, &slots[0], self);
+    }
+}
+
+impl Pack<InUntyped> for PlanRef<'_, c_void> {
+    #[inline(always)]
+    fn pack(&self, slots: &[ParamSlot], out: &mut [u8]) {
+        put(out, &slots[0], &self.address());
+    }
+}
+
+impl Pack<OutUntyped> for PlanMut<'_, c_void> {
+    #[inline(always)]
+    fn pack(&self, slots: &[ParamSlot], out: &mut [u8]) {
+        put(out, &slots[0], &self.address());
+    }
+}
 
 impl<T> Pack<In<T>> for PlanRef<'_, T> {
     #[inline(always)]

@@ -487,3 +487,221 @@ mod tests {
         assert!(guard(SyncOnDrop::Sync(None)).is_some());
     }
 }
+
+/// Device memory of any element type, for a `*const c_void` parameter (a kernel taking untyped
+/// memory, `const void*` in C: ggml's and candle's quantized kernels take their blocks so):
+/// cudarc's slices and views of any `T`, [`DeviceMemory`], [`Null`], or an `Option` of one.
+/// Implemented for every type here that is [`DeviceArg<T>`] for its own `T`; a device-memory
+/// type of your own implements it the same way, through its `DeviceArg`.
+///
+/// ```
+/// use cuda_kernel::cudarc::driver::{CudaSlice, CudaStream};
+/// use cuda_kernel::ffi::c_void;
+/// use cuda_kernel::{Config, Null, kernel};
+///
+/// #[kernel]
+/// unsafe extern "C" {
+///     /// y[i] = the i-th value of the quantized blocks at vx (scales at vs, or none).
+///     fn dequantize(vx: *const c_void, vs: *const c_void, y: *mut f32, n: u32);
+/// }
+///
+/// # fn f(k: &Dequantize, s: &CudaStream, blocks: &CudaSlice<u8>, scales: &CudaSlice<f32>,
+/// #     y: &mut CudaSlice<f32>) -> Result<(), cuda_kernel::Error> {
+/// let config = Config::for_elements(256, 256);
+/// unsafe { k.launch(s, config, blocks, scales, y, 256)? }; // bytes and floats alike
+/// unsafe { k.launch(s, config, blocks, &Null, y, 256) } // NULL
+/// # }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not device memory for a `*const c_void` parameter",
+    label = "expected `&CudaSlice<T>`, `&CudaView<T>` or `&Null`, of any `T`",
+    note = "a `void*` parameter takes cudarc device memory of any element type; host data gets there by copying it: `stream.clone_htod(&host)?`"
+)]
+pub trait DeviceArgUntyped {
+    /// The device address, and the guard that keeps cudarc's event tracking right.
+    fn device_arg_untyped<'a>(
+        &'a self,
+        stream: &'a CudaStream,
+    ) -> (CUdeviceptr, Option<SyncOnDrop<'a>>);
+
+    /// Refuses a launch on `stream` that this memory cannot take part in, as
+    /// [`DeviceArg::check`]. Nothing to check by default.
+    #[inline(always)]
+    fn check_untyped(&self, stream: &CudaStream) -> Result<(), crate::Error> {
+        let _ = stream;
+        Ok(())
+    }
+
+    /// The memory's length in bytes, where known: what the launch log shows. `None` by default.
+    #[inline(always)]
+    fn byte_count(&self) -> Option<usize> {
+        None
+    }
+}
+
+/// Device memory of any element type, for a `*mut c_void` parameter: cudarc's mutable slices
+/// and views of any `T`, [`DeviceMemory`], [`Null`], or an `Option` of one, as
+/// [`DeviceArgUntyped`] is for `*const c_void`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not writable device memory for a `*mut c_void` parameter",
+    label = "expected `&mut CudaSlice<T>`, `&mut CudaViewMut<T>` or `&mut Null`, of any `T`",
+    note = "a `void*` parameter the kernel writes takes mutable cudarc device memory of any element type"
+)]
+pub trait DeviceArgUntypedMut {
+    /// The device address, and the guard that keeps cudarc's event tracking right.
+    fn device_arg_untyped_mut<'a>(
+        &'a mut self,
+        stream: &'a CudaStream,
+    ) -> (CUdeviceptr, Option<SyncOnDrop<'a>>);
+
+    /// Refuses a launch on `stream` that this memory cannot take part in, as
+    /// [`DeviceArgMut::check_mut`]. Nothing to check by default.
+    #[inline(always)]
+    fn check_untyped_mut(&self, stream: &CudaStream) -> Result<(), crate::Error> {
+        let _ = stream;
+        Ok(())
+    }
+
+    /// The memory's length in bytes, where known: what the launch log shows. `None` by default.
+    #[inline(always)]
+    fn byte_count_mut(&self) -> Option<usize> {
+        None
+    }
+}
+
+// Each typed memory of this crate and cudarc, untyped through its own `DeviceArg<T>`.
+macro_rules! untyped {
+    (read: $($ty:ty),*; write: $($mut_ty:ty),*) => {
+        $(
+            impl<T> DeviceArgUntyped for $ty {
+                #[inline(always)]
+                fn device_arg_untyped<'a>(
+                    &'a self,
+                    stream: &'a CudaStream,
+                ) -> (CUdeviceptr, Option<SyncOnDrop<'a>>) {
+                    DeviceArg::<T>::device_arg(self, stream)
+                }
+
+                #[inline(always)]
+                fn check_untyped(&self, stream: &CudaStream) -> Result<(), crate::Error> {
+                    DeviceArg::<T>::check(self, stream)
+                }
+
+                #[inline]
+                fn byte_count(&self) -> Option<usize> {
+                    DeviceArg::<T>::element_count(self)?.checked_mul(size_of::<T>())
+                }
+            }
+        )*
+        $(
+            impl<T> DeviceArgUntypedMut for $mut_ty {
+                #[inline(always)]
+                fn device_arg_untyped_mut<'a>(
+                    &'a mut self,
+                    stream: &'a CudaStream,
+                ) -> (CUdeviceptr, Option<SyncOnDrop<'a>>) {
+                    DeviceArgMut::<T>::device_arg_mut(self, stream)
+                }
+
+                #[inline(always)]
+                fn check_untyped_mut(&self, stream: &CudaStream) -> Result<(), crate::Error> {
+                    DeviceArgMut::<T>::check_mut(self, stream)
+                }
+
+                #[inline]
+                fn byte_count_mut(&self) -> Option<usize> {
+                    DeviceArgMut::<T>::element_count_mut(self)?.checked_mul(size_of::<T>())
+                }
+            }
+        )*
+    };
+}
+
+untyped! {
+    read: CudaSlice<T>, CudaView<'_, T>, CudaViewMut<'_, T>, UnifiedSlice<T>, UnifiedView<'_, T>,
+        UnifiedViewMut<'_, T>, DeviceMemory<T>;
+    write: CudaSlice<T>, CudaViewMut<'_, T>, UnifiedSlice<T>, UnifiedViewMut<'_, T>,
+        DeviceMemory<T>
+}
+
+impl DeviceArgUntyped for Null {
+    #[inline(always)]
+    fn device_arg_untyped<'a>(
+        &'a self,
+        _: &'a CudaStream,
+    ) -> (CUdeviceptr, Option<SyncOnDrop<'a>>) {
+        (0, None)
+    }
+
+    #[inline(always)]
+    fn byte_count(&self) -> Option<usize> {
+        Some(0)
+    }
+}
+
+impl DeviceArgUntypedMut for Null {
+    #[inline(always)]
+    fn device_arg_untyped_mut<'a>(
+        &'a mut self,
+        _: &'a CudaStream,
+    ) -> (CUdeviceptr, Option<SyncOnDrop<'a>>) {
+        (0, None)
+    }
+
+    #[inline(always)]
+    fn byte_count_mut(&self) -> Option<usize> {
+        Some(0)
+    }
+}
+
+impl<A: DeviceArgUntyped> DeviceArgUntyped for Option<A> {
+    #[inline(always)]
+    fn device_arg_untyped<'a>(
+        &'a self,
+        stream: &'a CudaStream,
+    ) -> (CUdeviceptr, Option<SyncOnDrop<'a>>) {
+        match self {
+            Some(memory) => memory.device_arg_untyped(stream),
+            None => (0, None),
+        }
+    }
+
+    #[inline(always)]
+    fn check_untyped(&self, stream: &CudaStream) -> Result<(), crate::Error> {
+        match self {
+            Some(memory) => memory.check_untyped(stream),
+            None => Ok(()),
+        }
+    }
+
+    #[inline]
+    fn byte_count(&self) -> Option<usize> {
+        self.as_ref().map_or(Some(0), A::byte_count)
+    }
+}
+
+impl<A: DeviceArgUntypedMut> DeviceArgUntypedMut for Option<A> {
+    #[inline(always)]
+    fn device_arg_untyped_mut<'a>(
+        &'a mut self,
+        stream: &'a CudaStream,
+    ) -> (CUdeviceptr, Option<SyncOnDrop<'a>>) {
+        match self {
+            Some(memory) => memory.device_arg_untyped_mut(stream),
+            None => (0, None),
+        }
+    }
+
+    #[inline(always)]
+    fn check_untyped_mut(&self, stream: &CudaStream) -> Result<(), crate::Error> {
+        match self {
+            Some(memory) => memory.check_untyped_mut(stream),
+            None => Ok(()),
+        }
+    }
+
+    #[inline]
+    fn byte_count_mut(&self) -> Option<usize> {
+        self.as_ref().map_or(Some(0), A::byte_count_mut)
+    }
+}

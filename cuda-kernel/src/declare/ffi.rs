@@ -30,6 +30,30 @@ pub use core::ffi::{
     c_ulong, c_ulonglong, c_ushort,
 };
 
+/// C's `void`, for untyped device memory: a kernel taking `const void*` (ggml's and candle's
+/// quantized kernels take their blocks so) is declared with `*const c_void`, and its launcher
+/// takes device memory of any element type there (`&CudaSlice<u8>`, `&CudaView<f32>`, ...).
+/// The same type as `core::ffi::c_void`, so either path declares it.
+///
+/// ```
+/// use cuda_kernel::ffi::c_void;
+/// use cuda_kernel::kernel;
+///
+/// #[kernel]
+/// unsafe extern "C" {
+///     #[kernel(cpp)]
+///     fn dequantize(vx: *const c_void, y: *mut f32, n: i32);
+/// }
+/// assert_eq!(Dequantize::NAME, "_Z10dequantizePKvPfi");
+/// # fn f(k: &Dequantize, s: &cuda_kernel::cudarc::driver::CudaStream,
+/// #     blocks: &cuda_kernel::cudarc::driver::CudaSlice<u8>,
+/// #     y: &mut cuda_kernel::cudarc::driver::CudaSlice<f32>) -> Result<(), cuda_kernel::Error> {
+/// // Quantized blocks as bytes: any element type goes where the kernel takes `void*`.
+/// unsafe { k.launch(s, cuda_kernel::Config::for_elements(256, 256), blocks, y, 256) }
+/// # }
+/// ```
+pub use core::ffi::c_void;
+
 /// C's `size_t`: Rust's `usize` (8 bytes on every CUDA host), `unsigned long` (`m`) in C++
 /// symbols on Linux. Declaring `usize` is the same.
 pub type size_t = usize;

@@ -217,6 +217,29 @@ macro_rules! pointer_param {
 }
 pointer_param!(const, mut);
 
+// SAFETY: as for any pointer: a 64-bit device address. `void` has no `KernelParam` impl of its
+// own (nothing takes it by value), so these do not overlap the impls above.
+unsafe impl KernelParam for *const core::ffi::c_void {
+    const SIZE: usize = 8;
+    const ALIGN: usize = 8;
+    const CUDA_TYPE: CType = CType::named("void").const_pointer();
+    #[inline(always)]
+    fn write(&self, out: &mut [u8]) {
+        (*self as usize as u64).write(out);
+    }
+}
+
+// SAFETY: as above.
+unsafe impl KernelParam for *mut core::ffi::c_void {
+    const SIZE: usize = 8;
+    const ALIGN: usize = 8;
+    const CUDA_TYPE: CType = CType::named("void").pointer();
+    #[inline(always)]
+    fn write(&self, out: &mut [u8]) {
+        (*self as usize as u64).write(out);
+    }
+}
+
 // SAFETY: C arrays are their elements back to back, aligned as one element; every C type's size
 // is a multiple of its alignment, so no padding falls between elements. Only struct fields are
 // arrays: #[kernel] rejects arrays as parameters (C passes them as pointers).

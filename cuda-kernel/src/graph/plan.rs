@@ -201,6 +201,24 @@ macro_rules! handle_methods {
 
 handle_methods!(PlanRef, PlanMut);
 
+macro_rules! erase {
+    ($($handle:ident $param:literal),*) => {$(
+        impl<'a, T> $handle<'a, T> {
+            #[doc = concat!("The same memory for a `", $param, "` parameter (a kernel taking ")]
+            #[doc = "untyped memory, `void*` in C), its length counted in bytes."]
+            pub fn erase(self) -> $handle<'a, core::ffi::c_void> {
+                $handle {
+                    ptr: self.ptr,
+                    len: self.len.and_then(|n| n.checked_mul(size_of::<T>())),
+                    _marker: PhantomData,
+                }
+            }
+        }
+    )*};
+}
+
+erase!(PlanRef "*const c_void", PlanMut "*mut c_void");
+
 impl<'a, T> PlanMut<'a, T> {
     /// The same memory for a `*const T` parameter.
     pub fn read(self) -> PlanRef<'a, T> {
