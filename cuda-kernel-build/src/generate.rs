@@ -300,17 +300,30 @@ fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
             }
             Token::Ident(t) if t == "struct" && !blocks.contains(&Block::Other) => {
                 // `struct [attributes] NAME [attributes] { fields };`, `__align__(16)` being
-                // `__attribute__((aligned(16)))` once preprocessed.
+                // `__attribute__((aligned(16)))` once preprocessed, and C++11's `alignas(16)`
+                // before the name. An alignment given other than by a number (`alignas(float4)`)
+                // leaves the struct unread: its kernels are named in warnings, not misplaced.
                 let mut align = None;
+                let mut unread = false;
                 let mut aligned = |from: usize, to: usize| {
-                    if let Some(at) = (from..to).find(|&k| is_ident(tokens.get(k), "aligned")) {
+                    if is_ident(tokens.get(from), "alignas") {
+                        match (tokens.get(from + 2), to == from + 4) {
+                            (Some(Token::Literal(n)), true) => align = Some(n.clone()),
+                            _ => unread = true,
+                        }
+                    } else if let Some(at) =
+                        (from..to).find(|&k| is_ident(tokens.get(k), "aligned"))
+                    {
                         if let Some(Token::Literal(n)) = tokens.get(at + 2) {
                             align = Some(n.clone());
                         }
                     }
                 };
+                let attribute = |j: usize| {
+                    is_ident(tokens.get(j), "__attribute__") || is_ident(tokens.get(j), "alignas")
+                };
                 let mut j = i + 1;
-                while is_ident(tokens.get(j), "__attribute__") {
+                while attribute(j) {
                     let end = skip_group(&tokens, j + 1, '(', ')');
                     aligned(j, end);
                     j = end;
@@ -325,7 +338,7 @@ fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
                     aligned(j, end);
                     j = end;
                 }
-                if !is_punct(tokens.get(j), '{') {
+                if unread || !is_punct(tokens.get(j), '{') {
                     i += 1;
                     continue;
                 }
@@ -1859,6 +1872,40 @@ extern "C" __attribute__((global)) void copy_f64(const double *a, double *b) { }
         assert_eq!(g.warnings.len(), 1, "{:?}", g.warnings);
         assert!(
             g.warnings[0].contains("`never` is not generated: a template the PTX has no instance")
+        );
+    }
+
+    /// C++11's `alignas(N)` on a struct, as mistral.rs's LoRA kernels write their descriptor
+    /// (`struct alignas(8) AdapterWeight`), aligns it as `__align__(N)` does; an alignment
+    /// given by a type is not guessed.
+    #[test]
+    fn alignas_aligns_a_struct() {
+        let text = "# 1 \"cuda/k.cu\"\n\
+            namespace lora { struct alignas(16) Adapter { unsigned long long a; float scale; }; \
+            __attribute__((global)) void apply(const Adapter *w, Adapter one, float *y) { } }\n\
+            struct alignas(float4) ByType { float x; };\n\
+            __attribute__((global)) void by_type(ByType t) { }\n";
+        let g = generate("k.cu", text, &here, &Options::default());
+        assert!(
+            g.rust.contains(
+                "#[kernel_param(cuda_name = \"lora::Adapter\")]\n#[repr(C, align(16))]\n\
+                 #[allow(non_snake_case, non_camel_case_types)]\npub struct Adapter {\n    \
+                 pub a: ::cuda_kernel::ffi::c_ulonglong,\n    pub scale: f32,\n}"
+            ),
+            "{}",
+            g.rust
+        );
+        assert!(
+            g.rust
+                .contains("pub fn apply(w: *const Adapter, one: Adapter, y: *mut f32);"),
+            "{}",
+            g.rust
+        );
+        assert_eq!(g.declared, ["lora::apply"], "{:?}", g.warnings);
+        assert!(
+            g.warnings.len() == 1 && g.warnings[0].contains("`by_type` is not generated"),
+            "{:?}",
+            g.warnings
         );
     }
 
