@@ -1389,7 +1389,7 @@ pub fn generate(
         let allow = if kernel.generics.is_empty() {
             "#[allow(non_snake_case)]"
         } else {
-            "#[allow(non_snake_case, non_upper_case_globals)]"
+            "#[allow(non_snake_case, non_camel_case_types, non_upper_case_globals)]"
         };
         let item = format!(
             "    /// `{}` of {source}.\n{cpp}    {allow}\n    pub fn {}{generics}({});\n",
@@ -1849,7 +1849,7 @@ extern "C" __attribute__((global)) void copy_f64(const double *a, double *b) { }
         );
         assert!(
             g.rust.contains(
-                "    #[kernel(cpp)]\n    #[allow(non_snake_case, non_upper_case_globals)]\n    \
+                "    #[kernel(cpp)]\n    #[allow(non_snake_case, non_camel_case_types, non_upper_case_globals)]\n    \
                  pub fn red<T, const BLOCK: u32>(x: *const T, y: *mut T, n: u32);"
             ),
             "{}",

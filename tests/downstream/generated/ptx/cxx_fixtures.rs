@@ -13,7 +13,7 @@ pub struct Pair {
 unsafe extern "C" {
     /// `scale` of cxx_fixtures.cu.
     #[kernel(cpp)]
-    #[allow(non_snake_case, non_upper_case_globals)]
+    #[allow(non_snake_case, non_camel_case_types, non_upper_case_globals)]
     pub fn scale<T>(x: *mut T, a: T, n: u32);
     /// `saxpy` of cxx_fixtures.cu.
     #[kernel(cpp)]

@@ -5,11 +5,11 @@
 unsafe extern "C" {
     /// `copy_and_cast_kernel` of llmc_bf16.cu.
     #[kernel(cpp)]
-    #[allow(non_snake_case, non_upper_case_globals)]
+    #[allow(non_snake_case, non_camel_case_types, non_upper_case_globals)]
     pub fn copy_and_cast_kernel<Td, Ts>(dst: *mut Td, src: *const Ts, n: ::cuda_kernel::ffi::size_t, stride_dst: ::cuda_kernel::ffi::ptrdiff_t, stride_src: ::cuda_kernel::ffi::ptrdiff_t);
     /// `global_sum_single_block_kernel` of llmc_bf16.cu.
     #[kernel(cpp)]
-    #[allow(non_snake_case, non_upper_case_globals)]
+    #[allow(non_snake_case, non_camel_case_types, non_upper_case_globals)]
     pub fn global_sum_single_block_kernel<Float>(result: *mut f32, values: *const Float, count: ::cuda_kernel::ffi::size_t);
     /// `encoder_forward_kernel3` of llmc_bf16.cu.
     #[kernel(cpp)]
@@ -17,7 +17,7 @@ unsafe extern "C" {
     pub fn encoder_forward_kernel3(out: *mut ::cuda_kernel::half::bf16, inp: *const i32, wte: *const ::cuda_kernel::half::bf16, wpe: *const ::cuda_kernel::half::bf16, B: i32, T: i32, C: i32);
     /// `wte_backward_kernel` of llmc_bf16.cu.
     #[kernel(cpp)]
-    #[allow(non_snake_case, non_upper_case_globals)]
+    #[allow(non_snake_case, non_camel_case_types, non_upper_case_globals)]
     pub fn wte_backward_kernel<const BLOCK_SIZE: i32>(dwte: *mut ::cuda_kernel::half::bf16, bucket_info: *const ::cuda_kernel::Int4, workload_indices: *const i32, dout: *const ::cuda_kernel::half::bf16, inp: *const i32, seed: u32, B: i32, T: i32, C: i32);
     /// `wpe_backward_kernel` of llmc_bf16.cu.
     #[kernel(cpp)]
@@ -73,15 +73,15 @@ unsafe extern "C" {
     pub fn softmax_autoregressive_backward_inplace_kernel(datt: *mut ::cuda_kernel::half::bf16, att: *const ::cuda_kernel::half::bf16, B: i32, T: i32, C: i32, scale: f32);
     /// `adamw_kernel3` of llmc_bf16.cu.
     #[kernel(cpp)]
-    #[allow(non_snake_case, non_upper_case_globals)]
+    #[allow(non_snake_case, non_camel_case_types, non_upper_case_globals)]
     pub fn adamw_kernel3<Tp, Tg>(params_memory: *mut Tp, master_params_memory: *mut f32, grads_memory: *mut Tg, m_memory: *mut f32, v_memory: *mut f32, num_parameters: ::cuda_kernel::ffi::size_t, w_stride: ::cuda_kernel::ffi::ptrdiff_t, g_stride: ::cuda_kernel::ffi::ptrdiff_t, s_stride: ::cuda_kernel::ffi::ptrdiff_t, learning_rate: f32, beta1: f32, beta2: f32, beta1_correction: f32, beta2_correction: f32, eps: f32, weight_decay: f32, grad_scale: f32, seed: u32);
     /// `init_from_master_kernel` of llmc_bf16.cu.
     #[kernel(cpp)]
-    #[allow(non_snake_case, non_upper_case_globals)]
+    #[allow(non_snake_case, non_camel_case_types, non_upper_case_globals)]
     pub fn init_from_master_kernel<Tp>(params_memory: *mut Tp, master_params_memory: *mut f32, num_parameters: ::cuda_kernel::ffi::size_t, w_stride: ::cuda_kernel::ffi::ptrdiff_t, s_stride: ::cuda_kernel::ffi::ptrdiff_t, seed: u32);
     /// `global_norm_squared_kernel` of llmc_bf16.cu.
     #[kernel(cpp)]
-    #[allow(non_snake_case, non_upper_case_globals)]
+    #[allow(non_snake_case, non_camel_case_types, non_upper_case_globals)]
     pub fn global_norm_squared_kernel<T>(out: *mut f32, data: *const T, count: ::cuda_kernel::ffi::size_t, stride: ::cuda_kernel::ffi::ptrdiff_t);
     /// `global_norm_aggregate_kernel` of llmc_bf16.cu.
     #[kernel(cpp)]

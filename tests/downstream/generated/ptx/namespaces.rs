@@ -15,7 +15,7 @@ pub struct Interval {
 unsafe extern "C" {
     /// `ns::scale` of namespaces.cu.
     #[kernel(cpp, namespace = "ns")]
-    #[allow(non_snake_case, non_upper_case_globals)]
+    #[allow(non_snake_case, non_camel_case_types, non_upper_case_globals)]
     pub fn scale<const B: i32>(x: *mut f32, a: f32, n: u32);
     /// `ns::plain` of namespaces.cu.
     #[kernel(cpp, namespace = "ns")]
@@ -27,11 +27,11 @@ unsafe extern "C" {
     pub fn spread(iv: Interval, offset: *const Interval, out: *mut f32);
     /// `ns::cluster_rank` of namespaces.cu.
     #[kernel(cpp, namespace = "ns")]
-    #[allow(non_snake_case, non_upper_case_globals)]
+    #[allow(non_snake_case, non_camel_case_types, non_upper_case_globals)]
     pub fn cluster_rank<const B: i32>(x: *mut u32, n: u32);
     /// `ns::inner::fill` of namespaces.cu.
     #[kernel(cpp, namespace = "ns::inner")]
-    #[allow(non_snake_case, non_upper_case_globals)]
+    #[allow(non_snake_case, non_camel_case_types, non_upper_case_globals)]
     pub fn fill<T>(x: *mut T, v: T, n: u32);
 }
 // Kernels named as one above, in another namespace: not in `Kernels`.
