@@ -383,6 +383,26 @@ fn a_template_instance_the_ptx_lacks_is_refused_at_load() {
     eprintln!("{text}");
 }
 
+/// A template taking a struct of a namespace: each instance's symbol is derived from the
+/// struct's CUDA name (`ns::shapes::Interval`, the namespace `ns` a substitution there), as the
+/// PTX has it.
+#[test]
+fn a_template_taking_a_namespaced_struct_is_named_by_its_cuda_name() {
+    for (symbol, instance) in [
+        (
+            NsSpreadAs::<f32>::symbol(),
+            "_ZN2ns9spread_asIfEEvPKNS_6shapes8IntervalEPT_",
+        ),
+        (
+            NsSpreadAs::<f64>::symbol(),
+            "_ZN2ns9spread_asIdEEvPKNS_6shapes8IntervalEPT_",
+        ),
+    ] {
+        assert_eq!(symbol, instance);
+        assert!(NAMESPACES_PTX.contains(&format!(".entry {instance}(")));
+    }
+}
+
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn kernels_in_namespaces_launch_by_their_derived_symbols() {
@@ -433,6 +453,23 @@ fn kernels_in_namespaces_launch_by_their_derived_symbols() {
         .map(|i| 1.0 + 2.0 * i as f32 / 100.0 + 0.5)
         .collect();
     assert_eq!(stream.clone_dtoh(&out).unwrap(), expected);
+    // ns::spread_as<T>: a template taking that struct, its instances loaded by the symbols the
+    // struct's CUDA name makes.
+    let at = stream.clone_htod(&[iv]).unwrap();
+    let spread_f32 = NsSpreadAs::<f32>::load(&kernels.module).unwrap();
+    unsafe { spread_f32.launch(&stream, config, &at, &mut out) }.unwrap();
+    let expected: Vec<f32> = (0..100).map(|i| 1.0 + 2.0 * i as f32 / 100.0).collect();
+    assert_eq!(stream.clone_dtoh(&out).unwrap(), expected);
+    let spread_f64 = NsSpreadAs::<f64>::load(&kernels.module).unwrap();
+    let mut wide = stream.alloc_zeros::<f64>(100).unwrap();
+    unsafe { spread_f64.launch(&stream, config, &at, &mut wide) }.unwrap();
+    let wide = stream.clone_dtoh(&wide).unwrap();
+    assert_eq!(wide.len(), 100);
+    assert!(
+        wide.iter()
+            .zip(&expected)
+            .all(|(w, e)| (*w as f32 - e).abs() < 1e-6)
+    );
     // ns::inner::fill<__half>.
     let fill = NsFill::<f16>::load(&kernels.module).unwrap();
     let mut h = stream.alloc_zeros::<f16>(500).unwrap();

@@ -1212,6 +1212,11 @@ fn symbol_body(p: &dyn ToTokens, kernel: &Kernel, name: Option<TokenStream>) -> 
         let params = kernel.params.iter().map(|param| {
             // The checks refused a parameter C++ cannot spell; `int` keeps the stand-in typed.
             let ty = mangle::cpp_type(&param.ty, &generics).unwrap_or(CppType::builtin("i32"));
+            // A struct by its CUDA name (`ns::shapes::Interval`), as a plain kernel's.
+            if ty.names_a_class() {
+                let ty = &param.ty;
+                return quote!(<#ty as #p::KernelParam>::CUDA_TYPE.cpp());
+            }
             cpp_type_tokens(p, &ty)
         });
         quote!(#p::itanium::mangle(#symbol, Some(&[#(#args),*]), &[#(#params),*]))

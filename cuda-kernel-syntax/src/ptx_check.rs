@@ -168,7 +168,9 @@ pub fn check_against_ptx(cx: &mut Errors, block: &mut Block, file: &PtxFile) {
             continue;
         }
         if kernel.is_generic() {
-            kernel.members = check_template_instances(cx, kernel, file);
+            let (members, names) = check_template_instances(cx, kernel, file);
+            kernel.members = members;
+            kernel.cuda_names = names;
             continue;
         }
         if let Some((symbol, names)) = entry_by_struct_names(kernel, file) {
@@ -753,7 +755,84 @@ impl Problems {
 /// the declaration mangled with those arguments is its symbol. Families of `extern "C"`
 /// kernels are [`check_family`]'s. Returns the instances as members, for the compile-time check
 /// of the types a launcher is loaded for.
-fn check_template_instances(cx: &mut Errors, kernel: &Kernel, file: &PtxFile) -> Option<Members> {
+///
+/// A struct of a namespace (`ns::shapes::Interval`) is declared by its Rust name: an instance
+/// whose parameters are the declared ones but for the namespaces of a struct's name is the
+/// declaration's, and the C++ names of such structs are returned with their parameters'
+/// indices, for the expansion to assert that they are the structs' CUDA names.
+fn check_template_instances(
+    cx: &mut Errors,
+    kernel: &Kernel,
+    file: &PtxFile,
+) -> (Option<Members>, Vec<(usize, String)>) {
+    let mut cuda_names: Vec<(usize, String)> = Vec::new();
+    let members = template_instances(cx, kernel, file, &mut cuda_names);
+    (members, cuda_names)
+}
+
+/// The C++ names of the declared structs in `entry`'s parameters where they differ from the
+/// Rust names (`(0, "ns::shapes::Interval")`), if `entry`, an instance of the template with
+/// `args`, takes the declared parameters but for the namespaces of those names.
+fn struct_names_in_instance(
+    params: &[CppType],
+    args: &[TemplateArg],
+    entry: &str,
+) -> Option<Vec<(usize, String)>> {
+    fn substituted(ty: &CppType, types: &[&CppType]) -> Option<CppType> {
+        Some(match ty {
+            CppType::Param(i) => (*types.get(*i)?).clone(),
+            CppType::Pointer { to_const, to } => CppType::Pointer {
+                to_const: *to_const,
+                to: Box::new(substituted(to, types)?),
+            },
+            other => other.clone(),
+        })
+    }
+    // The same type, but for the namespaces of a struct's name.
+    fn same(declared: &CppType, found: &CppType) -> bool {
+        match (declared, found) {
+            (CppType::Named(a), CppType::Named(b)) => b.rsplit("::").next() == Some(a.as_str()),
+            (CppType::Pointer { to_const: c, to: a }, CppType::Pointer { to_const: d, to: b }) => {
+                c == d && same(a, b)
+            }
+            (a, b) => a == b,
+        }
+    }
+    let types: Vec<&CppType> = args
+        .iter()
+        .filter_map(|a| match a {
+            TemplateArg::Type(ty) => Some(ty),
+            _ => None,
+        })
+        .collect();
+    let found: Vec<CppType> = demangle::param_types(entry)?
+        .iter()
+        .map(|t| CppType::from_cpp(t))
+        .collect::<Option<_>>()?;
+    if found.len() != params.len() {
+        return None;
+    }
+    let mut names = Vec::new();
+    for (i, (declared, found)) in params.iter().zip(&found).enumerate() {
+        let declared = substituted(declared, &types)?;
+        if !same(&declared, found) {
+            return None;
+        }
+        if let (Some(d), Some(f)) = (declared.class_name(), found.class_name()) {
+            if d != f {
+                names.push((i, f.to_string()));
+            }
+        }
+    }
+    Some(names)
+}
+
+fn template_instances(
+    cx: &mut Errors,
+    kernel: &Kernel,
+    file: &PtxFile,
+    cuda_names: &mut Vec<(usize, String)>,
+) -> Option<Members> {
     let type_params = kernel.type_params();
     let generics: Vec<&str> = type_params.iter().map(String::as_str).collect();
     let Some(params) = kernel
@@ -778,7 +857,32 @@ fn check_template_instances(cx: &mut Errors, kernel: &Kernel, file: &PtxFile) ->
             continue;
         };
         if itanium::mangle(&kernel.symbol, Some(&args), &params) != entry.name {
-            continue; // another overload of the template, or declared otherwise (below)
+            // A struct of a namespace, named so in the symbol: the instance is the
+            // declaration's if the structs' C++ names make the symbol.
+            let Some(names) = struct_names_in_instance(&params, &args, &entry.name)
+                .filter(|names| !names.is_empty())
+            else {
+                continue; // another overload of the template, or declared otherwise (below)
+            };
+            let named: Vec<CppType> = params
+                .iter()
+                .zip(0..)
+                .map(|(ty, i)| match names.iter().find(|(at, _)| *at == i) {
+                    Some((_, name)) => {
+                        let name = name.clone();
+                        ty.clone().with_class_names(&move |_| Some(name.clone()))
+                    }
+                    None => ty.clone(),
+                })
+                .collect();
+            if itanium::mangle(&kernel.symbol, Some(&args), &named) != entry.name {
+                continue;
+            }
+            for name in names {
+                if !cuda_names.contains(&name) {
+                    cuda_names.push(name);
+                }
+            }
         }
         let type_args: Vec<&CppType> = args
             .iter()

@@ -67,3 +67,17 @@ template __global__ void fill<__half>(__half *, __half, unsigned);
 namespace other {
 __global__ void plain(float *x) { x[threadIdx.x] = 2.0f; }
 }
+
+namespace ns {
+// out[i] = iv->lo + (iv->hi - iv->lo) * i / iv->n, as T, for i < iv->n: a template taking a
+// struct of a nested namespace, which its symbol names by the namespace's substitution
+// (`PKNS_6shapes8IntervalE`).
+template <class T>
+__global__ void spread_as(const shapes::Interval *iv, T *out)
+{
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < iv->n) out[i] = (T)(iv->lo + (iv->hi - iv->lo) * i / iv->n);
+}
+template __global__ void spread_as<float>(const shapes::Interval *, float *);
+template __global__ void spread_as<double>(const shapes::Interval *, double *);
+}

@@ -43,7 +43,8 @@ pub const TEMPLATES_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/template
 pub const CLASS_TEMPLATES_PTX: &str =
     include_str!(concat!(env!("OUT_DIR"), "/class_templates.ptx"));
 
-/// PTX of `kernels/cuda/namespaces.cu`: [`NsScale`], [`NsPlain`], [`OtherPlain`], [`NsFill`].
+/// PTX of `kernels/cuda/namespaces.cu`: [`NsScale`], [`NsPlain`], [`OtherPlain`], [`NsFill`],
+/// [`NsSpreadAs`].
 pub const NAMESPACES_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/namespaces.ptx"));
 
 /// PTX of `kernels/cuda/globals.cu`: [`Fir16`] and its device globals.
@@ -268,6 +269,12 @@ unsafe extern "C" {
     /// `ns::inner::fill<T>`: `x[i] = v` for `i < n`. Instances: `f32`, `half::f16`.
     #[kernel(cpp, namespace = "ns::inner", rename = NsFill)]
     pub fn fill<T>(x: *mut T, v: T, n: u32);
+
+    /// `ns::spread_as<T>`: `out[i] = iv->lo + (iv->hi - iv->lo) * i / iv->n` as `T`, for
+    /// `i < iv->n`: a template taking a struct of a nested namespace, its instances' symbols
+    /// naming it `ns::shapes::Interval`. Instances: `f32`, `f64`.
+    #[kernel(cpp, namespace = "ns", rename = NsSpreadAs)]
+    pub fn spread_as<T>(iv: *const params::Interval, out: *mut T);
 }
 
 /// `other::plain`, a kernel of the same name as `ns::plain` in another namespace:
