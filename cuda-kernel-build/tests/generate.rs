@@ -207,7 +207,7 @@ fn arch_specific_targets_build_read_and_check() {
         assert!(text.contains(&format!(".target {target}")), "{arch}");
         assert!(text.contains(".reqnctapercluster 2, 1, 1"), "{arch}");
         let (mut cx, ptx_file, entries) = read_ptx(&ptx);
-        assert_eq!(ptx_file.entries.len(), 7, "{arch}");
+        assert_eq!(ptx_file.entries.len(), 9, "{arch}");
         let preprocessed = preprocess(&source, arch);
         let here = |file: &str| file.ends_with("namespaces.cu");
         let generated = cuda_kernel_build::generate(
@@ -223,7 +223,7 @@ fn arch_specific_targets_build_read_and_check() {
         );
         check(arch, &generated, &ptx_file, &mut cx, &[]);
         assert_eq!(
-            generated.accounting.declared, 7,
+            generated.accounting.declared, 9,
             "{arch}: {}",
             generated.rust
         );

@@ -74,10 +74,32 @@ pub fn mangle(name: &str, template_args: Option<&[TemplateArg]>, params: &[CppTy
     if params.is_empty() {
         out.push('v');
     }
+    // `T_`, `T0_`, ... count every template parameter, values too: the i-th type parameter of
+    // `<uint32_t vec_size, typename DTypeIn>` is `T0_`.
+    let positions: Vec<usize> = template_args
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+        .filter_map(|(at, arg)| matches!(arg, TemplateArg::Type(_)).then_some(at))
+        .collect();
     for param in params {
-        out.push_str(&encode(param, &mut subs).1);
+        let param = at_positions(param, &positions);
+        out.push_str(&encode(&param, &mut subs).1);
     }
     out
+}
+
+/// `ty` with each type parameter (its index among the type parameters) numbered by its position
+/// among all template parameters, which `positions` gives.
+fn at_positions(ty: &CppType, positions: &[usize]) -> CppType {
+    match ty {
+        CppType::Param(i) => CppType::Param(positions.get(*i).copied().unwrap_or(*i)),
+        CppType::Pointer { to_const, to } => CppType::Pointer {
+            to_const: *to_const,
+            to: Box::new(at_positions(to, positions)),
+        },
+        other => other.clone(),
+    }
 }
 
 /// `L<type><value>E`, a negative value written `n<magnitude>`.
@@ -451,11 +473,19 @@ mod tests {
                 "" => format!("k{k}"),
                 ns => format!("{ns}::k{k}"),
             };
+            // Value parameters after the type parameters, or before them, as flashinfer's
+            // `template <uint32_t vec_size, ..., typename DTypeIn, ...>` has them (its type
+            // parameters are then `T3_` and on).
+            let values_first = next(2) == 1;
             let mut targs: Vec<TemplateArg> = chosen
                 .iter()
                 .map(|(_, ty)| TemplateArg::Type(ty.clone()))
                 .collect();
-            targs.extend(chosen_values.iter().map(|(_, _, arg)| arg.clone()));
+            let value_args = chosen_values.iter().map(|(_, _, arg)| arg.clone());
+            match values_first {
+                true => targs.splice(0..0, value_args).for_each(drop),
+                false => targs.extend(value_args),
+            }
             let cpp_params: Vec<CppType> = params
                 .iter()
                 .map(|(rust, c)| match rust.is_empty() {
@@ -466,10 +496,14 @@ mod tests {
             expected.push(mangle(&name, Some(&targs), &cpp_params));
             let mut head: Vec<String> = generics.iter().map(|g| format!("typename {g}")).collect();
             let mut inst: Vec<String> = chosen.iter().map(|(c, _)| c.to_string()).collect();
-            for (i, (decl, value, _)) in chosen_values.iter().enumerate() {
-                head.push(format!("{decl} N{i}"));
-                inst.push(value.clone());
-            }
+            let at = |len: usize| if values_first { 0..0 } else { len..len };
+            let value_heads = chosen_values
+                .iter()
+                .enumerate()
+                .map(|(i, (decl, _, _))| format!("{decl} N{i}"));
+            head.splice(at(head.len()), value_heads).for_each(drop);
+            let value_insts = chosen_values.iter().map(|(_, value, _)| value.clone());
+            inst.splice(at(inst.len()), value_insts).for_each(drop);
             let c_params: Vec<&str> = params.iter().map(|(_, c)| *c).collect();
             let spelled: Vec<&str> = chosen.iter().map(|(c, _)| *c).collect();
             let (open, close) = match namespace {
