@@ -260,6 +260,8 @@ struct Scanned {
     kernels: Vec<Found>,
     typedefs: Vec<(String, Vec<Token>)>,
     structs: Vec<StructDef>,
+    /// The enums declared at namespace level, by their qualified C++ names (`vllm::Kind`).
+    enums: Vec<String>,
 }
 
 fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
@@ -267,6 +269,7 @@ fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
     let mut found: Vec<Found> = Vec::new();
     let mut typedefs = Vec::new();
     let mut structs: Vec<StructDef> = Vec::new();
+    let mut enums: Vec<String> = Vec::new();
     let mut blocks: Vec<Block> = Vec::new();
     let mut file = String::new();
     let mut i = 0;
@@ -352,6 +355,28 @@ fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
                     here: from_here(&file),
                 });
                 i = end;
+            }
+            Token::Ident(t) if t == "enum" && !blocks.contains(&Block::Other) => {
+                // `enum [class|struct] NAME [: type] {` (or `;`): a template value parameter of
+                // its type is declared `#[kernel(enum = "ns::NAME")] const N: i32`.
+                let mut j = i + 1;
+                if is_ident(tokens.get(j), "class") || is_ident(tokens.get(j), "struct") {
+                    j += 1;
+                }
+                while is_ident(tokens.get(j), "__attribute__") {
+                    j = skip_group(&tokens, j + 1, '(', ')');
+                }
+                if let (Some(Token::Ident(name)), Some(Token::Punct(':' | '{' | ';'))) =
+                    (tokens.get(j), tokens.get(j + 1))
+                {
+                    let named = qualified(namespace_of(&blocks).as_deref(), name);
+                    if !named.contains(cuda_kernel_syntax::demangle::ANONYMOUS_NAMESPACE)
+                        && !enums.contains(&named)
+                    {
+                        enums.push(named);
+                    }
+                }
+                i = j.max(i + 1);
             }
             Token::Ident(t) if t == "typedef" && !blocks.contains(&Block::Other) => {
                 let end = (i..tokens.len())
@@ -461,6 +486,7 @@ fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
         kernels: found,
         typedefs,
         structs,
+        enums,
     }
 }
 
@@ -738,7 +764,11 @@ fn builtin(c: &str) -> Option<String> {
 }
 
 /// A template head's parameter as Rust declares it: `T`, or `const N: u32`.
-fn template_param(tokens: &[Token]) -> Result<String, String> {
+fn template_param(
+    tokens: &[Token],
+    enums: &[String],
+    namespace: Option<&str>,
+) -> Result<String, String> {
     // A default (`= 256`) is no part of the declaration: instances name every argument.
     let tokens = match tokens.iter().position(|t| matches!(t, Token::Punct('='))) {
         Some(eq) => &tokens[..eq],
@@ -749,12 +779,32 @@ fn template_param(tokens: &[Token]) -> Result<String, String> {
             Ok(name.clone())
         }
         [words @ .., Token::Ident(name)] if !words.is_empty() => {
-            let mut base = Vec::new();
+            let mut base: Vec<String> = Vec::new();
+            let mut joined = false;
             for word in words {
                 match word {
                     Token::Ident(w) if w == "const" => {}
+                    // `ns::Kind`: one word.
+                    Token::Ident(w) if joined => {
+                        if let Some(last) = base.last_mut() {
+                            last.push_str(w);
+                        }
+                        joined = false;
+                    }
                     Token::Ident(w) => base.push(w.clone()),
+                    Token::Punct(':') => {
+                        match base.last_mut() {
+                            Some(last) => last.push(':'),
+                            None => base.push(":".into()),
+                        }
+                        joined = true;
+                    }
                     _ => return Err("a template parameter this generator does not read".into()),
+                }
+            }
+            if let [word] = &base[..] {
+                if let Some(kind) = enum_named(word, enums, namespace) {
+                    return Ok(format!("#[kernel(enum = \"{kind}\")] const {name}: i32"));
                 }
             }
             let spelled = c_spelling(&base);
@@ -766,6 +816,25 @@ fn template_param(tokens: &[Token]) -> Result<String, String> {
             }
         }
         _ => Err("a template parameter this generator does not read".into()),
+    }
+}
+
+/// The enum a template head names as `word` (`Kind`, `vllm::Kind`, `::Kind`) from within
+/// `namespace`, looked up as C++ does: in the namespace, then in each enclosing one.
+fn enum_named(word: &str, enums: &[String], namespace: Option<&str>) -> Option<String> {
+    if let Some(global) = word.strip_prefix("::") {
+        return enums.iter().find(|e| *e == global).cloned();
+    }
+    let mut scope: Vec<&str> = namespace.map_or_else(Vec::new, |ns| ns.split("::").collect());
+    loop {
+        let candidate = match scope.is_empty() {
+            true => word.to_string(),
+            false => format!("{}::{word}", scope.join("::")),
+        };
+        if enums.contains(&candidate) {
+            return Some(candidate);
+        }
+        scope.pop()?;
     }
 }
 
@@ -1192,6 +1261,7 @@ pub fn generate(
         kernels: found,
         typedefs,
         structs: defined,
+        enums,
     } = scan(preprocessed, from_here);
     // The file's own structs, each once its fields read (nested ones first); bound ones are
     // the crate's.
@@ -1261,9 +1331,31 @@ pub fn generate(
                     );
                     continue;
                 }
+                // An instance is declared by the Rust of its arguments: types the runtime
+                // names and values. One whose arguments are class templates
+                // (`DefaultAttention<false, true>`) or other classes no Rust type stands for
+                // cannot be.
+                let readable = entries
+                    .iter()
+                    .filter(|e| e.starts_with(&instance))
+                    .any(|e| {
+                        cuda_kernel_syntax::demangle::template_args(e).is_some_and(|args| {
+                            args.iter().all(|a| {
+                                cuda_kernel_syntax::cpp::TemplateArg::from_demangled(a).is_some()
+                            })
+                        })
+                    });
+                if !readable {
+                    warn(
+                        "a template whose instances in the PTX take arguments no Rust type \
+                         names (class templates): declare it by hand"
+                            .to_string(),
+                    );
+                    continue;
+                }
                 match head
                     .iter()
-                    .map(|p| template_param(p))
+                    .map(|p| template_param(p, &enums, kernel.namespace.as_deref()))
                     .collect::<Result<Vec<_>, _>>()
                 {
                     Ok(generics) => generics,
@@ -1276,7 +1368,7 @@ pub fn generate(
         };
         let type_params: Vec<String> = generics
             .iter()
-            .filter(|g| !g.starts_with("const "))
+            .filter(|g| !g.starts_with("const ") && !g.starts_with("#["))
             .cloned()
             .collect();
         let params: Result<Vec<(String, String)>, String> = kernel
@@ -1872,6 +1964,68 @@ extern "C" __attribute__((global)) void copy_f64(const double *a, double *b) { }
         assert_eq!(g.warnings.len(), 1, "{:?}", g.warnings);
         assert!(
             g.warnings[0].contains("`never` is not generated: a template the PTX has no instance")
+        );
+    }
+
+    /// A template value parameter of an enum type, as vLLM's paged attention and flashinfer
+    /// write theirs (`vllm::Fp8KVCacheDataType kv_dt`, `PosEncodingMode POS` inside the enum's
+    /// namespace): `#[kernel(enum = "...")] const kv_dt: i32`, the enum qualified as C++ finds
+    /// it; a value of a type that is no enum is still named in a warning.
+    #[test]
+    fn enum_template_values_are_declared_by_the_enums_name() {
+        let text = "# 1 \"cuda/k.cu\"\n\
+            namespace vllm { enum class Fp8KVCacheDataType { kAuto = 0, kFp8E4M3 = 1 }; }\n\
+            namespace flashinfer { enum class PosEncodingMode : unsigned char { kNone = 0 };\n\
+            template <typename T, PosEncodingMode POS, unsigned B> __attribute__((global)) void decode(T *x) { } }\n\
+            namespace vllm { template <typename scalar_t, vllm::Fp8KVCacheDataType kv_dt> __attribute__((global)) void gather(const scalar_t *x, float *y) { } }\n\
+            template <typename T, Unknown U> __attribute__((global)) void unknown(T *x) { }\n\
+            template <typename P> __attribute__((global)) void by_params(const __attribute__((grid_constant)) P p) { }\n";
+        let entries = [
+            "_ZN10flashinfer6decodeIfLNS_15PosEncodingModeE0ELj128EEEvPT_".to_string(),
+            "_ZN4vllm6gatherIfLNS_18Fp8KVCacheDataTypeE1EEEvPKT_Pf".to_string(),
+            "_Z7unknownIfL7Unknown0EEvPT_".to_string(),
+            // flashinfer's decode kernels take their Params, a class template, by value.
+            "_Z9by_paramsIN2ns6ParamsIfEEEvT_".to_string(),
+        ];
+        let g = generate(
+            "k.cu",
+            text,
+            &here,
+            &Options {
+                entries: &entries,
+                ..Options::default()
+            },
+        );
+        assert!(
+            g.rust.contains(
+                "pub fn decode<T, #[kernel(enum = \"flashinfer::PosEncodingMode\")] const POS: i32, \
+                 const B: u32>(x: *mut T);"
+            ),
+            "{}",
+            g.rust
+        );
+        assert!(
+            g.rust.contains(
+                "pub fn gather<scalar_t, #[kernel(enum = \"vllm::Fp8KVCacheDataType\")] const kv_dt: i32>\
+                 (x: *const scalar_t, y: *mut f32);"
+            ),
+            "{}",
+            g.rust
+        );
+        assert_eq!(
+            g.declared,
+            ["flashinfer::decode", "vllm::gather"],
+            "{:?}",
+            g.warnings
+        );
+        assert!(
+            g.warnings.len() == 2
+                && g.warnings[0].contains("`unknown` is not generated")
+                && g.warnings[0].contains("`Unknown`")
+                && g.warnings[1].contains("`by_params` is not generated")
+                && g.warnings[1].contains("class templates"),
+            "{:?}",
+            g.warnings
         );
     }
 
