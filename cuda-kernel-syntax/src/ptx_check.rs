@@ -197,6 +197,18 @@ pub fn check_against_ptx(cx: &mut Errors, block: &mut Block, file: &PtxFile) {
     }
 }
 
+/// Whether a declared parameter type is the type `found` in a symbol, but for the namespaces of a
+/// struct's name (`Pair` is `geo::Pair`).
+fn same_but_namespaces(declared: &CppType, found: &CppType) -> bool {
+    match (declared, found) {
+        (CppType::Named(a), CppType::Named(b)) => b.rsplit("::").next() == Some(a.as_str()),
+        (CppType::Pointer { to_const: c, to: a }, CppType::Pointer { to_const: d, to: b }) => {
+            c == d && same_but_namespaces(a, b)
+        }
+        (a, b) => a == b,
+    }
+}
+
 /// A `cpp` kernel taking structs, whose derived symbol names each struct by its Rust name
 /// (`Pair`): the one entry of its C++ name whose parameters are the declared ones, a struct
 /// matching a class of the same name in any namespace (`geo::Pair`). Its symbol, and the C++
@@ -217,16 +229,6 @@ fn entry_by_struct_names(
         .iter()
         .map(|p| crate::mangle::cpp_type(&p.ty, &[]))
         .collect::<Option<_>>()?;
-    // The same type, but for the namespaces of a struct's name.
-    fn same(declared: &CppType, found: &CppType) -> bool {
-        match (declared, found) {
-            (CppType::Named(a), CppType::Named(b)) => b.rsplit("::").next() == Some(a.as_str()),
-            (CppType::Pointer { to_const: c, to: a }, CppType::Pointer { to_const: d, to: b }) => {
-                c == d && same(a, b)
-            }
-            (a, b) => a == b,
-        }
-    }
     declared.iter().find_map(CppType::class_name)?;
     let qualified = kernel.cpp_name();
     let mut found = file.entries.iter().filter_map(|e| {
@@ -237,8 +239,11 @@ fn entry_by_struct_names(
             .iter()
             .map(|t| CppType::from_cpp(t))
             .collect::<Option<_>>()?;
-        let fits =
-            types.len() == declared.len() && declared.iter().zip(&types).all(|(d, t)| same(d, t));
+        let fits = types.len() == declared.len()
+            && declared
+                .iter()
+                .zip(&types)
+                .all(|(d, t)| same_but_namespaces(d, t));
         fits.then(|| {
             let names = declared
                 .iter()
@@ -788,16 +793,6 @@ fn struct_names_in_instance(
             other => other.clone(),
         })
     }
-    // The same type, but for the namespaces of a struct's name.
-    fn same(declared: &CppType, found: &CppType) -> bool {
-        match (declared, found) {
-            (CppType::Named(a), CppType::Named(b)) => b.rsplit("::").next() == Some(a.as_str()),
-            (CppType::Pointer { to_const: c, to: a }, CppType::Pointer { to_const: d, to: b }) => {
-                c == d && same(a, b)
-            }
-            (a, b) => a == b,
-        }
-    }
     let types: Vec<&CppType> = args
         .iter()
         .filter_map(|a| match a {
@@ -815,7 +810,7 @@ fn struct_names_in_instance(
     let mut names = Vec::new();
     for (i, (declared, found)) in params.iter().zip(&found).enumerate() {
         let declared = substituted(declared, &types)?;
-        if !same(&declared, found) {
+        if !same_but_namespaces(&declared, found) {
             return None;
         }
         if let (Some(d), Some(f)) = (declared.class_name(), found.class_name()) {

@@ -200,45 +200,29 @@ unsafe impl KernelParam for bool {
 
 macro_rules! pointer_param {
     ($($ptr:ident),*) => {$(
+        pointer_param!(@impl [T: KernelParam] *$ptr T, pointer_param!(@ $ptr T::CUDA_TYPE));
+        // `void` has no `KernelParam` impl of its own (nothing takes it by value), so this does
+        // not overlap the impl above.
+        pointer_param!(@impl [] *$ptr core::ffi::c_void,
+            pointer_param!(@ $ptr CType::named("void")));
+    )*};
+    (@impl [$($bound:tt)*] $ty:ty, $cuda:expr) => {
         // SAFETY: a device pointer is a 64-bit address (CUdeviceptr); the launcher passes device
         // addresses, never host pointers, for pointer parameters.
-        unsafe impl<T: KernelParam> KernelParam for *$ptr T {
+        unsafe impl<$($bound)*> KernelParam for $ty {
             const SIZE: usize = 8;
             const ALIGN: usize = 8;
-            const CUDA_TYPE: CType = pointer_param!(@ $ptr T::CUDA_TYPE);
+            const CUDA_TYPE: CType = $cuda;
             #[inline(always)]
             fn write(&self, out: &mut [u8]) {
                 (*self as usize as u64).write(out);
             }
         }
-    )*};
+    };
     (@ const $to:expr) => { $to.const_pointer() };
     (@ mut $to:expr) => { $to.pointer() };
 }
 pointer_param!(const, mut);
-
-// SAFETY: as for any pointer: a 64-bit device address. `void` has no `KernelParam` impl of its
-// own (nothing takes it by value), so these do not overlap the impls above.
-unsafe impl KernelParam for *const core::ffi::c_void {
-    const SIZE: usize = 8;
-    const ALIGN: usize = 8;
-    const CUDA_TYPE: CType = CType::named("void").const_pointer();
-    #[inline(always)]
-    fn write(&self, out: &mut [u8]) {
-        (*self as usize as u64).write(out);
-    }
-}
-
-// SAFETY: as above.
-unsafe impl KernelParam for *mut core::ffi::c_void {
-    const SIZE: usize = 8;
-    const ALIGN: usize = 8;
-    const CUDA_TYPE: CType = CType::named("void").pointer();
-    #[inline(always)]
-    fn write(&self, out: &mut [u8]) {
-        (*self as usize as u64).write(out);
-    }
-}
 
 // SAFETY: C arrays are their elements back to back, aligned as one element; every C type's size
 // is a multiple of its alignment, so no padding falls between elements. Only struct fields are
