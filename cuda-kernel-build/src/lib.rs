@@ -913,6 +913,14 @@ fn without_path_hashes(ptx: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// PTX as the committed-PTX comparison sees it: the parts of internal names that change from
+/// run to run masked (`_INTERNAL_..._7412`, whose counter differs on every nvcc run of a file
+/// with no external symbol), then the path hashes and the asserts' source paths.
+fn comparable(ptx: &str) -> String {
+    let masked = cuda_kernel_syntax::itanium::without_internal_parts(ptx);
+    without_source_paths(&without_path_hashes(&masked))
+}
+
 /// PTX with the source paths device `assert`s carry (`__FILE__`, a string constant
 /// `$str$N[len] = {47, 119, ...}` holding the absolute path nvcc found the file under) cut to
 /// their file names: llm.c's headers assert, and their PTX differs between two checkouts only
@@ -951,8 +959,7 @@ fn compare_committed(dir: &Path, stem: &str, text: &str, strict: bool) -> Result
     let path = dir.join(format!("{stem}.ptx"));
     let old = std::fs::read_to_string(&path).ok();
     if old.as_deref().is_some_and(|old| {
-        without_source_paths(&without_path_hashes(old))
-            == without_source_paths(&without_path_hashes(text))
+        comparable(old) == comparable(text)
     }) {
         return Ok(());
     }
@@ -1148,7 +1155,7 @@ fn gap_warnings(
 
 #[cfg(test)]
 mod path_hash_tests {
-    use super::{without_path_hashes, without_source_paths};
+    use super::{comparable, without_path_hashes, without_source_paths};
 
     #[test]
     fn assert_file_names_at_two_checkouts_compare_equal() {
@@ -1190,5 +1197,24 @@ mod path_hash_tests {
             without_path_hashes(".entry k()\n"),
             std::borrow::Cow::Borrowed(_)
         ));
+    }
+
+    #[test]
+    fn ptx_of_two_nvcc_runs_with_internal_counters_compares_equal() {
+        // u4.cu (a template over a `static __device__` function, nothing external) compiled
+        // twice by nvcc 13.0 with one command: the counter after the hash differs, and its
+        // digits change the length prefix.
+        let run = |name: &str| {
+            format!(
+                ".entry _Z15unary_op_kernelIXadL_ZN{name}7op_geluEfEEfEvPKT0_PS1_i(\n\
+                 .global .align 4 .b8 _ZN{name}5tableE[4];\n"
+            )
+        };
+        let one = run("40_INTERNAL_9276699c_5_u4_cu_f863f173_3580");
+        let two = run("41_INTERNAL_9276699c_5_u4_cu_f863f173_13591");
+        assert_ne!(without_path_hashes(&one), without_path_hashes(&two));
+        assert_eq!(comparable(&one), comparable(&two));
+        // Another function in the same place still differs.
+        assert_ne!(comparable(&one), comparable(&one.replace("7op_gelu", "7op_relu")));
     }
 }

@@ -272,6 +272,66 @@ pub fn template_instance_prefix(name: &str) -> String {
     }
 }
 
+/// How nvcc names what has internal linkage in a file (`static __device__` functions, the
+/// anonymous namespace): a source name beginning `_INTERNAL_` or `_GLOBAL__N_`.
+const INTERNAL_MARKS: [&str; 2] = ["_INTERNAL_", "_GLOBAL__N_"];
+
+/// `text` (a symbol, or PTX) with the parts of nvcc's internal names that change from run to
+/// run or from checkout to checkout masked: each source name `<length>_INTERNAL_<hash>_<file>_
+/// <hash>[_<counter>]` (and `_GLOBAL__N_...`) becomes `10_INTERNAL_` (`11_GLOBAL__N_`), its
+/// length prefix included, since the counter's digits change it. Two PTX files nvcc made of
+/// the same source compare equal once masked, and a symbol derived with the bare mark finds
+/// the entry whatever the run gave it.
+///
+/// ```
+/// use cuda_kernel_syntax::itanium::without_internal_parts;
+/// let run1 = "_Z5applyIXadL_ZN40_INTERNAL_9276699c_5_u4_cu_f863f173_35807op_geluEfEEEvPf";
+/// let run2 = "_Z5applyIXadL_ZN41_INTERNAL_9276699c_5_u4_cu_f863f173_102027op_geluEfEEEvPf";
+/// assert_eq!(without_internal_parts(run1), without_internal_parts(run2));
+/// assert_eq!(
+///     without_internal_parts(run1),
+///     "_Z5applyIXadL_ZN10_INTERNAL_7op_geluEfEEEvPf"
+/// );
+/// // Text without internal names is returned as it is.
+/// assert_eq!(without_internal_parts("_Z5scaleIfEvPT_S0_j"), "_Z5scaleIfEvPT_S0_j");
+/// ```
+pub fn without_internal_parts(text: &str) -> std::borrow::Cow<'_, str> {
+    if !INTERNAL_MARKS.iter().any(|mark| text.contains(mark)) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let Some(mark) = INTERNAL_MARKS
+            .iter()
+            .find(|mark| bytes[i..].starts_with(mark.as_bytes()))
+        else {
+            i += 1;
+            continue;
+        };
+        // The length prefix: the digits right before the mark.
+        let digits = bytes[..i]
+            .iter()
+            .rev()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        let length = text[i - digits..i].parse::<usize>().ok();
+        match length.filter(|&n| n >= mark.len() && i + n <= bytes.len() && digits > 0) {
+            Some(n) if text.is_char_boundary(i + n) => {
+                out.push_str(&text[copied..i - digits]);
+                out.push_str(&format!("{}{mark}", mark.len()));
+                i += n;
+                copied = i;
+            }
+            _ => i += mark.len(),
+        }
+    }
+    out.push_str(&text[copied..]);
+    std::borrow::Cow::Owned(out)
+}
+
 /// The name `{T}` stands for in a family's symbol: the Rust name of a built-in type (`f16`,
 /// `u32`, `Float4`) whose CUDA spelling is `cuda_name`, or the struct's own name.
 pub fn family_name(cuda_name: &str) -> String {
