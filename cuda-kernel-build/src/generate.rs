@@ -14,6 +14,8 @@ use std::fmt::Write as _;
 
 use cuda_kernel_syntax::types;
 
+use crate::naming::{self, ident as rust_name};
+
 /// What generating a file's declarations gave.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Generated {
@@ -525,8 +527,10 @@ fn param(
     tokens: &[Token],
     index: usize,
     typedefs: &[(String, Vec<Token>)],
-    type_params: &[String],
+    type_params: &[(String, String)],
     structs: &[(String, String)],
+    scope: Option<&str>,
+    taken: &mut Vec<String>,
 ) -> Result<(String, String), String> {
     let mut words: Vec<Token> = Vec::new();
     let mut grid_constant = false;
@@ -598,8 +602,8 @@ fn param(
         }
         _ => format!("arg{index}"),
     };
-    let ty = rust_type(&words, typedefs, type_params, structs)?;
-    let name = rust_name(&name);
+    let ty = rust_type(&words, typedefs, type_params, structs, scope)?;
+    let name = naming::param(&name, taken);
     // A TMA descriptor is `const __grid_constant__` in every declaration; another value so
     // declared says it, for the prototype to repeat.
     match (ty.ends_with("RawTensorMap"), grid_constant) {
@@ -613,25 +617,13 @@ fn param(
     }
 }
 
-/// A parameter name as a Rust identifier (`type` becomes `r#type`): syn says which words are
-/// keywords (and `gen`, reserved from edition 2024); those a raw identifier cannot spell take
-/// a `_`.
-fn rust_name(name: &str) -> String {
-    if ["self", "Self", "super", "crate"].contains(&name) {
-        format!("{name}_")
-    } else if name == "gen" || syn::parse_str::<syn::Ident>(name).is_err() {
-        format!("r#{name}")
-    } else {
-        name.to_string()
-    }
-}
-
 /// The Rust type of a parameter's type words (`const float *`, `unsigned int`, `size_t`).
 fn rust_type(
     words: &[Token],
     typedefs: &[(String, Vec<Token>)],
-    type_params: &[String],
+    type_params: &[(String, String)],
     structs: &[(String, String)],
+    scope: Option<&str>,
 ) -> Result<String, String> {
     // Base words up to the first star, then one level per star with the const after it.
     let first_star = words
@@ -673,14 +665,24 @@ fn rust_type(
         return Err("takes a pointer through a typedef".to_string());
     }
     let spelled = c_spelling(&base);
-    let type_param = type_params.iter().find(|t| **t == spelled).cloned();
+    let type_param = type_params
+        .iter()
+        .find(|(c, _)| *c == spelled)
+        .map(|(_, rust)| rust.clone());
     // A struct by its C++ name, or as code inside its namespaces names it (`shapes::Interval`
     // or `Interval` for `ns::shapes::Interval`).
+    // Looked up as C++ does from code in `scope`: in it, then in each enclosing namespace.
     let a_struct = || {
         let spelled = spelled.trim_start_matches("::");
-        structs
-            .iter()
-            .find(|(c, _)| *c == spelled)
+        let mut segments: Vec<&str> = scope.map_or_else(Vec::new, |s| s.split("::").collect());
+        let mut scoped = None;
+        while scoped.is_none() && !segments.is_empty() {
+            let name = format!("{}::{spelled}", segments.join("::"));
+            scoped = structs.iter().find(|(c, _)| *c == name);
+            segments.pop();
+        }
+        scoped
+            .or_else(|| structs.iter().find(|(c, _)| *c == spelled))
             .or_else(|| {
                 structs
                     .iter()
@@ -768,7 +770,8 @@ fn template_param(
     tokens: &[Token],
     enums: &[String],
     namespace: Option<&str>,
-) -> Result<String, String> {
+    taken: &mut Vec<String>,
+) -> Result<TemplateParam, String> {
     // A default (`= 256`) is no part of the declaration: instances name every argument.
     let tokens = match tokens.iter().position(|t| matches!(t, Token::Punct('='))) {
         Some(eq) => &tokens[..eq],
@@ -776,7 +779,11 @@ fn template_param(
     };
     match tokens {
         [Token::Ident(kind), Token::Ident(name)] if kind == "typename" || kind == "class" => {
-            Ok(name.clone())
+            let rust = naming::param(name, taken);
+            Ok(TemplateParam {
+                text: rust.clone(),
+                type_param: Some((name.clone(), rust)),
+            })
         }
         [words @ .., Token::Ident(name)] if !words.is_empty() => {
             let mut base: Vec<String> = Vec::new();
@@ -802,21 +809,35 @@ fn template_param(
                     _ => return Err("a template parameter this generator does not read".into()),
                 }
             }
+            let value = |text: String| TemplateParam {
+                text,
+                type_param: None,
+            };
             if let [word] = &base[..] {
                 if let Some(kind) = enum_named(word, enums, namespace) {
-                    return Ok(format!("#[kernel(enum = \"{kind}\")] const {name}: i32"));
+                    let name = naming::param(name, taken);
+                    return Ok(value(format!(
+                        "#[kernel(enum = \"{kind}\")] const {name}: i32"
+                    )));
                 }
             }
             let spelled = c_spelling(&base);
             let integer =
                 types::all().any(|t| t.cuda == spelled && t.class == types::Class::Integer);
             match builtin(&spelled).filter(|_| integer) {
-                Some(ty) => Ok(format!("const {name}: {ty}")),
+                Some(ty) => Ok(value(format!("const {}: {ty}", naming::param(name, taken)))),
                 None => Err(format!("a template value parameter of type `{spelled}`")),
             }
         }
         _ => Err("a template parameter this generator does not read".into()),
     }
+}
+
+/// A template head's parameter as the generated declaration writes it (`T`, `const N: u32`),
+/// and for a type parameter its C++ name and its Rust one (`type` and `r#type`).
+struct TemplateParam {
+    text: String,
+    type_param: Option<(String, String)>,
 }
 
 /// The enum a template head names as `word` (`Kind`, `vllm::Kind`, `::Kind`) from within
@@ -1268,6 +1289,11 @@ pub fn generate(
     let mut structs: Vec<(String, String)> = bound.to_vec();
     let mut struct_items: Vec<(String, String, Vec<String>)> = Vec::new();
     let mut struct_problems: Vec<(String, String)> = Vec::new();
+    // The file's type names (naming.rs): the module type's, the structs', then the launchers'.
+    let mut types = naming::TypeNames::default();
+    types.reserve(module);
+    // Modules holding structs whose names other types have, by namespace.
+    let mut struct_modules: Vec<(String, String)> = Vec::new();
     for def in defined.iter().filter(|d| d.here) {
         let qualified = def.qualified();
         if structs
@@ -1276,9 +1302,31 @@ pub fn generate(
         {
             continue;
         }
-        match struct_item(def, &typedefs, &structs, source) {
+        // Its name, or where another type has it (a struct of another namespace, the module
+        // type), its name in a module named after its namespace (`b::Pair`, `global::Kernels`):
+        // the PTX check and the symbols see the struct by its last segment, as C++ names it.
+        let rust = match types.is_taken(&def.name) || rust_name(&def.name) != def.name {
+            false => types.claim(std::slice::from_ref(&def.name)),
+            true => {
+                let scope = def
+                    .namespace
+                    .as_deref()
+                    .unwrap_or("global")
+                    .replace("::", "_");
+                let scope = match struct_modules.iter().find(|(n, _)| *n == scope) {
+                    Some((_, m)) => m.clone(),
+                    None => {
+                        let m = types.claim(&[rust_name(&scope)]);
+                        struct_modules.push((scope, m.clone()));
+                        m
+                    }
+                };
+                format!("{scope}::{}", rust_name(&def.name))
+            }
+        };
+        match struct_item(def, &rust, &typedefs, &structs, source) {
             Ok((item, uses)) => {
-                structs.push((qualified.clone(), rust_name(&def.name)));
+                structs.push((qualified.clone(), rust));
                 struct_items.push((qualified, item, uses));
             }
             Err(why) => struct_problems.push((qualified, why)),
@@ -1319,6 +1367,8 @@ pub fn generate(
             );
             continue;
         }
+        // The names of its parameters and template parameters, one scope.
+        let mut taken: Vec<String> = Vec::new();
         let generics = match &kernel.template {
             None => Vec::new(),
             Some(head) => {
@@ -1355,7 +1405,7 @@ pub fn generate(
                 }
                 match head
                     .iter()
-                    .map(|p| template_param(p, &enums, kernel.namespace.as_deref()))
+                    .map(|p| template_param(p, &enums, kernel.namespace.as_deref(), &mut taken))
                     .collect::<Result<Vec<_>, _>>()
                 {
                     Ok(generics) => generics,
@@ -1366,18 +1416,26 @@ pub fn generate(
                 }
             }
         };
-        let type_params: Vec<String> = generics
+        let type_params: Vec<(String, String)> = generics
             .iter()
-            .filter(|g| !g.starts_with("const ") && !g.starts_with("#["))
-            .cloned()
+            .filter_map(|g| g.type_param.clone())
             .collect();
+        let generics: Vec<String> = generics.into_iter().map(|g| g.text).collect();
         let params: Result<Vec<(String, String)>, String> = kernel
             .params
             .iter()
             .enumerate()
             .map(|(i, p)| {
-                param(p, i, &typedefs, &type_params, &structs)
-                    .map_err(|why| format!("parameter {} {why}", i + 1))
+                param(
+                    p,
+                    i,
+                    &typedefs,
+                    &type_params,
+                    &structs,
+                    kernel.namespace.as_deref(),
+                    &mut taken,
+                )
+                .map_err(|why| format!("parameter {} {why}", i + 1))
             })
             .collect();
         match params {
@@ -1389,7 +1447,10 @@ pub fn generate(
                 // One Rust name per block: a second kernel of the same name in another
                 // namespace is declared in a block of its own, renamed after its namespace
                 // (`OtherPlain`).
-                twin: kernels.iter().filter(|k| k.name == kernel.name).count(),
+                twin: kernels
+                    .iter()
+                    .filter(|k| rust_name(&k.name) == rust_name(&kernel.name))
+                    .count(),
                 name: kernel.name,
             }),
             Err(why) => {
@@ -1416,7 +1477,30 @@ pub fn generate(
         source,
     );
     let mut items = String::new();
-    for family in &families {
+    // The launcher types' names (naming.rs): families first, then kernels of the global
+    // namespace, then those of namespaces, each in the file's order.
+    let camel = |name: &str| cuda_kernel_syntax::ast::upper_camel_case(name);
+    let rename = |claimed: String, name: &str| match claimed == camel(name) {
+        true => String::new(),
+        false => format!(", rename = {claimed}"),
+    };
+    let family_renames: Vec<String> = families
+        .iter()
+        .map(|f| rename(types.claim(&[camel(&f.name)]), &f.name))
+        .collect();
+    let in_family = |kernel: &Declared| {
+        kernel.twin == 0 && families.iter().any(|f| f.members.contains(&kernel.name))
+    };
+    let mut order: Vec<usize> = (0..kernels.len())
+        .filter(|&i| !in_family(&kernels[i]))
+        .collect();
+    order.sort_by_key(|&i| kernels[i].namespace.is_some());
+    let mut kernel_renames: Vec<String> = vec![String::new(); kernels.len()];
+    for i in order {
+        let claimed = types.launcher(&kernels[i].qualified());
+        kernel_renames[i] = rename(claimed, &rust_name(&kernels[i].name));
+    }
+    for (family, rename) in families.iter().zip(&family_renames) {
         let list: Vec<String> = family
             .params
             .iter()
@@ -1424,7 +1508,7 @@ pub fn generate(
             .collect();
         let _ = write!(
             items,
-            "    /// `{}` of {source}: {}.\n    #[kernel(name = \"{}\")]\n    \
+            "    /// `{}` of {source}: {}.\n    #[kernel(name = \"{}\"{rename})]\n    \
              #[allow(non_snake_case)]\n    pub fn {}<{}>({});\n",
             family.pattern,
             family.members.join(", "),
@@ -1449,26 +1533,35 @@ pub fn generate(
             ));
         }
     }
-    let in_family = |kernel: &Declared| {
-        kernel.twin == 0 && families.iter().any(|f| f.members.contains(&kernel.name))
-    };
     // Twins (`other::plain` beside `ns::plain`), each block of them after the main one.
     let mut twin_blocks: Vec<String> = Vec::new();
-    for kernel in kernels.iter().filter(|k| !in_family(k)) {
+    for (kernel, rename) in kernels
+        .iter()
+        .zip(&kernel_renames)
+        .filter(|(k, _)| !in_family(k))
+    {
         let list: Vec<String> = kernel
             .params
             .iter()
             .map(|(n, t)| format!("{n}: {t}"))
             .collect();
-        let rename = match kernel.twin {
-            0 => String::new(),
-            _ => format!(
-                ", rename = {}",
-                cuda_kernel_syntax::ast::upper_camel_case(&kernel.qualified().replace("::", "_"))
-            ),
+        // A name a raw identifier cannot spell (`Self`, declared `Self_`) gives its symbol.
+        let fn_ident = rust_name(&kernel.name);
+        let spelled = fn_ident.trim_start_matches("r#") == kernel.name;
+        let entry = || {
+            let mut of = entries
+                .iter()
+                .filter(|e| entry_function(e) == kernel.qualified());
+            of.next().filter(|_| of.next().is_none())
         };
         let cpp = match (kernel.extern_c, &kernel.namespace) {
-            (true, _) => String::new(),
+            (true, _) if !spelled => format!("    #[kernel(name = \"{}\"{rename})]\n", kernel.name),
+            (false, _) if !spelled && kernel.generics.is_empty() && entry().is_some() => format!(
+                "    #[kernel(name = \"{}\"{rename})]\n",
+                entry().map(String::as_str).unwrap_or_default()
+            ),
+            (true, _) if rename.is_empty() => String::new(),
+            (true, _) => format!("    #[kernel({})]\n", &rename[2..]),
             (false, None) => format!("    #[kernel(cpp{rename})]\n"),
             (false, Some(ns)) => format!("    #[kernel(cpp, namespace = \"{ns}\"{rename})]\n"),
         };
@@ -1538,8 +1631,10 @@ pub fn generate(
         let mut todo: Vec<String> = struct_items
             .iter()
             .filter(|(name, _, _)| {
-                let rust = rust_name(name.rsplit("::").next().unwrap_or(name));
-                mentions(&items, &rust) || twin_blocks.iter().any(|b| mentions(b, &rust))
+                let Some((_, rust)) = structs.iter().find(|(c, _)| c == name) else {
+                    return false;
+                };
+                mentions(&items, rust) || twin_blocks.iter().any(|b| mentions(b, rust))
             })
             .map(|(name, _, _)| name.clone())
             .collect();
@@ -1552,11 +1647,13 @@ pub fn generate(
             }
             used.push(name);
         }
-        let struct_text: String = struct_items
-            .iter()
-            .filter(|(name, _, _)| used.contains(name))
-            .map(|(_, item, _)| item.as_str())
-            .collect();
+        let struct_text = struct_text(
+            &struct_items
+                .iter()
+                .filter(|(name, _, _)| used.contains(name))
+                .map(|(_, item, _)| item.as_str())
+                .collect::<Vec<_>>(),
+        );
         out.rust = format!(
             "// Generated by cuda-kernel-build from {source}: every kernel the file defines that\n\
              // no hand-written #[kernel] block of the crate declares. Do not edit.\n\
@@ -1577,8 +1674,13 @@ pub fn generate(
     out
 }
 
-/// Whether Rust text names `word` as a whole word.
+/// Whether Rust text names `word` (or the path `scope::Name`) as a whole word.
 fn mentions(text: &str, word: &str) -> bool {
+    if word.contains("::") {
+        return text.match_indices(word).any(|(at, _)| {
+            !text[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == ':')
+        });
+    }
     text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '#'))
         .any(|w| w == word)
 }
@@ -1587,6 +1689,7 @@ fn mentions(text: &str, word: &str) -> bool {
 /// fields hold.
 fn struct_item(
     def: &StructDef,
+    rust: &str,
     typedefs: &[(String, Vec<Token>)],
     structs: &[(String, String)],
     source: &str,
@@ -1677,7 +1780,7 @@ fn struct_item(
             let Some(Token::Ident(name)) = words.pop() else {
                 return Err("a field has no name".to_string());
             };
-            let mut ty = rust_type(&words, typedefs, &[], structs)
+            let mut ty = rust_type(&words, typedefs, &[], structs, def.namespace.as_deref())
                 .map_err(|why| format!("field `{name}` {why}"))?;
             for n in dims.iter().rev() {
                 ty = format!("[{ty}; {n}]");
@@ -1690,7 +1793,7 @@ fn struct_item(
     }
     let uses: Vec<String> = structs
         .iter()
-        .filter(|(_, rust)| fields.iter().any(|(_, t)| mentions(t, rust)))
+        .filter(|(_, used)| fields.iter().any(|(_, t)| mentions(t, used)))
         .map(|(c, _)| c.clone())
         .collect();
     let repr = match &def.align {
@@ -1702,17 +1805,57 @@ fn struct_item(
         .map(|(n, t)| format!("    pub {n}: {t},\n"))
         .collect();
     // A struct of a namespace is named by its C++ name in symbols and CUDA declarations.
-    let cuda_name = match &def.namespace {
-        Some(_) => format!("#[kernel_param(cuda_name = \"{}\")]\n", def.qualified()),
-        None => String::new(),
+    let cuda_name = match def.namespace.is_some() {
+        true => format!("#[kernel_param(cuda_name = \"{}\")]\n", def.qualified()),
+        false => String::new(),
+    };
+    // One in a module of its own (`b::Pair`): the module, around it.
+    let (scope, rust) = match rust.rsplit_once("::") {
+        Some((scope, name)) => (Some(scope), name),
+        None => (None, rust),
     };
     let item = format!(
         "/// `{name}` of {source}.\n#[derive(Clone, Copy, Debug, ::cuda_kernel::KernelParam)]\n\
          {cuda_name}{repr}\n#[allow(non_snake_case, non_camel_case_types)]\npub struct {rust} {{\n{list}}}\n",
         name = def.qualified(),
-        rust = rust_name(&def.name),
     );
+    // One in a module of its own (`b::Pair`): the module is written around it, with the
+    // others of its module.
+    let item = match scope {
+        Some(scope) => format!("{MODULE_MARK}{scope}\n{item}"),
+        None => item,
+    };
     Ok((item, uses))
+}
+
+/// What begins a struct's item that goes in a module (`b` of `b::Pair`), the module's name
+/// after it on the same line.
+const MODULE_MARK: &str = "// in module ";
+
+/// The structs' items, those of a module (see [`MODULE_MARK`]) written in one `pub mod`.
+fn struct_text(items: &[&str]) -> String {
+    let mut plain = String::new();
+    let mut modules: Vec<(&str, String)> = Vec::new();
+    for item in items {
+        match item
+            .strip_prefix(MODULE_MARK)
+            .and_then(|rest| rest.split_once('\n'))
+        {
+            Some((scope, body)) => match modules.iter_mut().find(|(m, _)| *m == scope) {
+                Some((_, text)) => text.push_str(body),
+                None => modules.push((scope, body.to_string())),
+            },
+            None => plain.push_str(item),
+        }
+    }
+    for (scope, body) in modules {
+        let _ = write!(
+            plain,
+            "/// Structs of the file whose names other items have.\npub mod {scope} {{\n\
+             #[allow(unused_imports)]\nuse super::*;\n{body}}}\n"
+        );
+    }
+    plain
 }
 
 #[cfg(test)]

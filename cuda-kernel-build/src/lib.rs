@@ -62,6 +62,7 @@
 #![warn(missing_docs)]
 
 mod generate;
+mod naming;
 mod nvcc;
 mod scan;
 
@@ -958,9 +959,10 @@ fn without_source_paths(ptx: &str) -> String {
 fn compare_committed(dir: &Path, stem: &str, text: &str, strict: bool) -> Result<(), String> {
     let path = dir.join(format!("{stem}.ptx"));
     let old = std::fs::read_to_string(&path).ok();
-    if old.as_deref().is_some_and(|old| {
-        comparable(old) == comparable(text)
-    }) {
+    if old
+        .as_deref()
+        .is_some_and(|old| comparable(old) == comparable(text))
+    {
         return Ok(());
     }
     let write = std::env::var_os(WRITE_PTX_ENV).is_some_and(|v| v == "1");
@@ -1215,6 +1217,9 @@ mod path_hash_tests {
         assert_ne!(without_path_hashes(&one), without_path_hashes(&two));
         assert_eq!(comparable(&one), comparable(&two));
         // Another function in the same place still differs.
-        assert_ne!(comparable(&one), comparable(&one.replace("7op_gelu", "7op_relu")));
+        assert_ne!(
+            comparable(&one),
+            comparable(&one.replace("7op_gelu", "7op_relu"))
+        );
     }
 }

@@ -9,8 +9,8 @@ use crate::ast::{Block, Kernel, KernelGeneric, Param, ParamKind};
 use crate::demangle;
 use crate::report::Errors;
 
-/// Names the launcher takes for itself.
-const LAUNCHER_ARGS: &[&str] = &["stream", "config"];
+/// The launcher's own arguments, before the kernel's: no parameter may take their names.
+pub const LAUNCHER_ARGS: &[&str] = &["stream", "config"];
 
 /// Checks the whole block, reporting every problem.
 pub fn check_block(cx: &mut Errors, block: &Block) {

@@ -86,6 +86,9 @@ impl CppType {
                 return Some(CppType::Pointer { to_const, to });
             }
         }
+        // Raw identifiers (`r#type`) name what they name without `r#`.
+        let unraw = text.replace("r#", "");
+        let text = unraw.as_str();
         if text.is_empty()
             || !text
                 .chars()
@@ -94,7 +97,10 @@ impl CppType {
             return None;
         }
         let text = text.trim_start_matches("::");
-        if let Some(i) = generics.iter().position(|g| *g == text) {
+        if let Some(i) = generics
+            .iter()
+            .position(|g| g.trim_start_matches("r#") == text)
+        {
             return Some(CppType::Param(i));
         }
         let unraw: Vec<&str> = text
@@ -107,7 +113,12 @@ impl CppType {
     /// The type a Rust path ending in `name` stands for (`f32`, `Float4`, `size_t`, a template
     /// parameter among `generics`, a struct).
     pub fn from_path_name(name: &str, generics: &[&str]) -> CppType {
-        match generics.iter().position(|g| *g == name) {
+        // A raw identifier (`r#type`) names the parameter `type`.
+        let name = name.trim_start_matches("r#");
+        match generics
+            .iter()
+            .position(|g| g.trim_start_matches("r#") == name)
+        {
             Some(i) => CppType::Param(i),
             None => CppType::builtin(name),
         }

@@ -6,6 +6,7 @@ fn main() {
             "../../../kernels/cuda/cxx_fixtures.cu",
             "../../../kernels/cuda/llmc_bf16.cu",
             "../../../kernels/cuda/namespaces.cu",
+            "cuda/names.cu",
         ])
         .include("../../../kernels/cuda")
         .include("../../../kernels/cuda/llmc-compat")

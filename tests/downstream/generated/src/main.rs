@@ -5,6 +5,7 @@
 use cuda_kernel::{Config, kernel};
 
 pub mod llmc_bf16;
+pub mod names;
 pub mod namespaces;
 
 pub mod fill {
@@ -41,6 +42,18 @@ fn main() -> Result<(), cuda_kernel::Error> {
     assert_eq!(fixtures::Scale::<f32>::symbol(), "_Z5scaleIfEvPT_S0_j");
     let gelu = llmc::GeluForwardKernel::pack(0x1000, 0x2000, 10);
     assert_eq!(gelu.bytes()[16..20], 10i32.to_le_bytes());
+    // Names C++ has and Rust has not (cuda/names.cu): one rule, every kernel declared.
+    assert_eq!(names::Reset::NAME, "_Z5resetPf");
+    assert_eq!(names::GemmDetailReset::NAME, "_ZN4gemm6detail5resetEPjj");
+    assert_eq!(names::OtherReset::NAME, "_ZN5other5resetEPi");
+    assert_eq!(names::Self_::NAME, "Self");
+    assert_eq!(names::VectorAdd2::NAME, "vectorAdd");
+    assert_eq!(
+        names::MulMatVec::<1, 2>::symbol(),
+        "_Z11mul_mat_vecIL9ggml_type1ELi2EEvPKfPfi"
+    );
+    let pair = names::b::Pair { n: 3 };
+    assert_eq!(names::BPair::pack(pair, 0x1000).bytes()[..4], 3i32.to_le_bytes());
     println!(
         "generated: {}, {}, {} and the hand-written {}",
         fill::FillU32::NAME,
