@@ -563,3 +563,123 @@ fn a_kernel_compiled_with_a_cluster_shape_checks_each_launch_against_it() {
     unsafe { rank.launch(&stream, config, &mut x, 6 * 64) }.unwrap();
     assert_eq!(stream.clone_dtoh(&x).unwrap(), expected);
 }
+
+/// `kernels/cuda/device_fns.cu` compiled by nvcc now, as the build step does (its counter in
+/// `_INTERNAL_..._<counter>` is this run's); `None` without nvcc.
+fn device_fns_ptx_now() -> Option<String> {
+    let out = std::env::temp_dir().join(format!("device_fns-{}.ptx", std::process::id()));
+    let ran = std::process::Command::new("nvcc")
+        .args(["-ptx", "-arch=compute_75", "-o"])
+        .arg(&out)
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/kernels/cuda/device_fns.cu"
+        ))
+        .output()
+        .ok()?;
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let text = std::fs::read_to_string(&out).ok();
+    let _ = std::fs::remove_file(&out);
+    text
+}
+
+/// The entries of a PTX text.
+fn entries(ptx: &str) -> Vec<String> {
+    cuda_kernel_syntax::ptx::entries(ptx)
+        .unwrap()
+        .into_iter()
+        .map(|e| e.name)
+        .collect()
+}
+
+#[test]
+#[cfg_attr(not(has_nvcc), ignore = "needs nvcc")]
+fn a_static_device_functions_instance_is_found_whatever_the_nvcc_run_named_it() {
+    use cuda_kernel::Kernel;
+    use cuda_kernel_syntax::itanium::without_internal_parts;
+    let now = device_fns_ptx_now().expect("nvcc runs");
+    // nvcc names the static functions' namespace with a counter of its own run.
+    assert_ne!(entries(&now), entries(DEVICE_FNS_PTX));
+    assert_eq!(
+        entries(&now)
+            .iter()
+            .map(|e| without_internal_parts(e).into_owned())
+            .collect::<Vec<_>>(),
+        entries(DEVICE_FNS_PTX)
+            .iter()
+            .map(|e| without_internal_parts(e).into_owned())
+            .collect::<Vec<_>>()
+    );
+    // What the launchers look up, by the functions' names.
+    for (masked, entry) in [
+        (UnaryOpKernel::<f32>::__internal_symbol("op_neg"), 0),
+        (UnaryOpKernel::<f32>::__internal_symbol("op_square"), 1),
+        (UnaryOpKernel::<f64>::__internal_symbol("op_square"), 2),
+        (BinaryOpKernel::<256>::__internal_symbol("op_axpb"), 3),
+    ] {
+        assert_eq!(
+            masked.as_deref(),
+            Some(&*without_internal_parts(&entries(&now)[entry]))
+        );
+    }
+    // An external function's instance is named as the symbol is.
+    assert_eq!(
+        UnaryOpKernel::<f32>::symbol_named("ops::neg"),
+        "_Z15unary_op_kernelIXadL_ZN3ops3negEfEEfEvPKT0_PS1_i"
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn templates_over_static_device_functions_launch_by_the_functions_names() {
+    // The committed PTX, and (where nvcc runs) the PTX nvcc makes of the file now, whose
+    // internal names carry another counter: the same declarations load both.
+    let mut images = vec![DEVICE_FNS_PTX.to_string()];
+    images.extend(device_fns_ptx_now());
+    for ptx in &images {
+        let (_ctx, stream, module) = setup(ptx);
+        let x = stream.clone_htod(&[1.0f32, -2.0, 3.0]).unwrap();
+        let mut y = stream.alloc_zeros::<f32>(3).unwrap();
+        for (op, want) in [
+            ("op_neg", [-1.0f32, 2.0, -3.0]),
+            ("op_square", [1.0, 4.0, 9.0]),
+        ] {
+            let kernel = UnaryOpKernel::<f32>::load(&module, op).unwrap();
+            unsafe {
+                kernel
+                    .launch(&stream, LaunchConfig::for_num_elems(3), &x, &mut y, 3)
+                    .unwrap()
+            };
+            assert_eq!(stream.clone_dtoh(&y).unwrap(), want, "{op}");
+        }
+        let xd = stream.clone_htod(&[1.5f64, -2.0]).unwrap();
+        let mut yd = stream.alloc_zeros::<f64>(2).unwrap();
+        let square = UnaryOpKernel::<f64>::load(&module, "op_square").unwrap();
+        unsafe {
+            square
+                .launch(&stream, LaunchConfig::for_num_elems(2), &xd, &mut yd, 2)
+                .unwrap()
+        };
+        assert_eq!(stream.clone_dtoh(&yd).unwrap(), [2.25, 4.0]);
+        let axpb = BinaryOpKernel::<256>::load(&module, "op_axpb").unwrap();
+        unsafe {
+            axpb.launch(&stream, LaunchConfig::for_num_elems(3), &x, &mut y, 2.0, 3)
+                .unwrap()
+        };
+        assert_eq!(stream.clone_dtoh(&y).unwrap(), [3.0, -3.0, 7.0]);
+        // A function the PTX has no instance for.
+        assert!(UnaryOpKernel::<f32>::load(&module, "op_gelu").is_err());
+        // Through the module type, kept after the first use.
+        let kernels = DeviceFnKernels::load(&stream.context().clone()).unwrap();
+        let neg = kernels.unary_op_kernel::<f32>("op_neg").unwrap();
+        unsafe {
+            neg.launch(&stream, LaunchConfig::for_num_elems(3), &x, &mut y, 3)
+                .unwrap()
+        };
+        assert_eq!(stream.clone_dtoh(&y).unwrap(), [-1.0, 2.0, -3.0]);
+    }
+}

@@ -459,7 +459,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
         .collect();
     let symbol_item = if let Some(arg) = &run_time {
         let body = if real {
-            symbol_body(p, kernel, Some(quote!(#arg)))
+            symbol_body(p, kernel, Some(quote!(#arg)), false)
         } else {
             quote!(#p::core::unreachable!())
         };
@@ -476,7 +476,7 @@ fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
         }
     } else if kernel.is_generic() {
         let body = if real {
-            symbol_body(p, kernel, None)
+            symbol_body(p, kernel, None, false)
         } else {
             quote!(#p::core::unreachable!())
         };
@@ -795,10 +795,9 @@ fn member_check(krate: &Path, kernel: &Kernel) -> (Option<TokenStream>, Option<T
     // every argument (`__MatrixMulCUDAInstance<32>`).
     let with_values = has_consts
         && kernel.cpp.is_some()
-        && members
-            .entries
-            .iter()
-            .all(|m| m.args.len() == kernel.generics.len());
+        && members.entries.iter().all(|m| {
+            m.args.len() == kernel.generics.len() + usize::from(kernel.device_fn.is_some())
+        });
     if !members.types_known
         || members.entries.is_empty()
         || (type_params.is_empty() && !with_values)
@@ -818,7 +817,10 @@ fn member_check(krate: &Path, kernel: &Kernel) -> (Option<TokenStream>, Option<T
             member
                 .args
                 .iter()
+                // A device function is chosen at load, by name.
+                .filter(|arg| !matches!(arg, cuda_kernel_syntax::cpp::TemplateArg::Function { .. }))
                 .map(|arg| match arg {
+                    cuda_kernel_syntax::cpp::TemplateArg::Function { .. } => String::new(),
                     cuda_kernel_syntax::cpp::TemplateArg::Type(_) => {
                         member_type_text(&krate_text, types.next().and_then(Option::as_ref))
                     }
@@ -1034,7 +1036,7 @@ fn expand_kernel_impl(krate: &Path, kernel: &Kernel) -> TokenStream {
     let (_, ty_generics, _) = generics(p, kernel);
     let bounded = bounded_generics(p, kernel);
     let symbol = if kernel.run_time_name.is_some() {
-        Some(symbol_body(p, kernel, None))
+        Some(symbol_body(p, kernel, None, false))
     } else if kernel.is_generic() {
         Some(quote!(Self::symbol()))
     } else {
@@ -1055,6 +1057,15 @@ fn expand_kernel_impl(krate: &Path, kernel: &Kernel) -> TokenStream {
                 #p::core::option::Option::Some(#name);
             fn symbol_named(name: &str) -> #p::Cow<'static, str> {
                 #p::Cow::Owned(Self::symbol_named(name))
+            }
+        }
+    });
+    // A template over a device function: the instance for a `static` one.
+    let internal = kernel.device_fn.as_ref().map(|_| {
+        let body = symbol_body(p, kernel, Some(quote!(name)), true);
+        quote! {
+            fn __internal_symbol(name: &str) -> #p::core::option::Option<::std::string::String> {
+                #p::core::option::Option::Some(#body)
             }
         }
     });
@@ -1136,7 +1147,7 @@ fn expand_kernel_impl(krate: &Path, kernel: &Kernel) -> TokenStream {
                 };
             });
             c.text(";")
-                .tokens(&quote!(#symbol #run_time #family #check_plan));
+                .tokens(&quote!(#symbol #run_time #internal #family #check_plan));
         });
     c.finish()
 }
@@ -1189,9 +1200,28 @@ fn bounded_generics_with(p: &dyn ToTokens, kernel: &Kernel, more: TokenStream) -
 /// How a generic kernel's instance is named at load time: the Itanium symbol of the template
 /// instance, or the family's pattern filled in; for a kernel named at run time, with `name`
 /// for its run-time part (left open, in braces, without one).
-fn symbol_body(p: &dyn ToTokens, kernel: &Kernel, name: Option<TokenStream>) -> TokenStream {
+fn symbol_body(
+    p: &dyn ToTokens,
+    kernel: &Kernel,
+    name: Option<TokenStream>,
+    internal: bool,
+) -> TokenStream {
     let symbol = &kernel.symbol;
     if kernel.cpp.is_some() {
+        // A device function parameter: the function `name` names (`ops::neg`), external;
+        // loading tries it as a `static` one too (`Kernel::__internal_symbol`).
+        let function = kernel.device_fn.as_ref().map(|_| {
+            let params = kernel.device_fn_params().unwrap_or_default();
+            let params = params.iter().map(|ty| cpp_type_tokens(p, ty));
+            let name = name
+                .clone()
+                .unwrap_or_else(|| quote!(#p::core::concat!("{", #symbol, "}")));
+            quote!(#p::TemplateArg::Function {
+                name: ::std::string::ToString::to_string(#name),
+                params: ::std::vec![#(#params),*],
+                internal: #internal,
+            })
+        });
         let args = kernel.generics.iter().map(|g| match g {
             KernelGeneric::Type(t) => quote!(#p::template_arg::<#t>()),
             KernelGeneric::Const {
@@ -1207,6 +1237,7 @@ fn symbol_body(p: &dyn ToTokens, kernel: &Kernel, name: Option<TokenStream>) -> 
                 quote!(#p::TemplateArg::Int { code: #code, value: #ident as i128 })
             }
         });
+        let args = kernel.template_args(args.collect(), function);
         let generics = kernel.type_params();
         let generics: Vec<&str> = generics.iter().map(String::as_str).collect();
         let params = kernel.params.iter().map(|param| {

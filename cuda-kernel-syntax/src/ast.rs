@@ -90,6 +90,10 @@ pub struct Kernel {
     /// Type and const parameters of a generic declaration: a C++ function template
     /// (`#[kernel(cpp)]`) or a family of `extern "C"` kernels (`name = "affine_{T}"`).
     pub generics: Vec<KernelGeneric>,
+    /// `const op: fn(f32) -> f32` among the generics of a `cpp` template: a template
+    /// parameter that is a device function, chosen by its C++ name when the launcher loads
+    /// (the kernel's [`run_time_name`](Self::run_time_name)); not a Rust generic.
+    pub device_fn: Option<DeviceFnParam>,
     /// The parameters with a plain name.
     pub params: Vec<Param>,
     /// `#[kernel(rename = Name)]`: the generated type's name.
@@ -143,6 +147,19 @@ pub struct Member {
     /// A C++ template instance's arguments, read back from its symbol (empty for a family's
     /// member), for messages that spell it as the Rust that loads it.
     pub args: Vec<crate::cpp::TemplateArg>,
+}
+
+/// A template parameter that is a pointer to a device function (`float (*op)(float)`),
+/// declared `const op: fn(f32) -> f32`.
+pub struct DeviceFnParam {
+    /// Its name, which the launcher's `load` takes the function's C++ name by.
+    pub ident: Ident,
+    /// Its position among the template's parameters.
+    pub position: usize,
+    /// The function's parameter types.
+    pub params: Vec<Type>,
+    /// The type as written, for spans.
+    pub ty: syn::TypeBareFn,
 }
 
 /// A generic parameter of a kernel declaration.
@@ -292,6 +309,33 @@ impl Kernel {
             .iter()
             .find(|n| n.builtin().is_some_and(|b| b.rust == t.rust))
             .map_or_else(|| t.name().to_string(), |n| n.name.value())
+    }
+
+    /// Whether it binds a C++ function template's instances (`cpp` with type, value or device
+    /// function parameters).
+    pub fn is_template(&self) -> bool {
+        self.cpp.is_some() && (self.is_generic() || self.device_fn.is_some())
+    }
+
+    /// The C++ function template's arguments in order: `generic` (the declaration's generic
+    /// parameters' arguments, in order) with `function`, the device function's, at its place.
+    pub fn template_args<A>(&self, generic: Vec<A>, function: Option<A>) -> Vec<A> {
+        let mut args = generic;
+        if let (Some(f), Some(arg)) = (&self.device_fn, function) {
+            args.insert(f.position.min(args.len()), arg);
+        }
+        args
+    }
+
+    /// The parameter types of the device function parameter, as C++ (`None` where one has no
+    /// C++ spelling, which the checks report).
+    pub fn device_fn_params(&self) -> Option<Vec<crate::cpp::CppType>> {
+        self.device_fn
+            .as_ref()?
+            .params
+            .iter()
+            .map(|ty| crate::cpp::from_syn(ty, &[]))
+            .collect()
     }
 
     /// Whether the entry symbol is found when the launcher is loaded (from the type arguments

@@ -158,6 +158,7 @@ fn check_signature_shape(cx: &mut Errors, kernel: &Kernel) {
 /// parameters are integers, as C++ non-type template parameters of kernels are.
 fn check_generics(cx: &mut Errors, kernel: &Kernel) {
     check_run_time_name(cx, kernel);
+    check_device_fn(cx, kernel);
     if !kernel.is_generic() {
         return;
     }
@@ -228,6 +229,34 @@ fn check_run_time_name(cx: &mut Errors, kernel: &Kernel) {
                 kernel.ident
             ),
         );
+    }
+}
+
+/// Rule: a template parameter that is a device function (`const op: fn(f32) -> f32`) belongs
+/// to a C++ template (`cpp`, whose symbol names the function) whose other parts are fixed or
+/// generic, and its parameter types are C types.
+fn check_device_fn(cx: &mut Errors, kernel: &Kernel) {
+    let Some(f) = &kernel.device_fn else {
+        return;
+    };
+    if kernel.cpp.is_none() {
+        cx.error(
+            &f.ty,
+            "a device function parameter belongs to a C++ template, whose symbol names the \
+             function: add `#[kernel(cpp)]`",
+        );
+    }
+    for ty in &f.params {
+        if crate::cpp::from_syn(ty, &[]).is_none() {
+            cx.error(
+                ty,
+                format!(
+                    "`{}` is no C type: a device function's parameters are declared as a \
+                     kernel's are (`f32`, `*const f32`, `u32`, ...)",
+                    type_text(ty)
+                ),
+            );
+        }
     }
 }
 

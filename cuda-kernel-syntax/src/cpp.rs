@@ -61,6 +61,19 @@ pub enum TemplateArg {
         /// The enumerator's value.
         value: i128,
     },
+    /// A device function (`template <float (*op)(float)> ...` instantiated `<op_gelu>`): its
+    /// qualified C++ name and parameter types, and whether it has internal linkage (`static`),
+    /// which nvcc names in a namespace `_INTERNAL_<hashes>[_<counter>]` that changes from file
+    /// to file and run to run (written `_INTERNAL_` here, as
+    /// [`itanium::without_internal_parts`](crate::itanium::without_internal_parts) masks it).
+    Function {
+        /// The function's name (`op_gelu`, `ops::neg`), without the internal namespace.
+        name: String,
+        /// Its parameter types.
+        params: Vec<CppType>,
+        /// Whether nvcc names it in its internal namespace.
+        internal: bool,
+    },
 }
 
 impl CppType {
@@ -323,6 +336,30 @@ impl TemplateArg {
                 }
             }
         }
+        // `&ops::neg(float const*)`: a device function's address.
+        if let Some(rest) = text.strip_prefix('&') {
+            let (name, list) = rest.split_once('(')?;
+            let list = list.strip_suffix(')')?;
+            let params = match list.trim() {
+                "" | "void" => Vec::new(),
+                list => split_list(list)
+                    .iter()
+                    .map(|p| CppType::from_cpp(p))
+                    .collect::<Option<_>>()?,
+            };
+            let (internal, name) = match name.split_once("::") {
+                Some((first, rest)) if first.starts_with(crate::itanium::INTERNAL) => (true, rest),
+                _ => (false, name),
+            };
+            if !valid_cpp_name(name) {
+                return None;
+            }
+            return Some(TemplateArg::Function {
+                name: name.to_string(),
+                params,
+                internal,
+            });
+        }
         if let Some(rest) = text.strip_prefix('(') {
             let (ty, value) = rest.split_once(')')?;
             let value = value.trim().parse::<i128>().ok()?;
@@ -345,6 +382,7 @@ impl TemplateArg {
             TemplateArg::Type(ty) => ty.rust(krate),
             TemplateArg::Int { code: "b", value } => (*value != 0).to_string(),
             TemplateArg::Int { value, .. } | TemplateArg::Enum { value, .. } => value.to_string(),
+            TemplateArg::Function { name, .. } => format!("\"{name}\""),
         }
     }
 
@@ -356,6 +394,7 @@ impl TemplateArg {
             TemplateArg::Int { code: "b", value } => (*value != 0).to_string(),
             TemplateArg::Int { value, .. } => value.to_string(),
             TemplateArg::Enum { name, value } => format!("({name}){value}"),
+            TemplateArg::Function { name, .. } => name.clone(),
         }
     }
 }
@@ -506,4 +545,37 @@ mod tests {
         assert_eq!(TemplateArg::from_demangled("foo<int>"), None);
         assert_eq!(TemplateArg::from_demangled("int&"), None);
     }
+}
+
+/// A comma-separated list of C++ types or values, split where no `<>` or `()` is open.
+pub(crate) fn split_list(inner: &str) -> Vec<String> {
+    if inner.trim().is_empty() {
+        return Vec::new();
+    }
+    let mut items = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(inner[start..i].trim().to_string());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(inner[start..].trim().to_string());
+    items
+}
+
+/// Whether `name` is a C++ identifier, qualified by namespaces or not (`Pair`, `geo::Pair`).
+pub fn valid_cpp_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.split("::").all(|s| {
+            s.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
 }

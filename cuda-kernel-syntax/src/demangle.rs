@@ -38,7 +38,7 @@ pub fn param_types(symbol: &str) -> Option<Vec<String>> {
     let text = demangle(symbol)?;
     let open = text.rfind('(')?;
     let inner = text[open + 1..].strip_suffix(')')?;
-    Some(split_list(inner))
+    Some(crate::cpp::split_list(inner))
 }
 
 /// The template arguments of a C++ symbol, as the demangler writes them (`float`,
@@ -66,29 +66,7 @@ pub fn template_args(symbol: &str) -> Option<Vec<String>> {
         }
         None
     })?;
-    Some(split_list(&text[open + 1..close]))
-}
-
-/// A comma-separated list of C++ types or values, split where no `<>` or `()` is open.
-fn split_list(inner: &str) -> Vec<String> {
-    if inner.trim().is_empty() {
-        return Vec::new();
-    }
-    let mut items = Vec::new();
-    let (mut depth, mut start) = (0i32, 0usize);
-    for (i, c) in inner.char_indices() {
-        match c {
-            '<' | '(' => depth += 1,
-            '>' | ')' => depth -= 1,
-            ',' if depth == 0 => {
-                items.push(inner[start..i].trim().to_string());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    items.push(inner[start..].trim().to_string());
-    items
+    Some(crate::cpp::split_list(&text[open + 1..close]))
 }
 
 /// The function a C++ symbol names, qualified, without template arguments or parameters:

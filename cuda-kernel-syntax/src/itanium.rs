@@ -61,6 +61,11 @@ pub fn mangle(name: &str, template_args: Option<&[TemplateArg]>, params: &[CppTy
                     let ty = encode(&CppType::Named(name.clone()), &mut subs).1;
                     out.push_str(&literal(&ty, *value));
                 }
+                TemplateArg::Function {
+                    name,
+                    params,
+                    internal,
+                } => out.push_str(&function_address(name, params, *internal, &mut subs)),
             }
         }
         out.push('E');
@@ -86,6 +91,59 @@ pub fn mangle(name: &str, template_args: Option<&[TemplateArg]>, params: &[CppTy
         let param = at_positions(param, &positions);
         out.push_str(&encode(&param, &mut subs).1);
     }
+    out
+}
+
+/// A device function's address as a template argument, `XadL_Z<encoding>EE`: its name (nested
+/// in its namespaces, each a substitution candidate, nvcc's internal namespace first for a
+/// `static` one) and its parameter types, which join the symbol's candidates (g++ and nvcc
+/// agree: `k<ops::neg>(const T*, T*, const float*)` ends `S2_` for the `PKf` of `neg`).
+fn function_address(
+    name: &str,
+    params: &[CppType],
+    internal: bool,
+    subs: &mut Vec<String>,
+) -> String {
+    let mut segments: Vec<&str> = Vec::new();
+    if internal {
+        segments.push(INTERNAL);
+    }
+    segments.extend(name.split("::").filter(|s| !s.is_empty()));
+    let mut out = String::from("XadL_Z");
+    if segments.len() <= 1 {
+        out.push_str(&source_name(segments.first().copied().unwrap_or_default()));
+    } else {
+        // The longest prefix seen before is a substitution; the namespaces after it add
+        // candidates; the function's own name is none.
+        let last = segments.len() - 1;
+        let seen = (1..=last).rev().find_map(|n| {
+            subs.iter()
+                .position(|s| *s == nested_candidate(&segments[..n]))
+                .map(|i| (n, i))
+        });
+        let (mut emitted, start) = match seen {
+            Some((n, i)) => (substitution(i), n),
+            None => (String::new(), 0),
+        };
+        for n in start + 1..=last {
+            emitted.push_str(&source_name(segments[n - 1]));
+            subs.push(nested_candidate(&segments[..n]));
+        }
+        emitted.push_str(&source_name(segments[last]));
+        out.push_str(&format!("N{emitted}E"));
+    }
+    finish_function(out, params, subs)
+}
+
+/// The parameter types of a device function's address, and the `EE` closing it.
+fn finish_function(mut out: String, params: &[CppType], subs: &mut Vec<String>) -> String {
+    if params.is_empty() {
+        out.push('v');
+    }
+    for param in params {
+        out.push_str(&encode(param, subs).1);
+    }
+    out.push_str("EE");
     out
 }
 
@@ -274,7 +332,11 @@ pub fn template_instance_prefix(name: &str) -> String {
 
 /// How nvcc names what has internal linkage in a file (`static __device__` functions, the
 /// anonymous namespace): a source name beginning `_INTERNAL_` or `_GLOBAL__N_`.
-const INTERNAL_MARKS: [&str; 2] = ["_INTERNAL_", "_GLOBAL__N_"];
+const INTERNAL_MARKS: [&str; 2] = [INTERNAL, "_GLOBAL__N_"];
+
+/// The namespace nvcc puts internal-linkage functions in, as a derived symbol names it (a
+/// source name `10_INTERNAL_`, which [`without_internal_parts`] makes of any run's).
+pub const INTERNAL: &str = "_INTERNAL_";
 
 /// `text` (a symbol, or PTX) with the parts of nvcc's internal names that change from run to
 /// run or from checkout to checkout masked: each source name `<length>_INTERNAL_<hash>_<file>_
@@ -347,6 +409,90 @@ mod tests {
 
     fn ty(text: &str) -> CppType {
         CppType::from_rust(text, &["T", "U"]).unwrap()
+    }
+
+    #[test]
+    fn device_functions_as_template_arguments_mangle_as_gxx_and_nvcc_do() {
+        let function = |name: &str, params: &[&str], internal: bool| TemplateArg::Function {
+            name: name.to_string(),
+            params: params.iter().map(|p| ty(p)).collect(),
+            internal,
+        };
+        let f = TemplateArg::Type(ty("f32"));
+        // g++ 12: template <float (*op)(const float*), typename T> void k(const T*, T*, const float*)
+        assert_eq!(
+            mangle(
+                "k",
+                Some(&[function("ops::neg", &["*const f32"], false), f.clone()]),
+                &[ty("*const T"), ty("*mut T"), ty("*const f32")]
+            ),
+            "_Z1kIXadL_ZN3ops3negEPKfEEfEvPKT0_PS3_S2_"
+        );
+        assert_eq!(
+            mangle(
+                "k2",
+                Some(&[
+                    function("ops::in::twice", &["f32", "i32"], false),
+                    TemplateArg::Type(ty("f64"))
+                ]),
+                &[ty("*const T"), ty("*mut f32")]
+            ),
+            "_Z2k2IXadL_ZN3ops2in5twiceEfiEEdEvPKT0_Pf"
+        );
+        let int = TemplateArg::Type(ty("i32"));
+        assert_eq!(
+            mangle(
+                "k3",
+                Some(&[int, function("ext", &["f32"], false)]),
+                &[ty("*mut T")]
+            ),
+            "_Z2k3IiXadL_Z3extfEEEvPT_"
+        );
+        assert_eq!(
+            mangle(
+                "ops::k4",
+                Some(&[function("ext", &["f32"], false)]),
+                &[ty("*mut f32")]
+            ),
+            "_ZN3ops2k4IXadL_Z3extfEEEEvPf"
+        );
+        // A function of the kernel's own namespace: `ops` is a substitution by then.
+        assert_eq!(
+            mangle(
+                "ops::k5",
+                Some(&[function("ops::neg", &["f32"], false)]),
+                &[ty("*mut f32")]
+            ),
+            "_ZN3ops2k5IXadL_ZNS_3negEfEEEEvPf"
+        );
+        // nvcc 13.0: unary_op_kernel<op, T>(const T*, T*, int), op external, namespaced, static.
+        let params = [ty("*const T"), ty("*mut T"), ty("i32")];
+        assert_eq!(
+            mangle(
+                "unary_op_kernel",
+                Some(&[function("op_ext", &["f32"], false), f.clone()]),
+                &params
+            ),
+            "_Z15unary_op_kernelIXadL_Z6op_extfEEfEvPKT0_PS0_i"
+        );
+        assert_eq!(
+            mangle(
+                "unary_op_kernel",
+                Some(&[
+                    function("ops::neg", &["f32"], false),
+                    TemplateArg::Type(ty("f64"))
+                ]),
+                &params
+            ),
+            "_Z15unary_op_kernelIXadL_ZN3ops3negEfEEdEvPKT0_PS1_i"
+        );
+        let nvcc = "_Z15unary_op_kernelIXadL_ZN38_INTERNAL_34804504_8_unary_cu_7a4c0b307op_geluEfEEfEvPKT0_PS1_i";
+        let derived = mangle(
+            "unary_op_kernel",
+            Some(&[function("op_gelu", &["f32"], true), f]),
+            &params,
+        );
+        assert_eq!(without_internal_parts(nvcc), derived);
     }
 
     #[test]

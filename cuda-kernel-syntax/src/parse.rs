@@ -9,7 +9,9 @@ use syn::{
 
 use syn::ext::IdentExt;
 
-use crate::ast::{Block, Field, GlobalVar, Kernel, KernelGeneric, Param, ParamStruct};
+use crate::ast::{
+    Block, DeviceFnParam, Field, GlobalVar, Kernel, KernelGeneric, Param, ParamStruct,
+};
 use crate::attr::{self, BlockDefaults, FnArgs};
 use crate::report::Errors;
 use crate::{check, mangle, types};
@@ -222,14 +224,16 @@ fn parse_kernel(cx: &mut Errors, f: ForeignItemFn, safe: bool, defaults: &BlockD
             FnArg::Receiver(r) => cx.error(r, "kernels take no `self`: write `name: Type`"),
         }
     }
-    let generics = parse_generics(cx, &f.sig.generics);
+    let (generics, device_fn) = parse_generics(cx, &f.sig.generics);
     let contract = crate::contract::parse(cx, &args.requires, &params, &generics);
     // A placeholder no generic parameter fills is chosen at run time (`op` of "u{op}_{T}").
-    let run_time_name = match (&args.name, &args.cpp) {
-        (Some(pattern), None) => crate::pattern::holes(&pattern.value())
+    // So is a C++ template's device function parameter, by the function's name.
+    let run_time_name = match (&args.name, &args.cpp, &device_fn) {
+        (Some(pattern), None, _) => crate::pattern::holes(&pattern.value())
             .into_iter()
             .find(|hole| generics.iter().all(|g| g.ident() != hole))
             .map(str::to_string),
+        (_, _, Some(f)) => Some(syn::ext::IdentExt::unraw(&f.ident).to_string()),
         _ => None,
     };
     let mut type_names = args.type_names.clone();
@@ -264,6 +268,7 @@ fn parse_kernel(cx: &mut Errors, f: ForeignItemFn, safe: bool, defaults: &BlockD
         cuda_names: Vec::new(),
         sig: f.sig,
         generics,
+        device_fn,
         params,
         rename: args.rename,
         type_names,
@@ -275,7 +280,11 @@ fn parse_kernel(cx: &mut Errors, f: ForeignItemFn, safe: bool, defaults: &BlockD
 
 /// The type and const parameters of a generic declaration. Bounds are not needed (every type
 /// argument is a `KernelParam`) and lifetimes mean nothing to a kernel: both are reported.
-fn parse_generics(cx: &mut Errors, generics: &syn::Generics) -> Vec<KernelGeneric> {
+fn parse_generics(
+    cx: &mut Errors,
+    generics: &syn::Generics,
+) -> (Vec<KernelGeneric>, Option<DeviceFnParam>) {
+    let mut device_fn: Option<DeviceFnParam> = None;
     if let Some(clause) = &generics.where_clause {
         cx.error(
             clause,
@@ -293,6 +302,25 @@ fn parse_generics(cx: &mut Errors, generics: &syn::Generics) -> Vec<KernelGeneri
                     );
                 }
                 out.push(KernelGeneric::Type(t.ident.clone()));
+            }
+            // `const op: fn(f32) -> f32`: a device function, chosen by name at load.
+            GenericParam::Const(c) if matches!(c.ty, Type::BareFn(_)) => {
+                let Type::BareFn(f) = &c.ty else { continue };
+                if device_fn.is_some() {
+                    cx.error(
+                        &c.ident,
+                        "one template parameter that is a device function can be chosen at \
+                         load: declare the kernel once per other function, with `rename`",
+                    );
+                    continue;
+                }
+                let position = out.len();
+                device_fn = Some(DeviceFnParam {
+                    ident: c.ident.clone(),
+                    position,
+                    params: f.inputs.iter().map(|a| a.ty.clone()).collect(),
+                    ty: f.clone(),
+                });
             }
             GenericParam::Const(c) => {
                 // Any built-in integer type, by the name its path ends in: the primitives
@@ -316,7 +344,7 @@ fn parse_generics(cx: &mut Errors, generics: &syn::Generics) -> Vec<KernelGeneri
             GenericParam::Lifetime(l) => cx.error(l, "kernel declarations take no lifetimes"),
         }
     }
-    out
+    (out, device_fn)
 }
 
 /// `#[kernel(enum = "Mode")]` on a const parameter: a template value parameter of that C++
@@ -493,16 +521,7 @@ fn kernel_param_cuda_name(input: &DeriveInput) -> Option<String> {
     name
 }
 
-/// Whether `name` is a C++ identifier, qualified by namespaces or not (`Pair`, `geo::Pair`).
-pub fn valid_cpp_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.split("::").all(|s| {
-            s.chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-                && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        })
-}
+pub use crate::cpp::valid_cpp_name;
 
 /// Rule: `#[repr(C)]` is present and `packed` is not; returns the `align(N)`, if any.
 fn check_repr(cx: &mut Errors, input: &DeriveInput) -> usize {

@@ -167,7 +167,7 @@ pub fn check_against_ptx(cx: &mut Errors, block: &mut Block, file: &PtxFile) {
             kernel.members = Some(check_family(cx, kernel, file, &exclude));
             continue;
         }
-        if kernel.is_generic() {
+        if kernel.is_generic() || kernel.device_fn.is_some() {
             let (members, names) = check_template_instances(cx, kernel, file);
             kernel.members = members;
             kernel.cuda_names = names;
@@ -851,7 +851,10 @@ fn template_instances(
         let Some(args) = instance_args(kernel, &entry.name) else {
             continue;
         };
-        if itanium::mangle(&kernel.symbol, Some(&args), &params) != entry.name {
+        // nvcc's run-dependent internal names (a `static` device function's) masked, as the
+        // mangler writes them.
+        let entry_name = itanium::without_internal_parts(&entry.name);
+        if itanium::mangle(&kernel.symbol, Some(&args), &params) != entry_name {
             // A struct of a namespace, named so in the symbol: the instance is the
             // declaration's if the structs' C++ names make the symbol.
             let Some(names) = struct_names_in_instance(&params, &args, &entry.name)
@@ -870,7 +873,7 @@ fn template_instances(
                     None => ty.clone(),
                 })
                 .collect();
-            if itanium::mangle(&kernel.symbol, Some(&args), &named) != entry.name {
+            if itanium::mangle(&kernel.symbol, Some(&args), &named) != entry_name {
                 continue;
             }
             for name in names {
@@ -901,10 +904,15 @@ fn template_instances(
             .collect();
         let instance = demangle::shown(&entry.name);
         instance_problems(kernel, &generics, &layouts, entry, &instance, &mut problems);
+        // A device function's instance is chosen by the function's name.
+        let run_time_name = args.iter().find_map(|a| match a {
+            TemplateArg::Function { name, .. } => Some(name.clone()),
+            _ => None,
+        });
         members.push(Member {
             symbol: entry.name.clone(),
             types,
-            run_time_name: None,
+            run_time_name,
             args,
         });
     }
@@ -980,11 +988,25 @@ fn template_instances(
 /// are, one for each of the declaration's generic parameters and each of the kind the parameter
 /// declares (a type, or a value); `None` for an instance of another shape.
 fn instance_args(kernel: &Kernel, symbol: &str) -> Option<Vec<TemplateArg>> {
-    let args = demangle::template_args(symbol)?;
-    if args.len() != kernel.generics.len() {
+    let mut args = demangle::template_args(symbol)?;
+    if args.len() != kernel.generics.len() + usize::from(kernel.device_fn.is_some()) {
         return None;
     }
-    args.iter()
+    // The device function's, of the declared parameter types.
+    let function = match &kernel.device_fn {
+        Some(f) => {
+            let arg = TemplateArg::from_demangled(&args.remove(f.position.min(args.len())))?;
+            match &arg {
+                TemplateArg::Function { params, .. }
+                    if Some(params) == kernel.device_fn_params().as_ref() => {}
+                _ => return None,
+            }
+            Some(arg)
+        }
+        None => None,
+    };
+    let generic: Vec<TemplateArg> = args
+        .iter()
         .zip(&kernel.generics)
         .map(|(text, generic)| {
             let arg = TemplateArg::from_demangled(text)?;
@@ -1002,7 +1024,8 @@ fn instance_args(kernel: &Kernel, symbol: &str) -> Option<Vec<TemplateArg>> {
             };
             fits.then_some(arg)
         })
-        .collect()
+        .collect::<Option<_>>()?;
+    Some(kernel.template_args(generic, function))
 }
 
 /// Where the PTX has C++ kernels of the declaration's name in another namespace than the one

@@ -488,3 +488,24 @@ unsafe extern "C" {
     /// `*sum += x . y`, in double, one atomic add per block of 256 threads.
     pub fn dot_partial(x: *const f32, y: *const f32, sum: *mut f64, n: size_t);
 }
+
+/// PTX of `kernels/cuda/device_fns.cu`: [`UnaryOpKernel`], [`BinaryOpKernel`].
+pub const DEVICE_FNS_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/device_fns.ptx"));
+
+/// Templates over `static` device functions (`kernels/cuda/device_fns.cu`): an instance is
+/// loaded by the function's name (`UnaryOpKernel::<f32>::load(&module, "op_neg")`).
+#[kernel(ptx = "$OUT_DIR/device_fns.ptx", module = pub DeviceFnKernels)]
+unsafe extern "C" {
+    /// `template <float (*op)(float), typename T> unary_op_kernel(const T*, T*, int)`
+    #[kernel(cpp)]
+    pub fn unary_op_kernel<const op: fn(f32) -> f32, T>(x: *const T, dst: *mut T, k: i32);
+
+    /// `template <int BLOCK, float (*op)(float, float)> binary_op_kernel(const float*, float*, float, int)`
+    #[kernel(cpp)]
+    pub fn binary_op_kernel<const BLOCK: i32, const op: fn(f32, f32) -> f32>(
+        x: *const f32,
+        dst: *mut f32,
+        a: f32,
+        k: i32,
+    );
+}

@@ -85,6 +85,15 @@ pub unsafe trait Kernel: Sized {
         Self::symbol()
     }
 
+    /// For a C++ template over a device function: the symbol of the instance for a `static`
+    /// (internal-linkage) function `name`, nvcc's run-dependent internal namespace masked
+    /// (`10_INTERNAL_`), which loading finds among the module's entries.
+    #[doc(hidden)]
+    fn __internal_symbol(name: &str) -> Option<String> {
+        let _ = name;
+        None
+    }
+
     /// Wraps a function found and checked against [`LAYOUT`](Self::LAYOUT).
     #[doc(hidden)]
     #[inline(always)]
@@ -131,7 +140,16 @@ pub unsafe trait Kernel: Sized {
     /// [`load`](Self::load) for a kernel named at run time: `name` fills the part of the
     /// symbol its declaration leaves open (`"exp"` for `u{op}_{T}`).
     fn load_named(module: &Arc<CudaModule>, name: &str) -> Result<Self, Error> {
-        load_symbol(module, &run_time_symbol::<Self>(name)?)
+        let symbol = run_time_symbol::<Self>(name)?;
+        // A `static` device function's instance, as this module's nvcc run named it.
+        let internal = Self::__internal_symbol(name).and_then(|masked| {
+            let members = Self::__FAMILY.map_or(&[][..], |f| f.members);
+            crate::load::module::internal_entry(module, &masked, members)
+        });
+        match internal {
+            Some(symbol) => load_symbol(module, &symbol),
+            None => load_symbol(module, &symbol),
+        }
     }
 
     /// Looks the kernel up in `library`, loaded once for every GPU of the process, and checks
@@ -142,7 +160,19 @@ pub unsafe trait Kernel: Sized {
 
     /// [`load_library`](Self::load_library) for a kernel named at run time.
     fn load_library_named(library: &Arc<Library>, name: &str) -> Result<Self, Error> {
-        load_library_symbol(library, &run_time_symbol::<Self>(name)?)
+        let symbol = run_time_symbol::<Self>(name)?;
+        // A `static` device function's instance, as the PTX the declaration was checked
+        // against names it.
+        let internal = Self::__internal_symbol(name).and_then(|masked| {
+            let members = Self::__FAMILY.map_or(&[][..], |f| f.members);
+            members
+                .iter()
+                .find(|m| cuda_kernel_syntax::itanium::without_internal_parts(m) == masked)
+        });
+        match internal {
+            Some(symbol) => load_library_symbol(library, symbol),
+            None => load_library_symbol(library, &symbol),
+        }
     }
 
     /// The function of a launcher loaded from a module, for attributes, occupancy and graph

@@ -45,6 +45,29 @@ impl ParamCounts {
         ParamCounts(counts)
     }
 
+    /// The names of an image's entries that nvcc named in its internal namespace
+    /// (`_INTERNAL_...`: instances over `static` device functions), read only where the image
+    /// holds the mark.
+    pub(crate) fn internal_names(image: &Image<'_>) -> Vec<String> {
+        const MARK: &str = cuda_kernel_syntax::itanium::INTERNAL;
+        let counts = match image {
+            Image::Ptx(text) => {
+                let text = text.to_str().unwrap_or_default();
+                if !text.contains(MARK) {
+                    return Vec::new();
+                }
+                ParamCounts::of_ptx(text)
+            }
+            Image::Binary(bytes) => {
+                if !bytes.windows(MARK.len()).any(|w| w == MARK.as_bytes()) {
+                    return Vec::new();
+                }
+                ParamCounts::of_image(bytes)
+            }
+        };
+        counts.0.into_keys().filter(|n| n.contains(MARK)).collect()
+    }
+
     /// The count for `kernel`, where the image said.
     pub(crate) fn get(&self, kernel: &str) -> Option<usize> {
         self.0.get(kernel).copied()

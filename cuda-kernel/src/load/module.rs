@@ -208,6 +208,7 @@ fn load(ctx: &Arc<CudaContext>, image: Image<'_>) -> Result<Arc<CudaModule>, Err
     };
     // The parameter counts, for drivers that cannot say them (see `driver::params`).
     let counts = ParamCounts::needed(&copy);
+    let internal = ParamCounts::internal_names(&copy);
     let module = ctx.load_module(image.into_cudarc()).map_err(|source| {
         if is_jit_error(source.0) {
             Error::Jit {
@@ -226,7 +227,48 @@ fn load(ctx: &Arc<CudaContext>, image: Image<'_>) -> Result<Arc<CudaModule>, Err
     if let Some(counts) = counts {
         remember_counts(&module, counts);
     }
+    if !internal.is_empty() {
+        let mut all = INTERNAL_NAMES
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        all.retain(|(weak, _)| weak.strong_count() > 0);
+        all.push((Arc::downgrade(&module), internal));
+    }
     Ok(module)
+}
+
+/// The entries of the modules this crate loaded that nvcc named in its internal namespace,
+/// while they live: a `static` device function's instance is found among them whatever the
+/// nvcc run that made the module named it.
+static INTERNAL_NAMES: Mutex<Vec<(Weak<CudaModule>, Vec<String>)>> = Mutex::new(Vec::new());
+
+/// The entry of `module` that is `masked` once nvcc's run-dependent internal names are masked
+/// ([`without_internal_parts`](cuda_kernel_syntax::itanium::without_internal_parts)): among
+/// the entries of a module this crate loaded, else among `members` (the PTX the declaration
+/// was checked against, for a module loaded elsewhere).
+pub(crate) fn internal_entry(
+    module: &Arc<CudaModule>,
+    masked: &str,
+    members: &[&str],
+) -> Option<String> {
+    use cuda_kernel_syntax::itanium::without_internal_parts;
+    let all = INTERNAL_NAMES
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let names = all
+        .iter()
+        .find(|(weak, _)| std::ptr::eq(weak.as_ptr(), Arc::as_ptr(module)))
+        .map(|(_, names)| names);
+    match names {
+        Some(names) => names
+            .iter()
+            .find(|n| without_internal_parts(n) == masked)
+            .cloned(),
+        None => members
+            .iter()
+            .find(|n| without_internal_parts(n) == masked)
+            .map(|n| n.to_string()),
+    }
 }
 
 /// The parameter counts of the modules this crate loaded, while they live: a module loaded
