@@ -770,6 +770,7 @@ fn template_param(
     tokens: &[Token],
     enums: &[String],
     namespace: Option<&str>,
+    types: (&[(String, Vec<Token>)], &[(String, String)]),
     taken: &mut Vec<String>,
 ) -> Result<TemplateParam, String> {
     // A default (`= 256`) is no part of the declaration: instances name every argument.
@@ -777,6 +778,54 @@ fn template_param(
         Some(eq) => &tokens[..eq],
         None => tokens,
     };
+    // `float (*op)(float, int)`: a device function, `const op: fn(f32, i32) -> f32`.
+    if let Some(open) = tokens
+        .windows(2)
+        .position(|w| is_punct(w.first(), '(') && is_punct(w.get(1), '*'))
+    {
+        let (typedefs, structs) = types;
+        let (Some(Token::Ident(name)), true, true) = (
+            tokens.get(open + 2),
+            is_punct(tokens.get(open + 3), ')'),
+            is_punct(tokens.get(open + 4), '('),
+        ) else {
+            return Err("a template parameter this generator does not read".into());
+        };
+        let close = skip_group(tokens, open + 4, '(', ')');
+        if close != tokens.len() {
+            return Err("a template parameter this generator does not read".into());
+        }
+        let c_type = |words: &[Token]| {
+            rust_type(words, typedefs, &[], structs, namespace)
+                .map_err(|why| format!("a device function parameter whose type {why}"))
+        };
+        let params = split_params(&tokens[open + 5..close - 1])
+            .iter()
+            .map(|p| {
+                // A parameter's name, where given, is no part of its type.
+                let words = match p.split_last() {
+                    Some((Token::Ident(n), rest))
+                        if !rest.is_empty()
+                            && !TYPE_WORDS.contains(&n.as_str())
+                            && builtin(n).is_none() =>
+                    {
+                        rest
+                    }
+                    _ => &p[..],
+                };
+                c_type(words)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let returns = match &tokens[..open] {
+            [Token::Ident(v)] if v == "void" => String::new(),
+            words => format!(" -> {}", c_type(words)?),
+        };
+        let name = naming::param(name, taken);
+        return Ok(TemplateParam {
+            text: format!("const {name}: fn({}){returns}", params.join(", ")),
+            type_param: None,
+        });
+    }
     match tokens {
         [Token::Ident(kind), Token::Ident(name)] if kind == "typename" || kind == "class" => {
             let rust = naming::param(name, taken);
@@ -1405,7 +1454,15 @@ pub fn generate(
                 }
                 match head
                     .iter()
-                    .map(|p| template_param(p, &enums, kernel.namespace.as_deref(), &mut taken))
+                    .map(|p| {
+                        template_param(
+                            p,
+                            &enums,
+                            kernel.namespace.as_deref(),
+                            (&typedefs, &structs),
+                            &mut taken,
+                        )
+                    })
                     .collect::<Result<Vec<_>, _>>()
                 {
                     Ok(generics) => generics,

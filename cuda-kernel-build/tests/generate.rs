@@ -52,6 +52,7 @@ fn every_kernel_of_real_files_is_declared_or_named_and_the_declarations_pass_the
         ("cxx_fixtures", "compute_75"),
         ("low_precision", "compute_75"),
         ("multi_gpu", "compute_75"),
+        ("device_fns", "compute_75"),
     ] {
         let source = dir.join(format!("{stem}.cu"));
         let text = preprocess(&source, arch);

@@ -41,3 +41,13 @@ __global__ void particle(Particle p, Kernels k, float *out) { out[0] = p.x + k.a
 
 namespace a { struct Pair { float lo; }; __global__ void pair(Pair p, float *out) { out[0] = p.lo; } }
 namespace b { struct Pair { int n; }; __global__ void pair(Pair p, float *out) { out[0] = p.n; } }
+
+// Templates over device functions, `static` and in a namespace (ggml's unary.cu).
+static __device__ float op_relu(float x) { return x > 0.0f ? x : 0.0f; }
+namespace ops { __device__ float scale(float x, const float *by) { return x * *by; } }
+template <float (*op)(float), typename T>
+static __global__ void unary_op(const T *x, T *dst, int k) { if (threadIdx.x < k) dst[threadIdx.x] = (T)op((float)x[threadIdx.x]); }
+template <float (*op)(float, const float *)>
+__global__ void scaled(const float *x, float *dst, const float *by) { dst[threadIdx.x] = op(x[threadIdx.x], by); }
+template __global__ void unary_op<op_relu, float>(const float *, float *, int);
+template __global__ void scaled<ops::scale>(const float *, float *, const float *);

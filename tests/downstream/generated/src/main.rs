@@ -52,6 +52,15 @@ fn main() -> Result<(), cuda_kernel::Error> {
         names::MulMatVec::<1, 2>::symbol(),
         "_Z11mul_mat_vecIL9ggml_type1ELi2EEvPKfPfi"
     );
+    // Templates over device functions: an instance by the function's name.
+    assert_eq!(
+        names::Scaled::symbol_named("ops::scale"),
+        "_Z6scaledIXadL_ZN3ops5scaleEfPKfEEEvS2_PfS2_"
+    );
+    assert!(
+        <names::UnaryOp<f32> as cuda_kernel::Kernel>::__internal_symbol("op_relu")
+            .is_some_and(|s| s.contains("7op_relu"))
+    );
     let pair = names::b::Pair { n: 3 };
     assert_eq!(names::BPair::pack(pair, 0x1000).bytes()[..4], 3i32.to_le_bytes());
     println!(
