@@ -48,12 +48,15 @@ pub struct Accounting {
     pub elsewhere: usize,
     /// Entries of kernels named in a warning.
     pub warned: usize,
+    /// Entries of kernels that toolkit headers define (CUB's, Thrust's), which the file's host
+    /// code instantiates and those headers' host code launches: no Rust launches them.
+    pub toolkit: usize,
 }
 
 impl Accounting {
     /// Whether every entry is accounted for.
     pub fn complete(&self) -> bool {
-        self.declared + self.by_hand + self.elsewhere + self.warned == self.entries
+        self.declared + self.by_hand + self.elsewhere + self.warned + self.toolkit == self.entries
     }
 }
 
@@ -63,7 +66,15 @@ impl std::fmt::Display for Accounting {
             f,
             "{} entries in the PTX: {} declared here, {} by hand, {} in another file's block, {} named in warnings",
             self.entries, self.declared, self.by_hand, self.elsewhere, self.warned
-        )
+        )?;
+        if self.toolkit > 0 {
+            write!(
+                f,
+                ", {} instantiated by toolkit headers and launched by their host code",
+                self.toolkit
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -264,6 +275,75 @@ struct Scanned {
     structs: Vec<StructDef>,
     /// The enums declared at namespace level, by their qualified C++ names (`vllm::Kind`).
     enums: Vec<String>,
+    /// Kernels defined by headers outside the file and its local headers (the toolkit's).
+    toolkit: Vec<String>,
+    /// The enums with what a by-value parameter of one needs.
+    enum_defs: Vec<EnumDef>,
+}
+
+/// An enum defined at namespace level.
+#[derive(Clone, Debug)]
+struct EnumDef {
+    name: String,
+    namespace: Option<String>,
+    /// Its base type's words (`uint8_t`), empty for `int`.
+    base: Vec<String>,
+    /// Its enumerators with their values, `None` from the first whose value is an expression
+    /// this generator does not compute.
+    enumerators: Vec<(String, Option<i128>)>,
+    here: bool,
+}
+
+/// The enumerators of an enum's body, each with its value where it is a literal or follows
+/// one.
+fn enumerators(body: &[Token]) -> Vec<(String, Option<i128>)> {
+    let mut out = Vec::new();
+    let mut next = Some(0i128);
+    for part in split_params(body) {
+        let Some(Token::Ident(name)) = part.first() else {
+            continue;
+        };
+        let value = match &part[1..] {
+            [] => next,
+            [Token::Punct('='), rest @ ..] => {
+                let (negative, rest) = match rest {
+                    [Token::Punct('-'), rest @ ..] => (true, rest),
+                    _ => (false, rest),
+                };
+                match rest {
+                    [Token::Literal(n)] => {
+                        integer_literal(n).map(|v| if negative { -v } else { v })
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        out.push((name.clone(), value));
+        next = value.and_then(|v| v.checked_add(1));
+    }
+    out
+}
+
+/// A C integer literal's value (`5`, `0x1F`, `7u`, `0b101`).
+fn integer_literal(text: &str) -> Option<i128> {
+    let digits = text.trim_end_matches(['u', 'U', 'l', 'L']);
+    let digits = digits.replace('\'', "");
+    if let Some(hex) = digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        i128::from_str_radix(hex, 16).ok()
+    } else if let Some(bin) = digits
+        .strip_prefix("0b")
+        .or_else(|| digits.strip_prefix("0B"))
+    {
+        i128::from_str_radix(bin, 2).ok()
+    } else if digits.len() > 1 && digits.starts_with('0') {
+        i128::from_str_radix(&digits[1..], 8).ok()
+    } else {
+        digits.parse().ok()
+    }
 }
 
 fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
@@ -272,6 +352,8 @@ fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
     let mut typedefs = Vec::new();
     let mut structs: Vec<StructDef> = Vec::new();
     let mut enums: Vec<String> = Vec::new();
+    let mut toolkit: Vec<String> = Vec::new();
+    let mut enum_defs: Vec<EnumDef> = Vec::new();
     let mut blocks: Vec<Block> = Vec::new();
     let mut file = String::new();
     let mut i = 0;
@@ -376,6 +458,33 @@ fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
                         && !enums.contains(&named)
                     {
                         enums.push(named);
+                        // Its base type (`: uint8_t`) and enumerators, for a parameter that
+                        // takes a value of it.
+                        let mut k = j + 1;
+                        let mut base = Vec::new();
+                        if is_punct(tokens.get(k), ':') && !is_punct(tokens.get(k + 1), ':') {
+                            k += 1;
+                            while let Some(Token::Ident(w)) = tokens.get(k) {
+                                base.push(w.clone());
+                                k += 1;
+                            }
+                        }
+                        let enumerators = match is_punct(tokens.get(k), '{') {
+                            true => {
+                                let end = skip_group(&tokens, k, '{', '}');
+                                enumerators(
+                                    tokens.get(k + 1..end.saturating_sub(1)).unwrap_or_default(),
+                                )
+                            }
+                            false => Vec::new(),
+                        };
+                        enum_defs.push(EnumDef {
+                            name: name.clone(),
+                            namespace: namespace_of(&blocks),
+                            base,
+                            enumerators,
+                            here: from_here(&file),
+                        });
                     }
                 }
                 i = j.max(i + 1);
@@ -437,7 +546,15 @@ fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
                 while i < tokens.len() && is_ident(tokens.get(i), "__attribute__") {
                     i = skip_group(&tokens, i + 1, '(', ')');
                 }
-                if !is_punct(tokens.get(i), '{') || !from_here(&file) {
+                if !is_punct(tokens.get(i), '{') {
+                    continue;
+                }
+                if !from_here(&file) {
+                    // A toolkit header's (CUB's): counted apart when the PTX has it.
+                    let named = qualified(namespace_of(&blocks).as_deref(), &name);
+                    if !toolkit.contains(&named) {
+                        toolkit.push(named);
+                    }
                     continue;
                 }
                 // What precedes it: `extern "C"`, a template head.
@@ -489,6 +606,8 @@ fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
         typedefs,
         structs,
         enums,
+        toolkit,
+        enum_defs,
     }
 }
 
@@ -516,6 +635,31 @@ fn split_params(tokens: &[Token]) -> Vec<Vec<Token>> {
     out
 }
 
+/// A declarator without its initializer: a default argument (`= nullptr`) or a default member
+/// initializer (`= 0.0f`, `{0}`), neither of which is part of the type or the layout.
+fn without_initializer(tokens: &[Token]) -> Vec<Token> {
+    let mut depth = 0i32;
+    for (i, token) in tokens.iter().enumerate() {
+        match token {
+            Token::Punct('(' | '[' | '<') => depth += 1,
+            Token::Punct(')' | ']' | '>') => depth -= 1,
+            Token::Punct('=') if depth == 0 => return tokens[..i].to_vec(),
+            // `int n{4}` after a name.
+            Token::Punct('{')
+                if depth == 0
+                    && matches!(
+                        tokens.get(i.wrapping_sub(1)),
+                        Some(Token::Ident(_)) | Some(Token::Punct(']'))
+                    ) =>
+            {
+                return tokens[..i].to_vec();
+            }
+            _ => {}
+        }
+    }
+    tokens.to_vec()
+}
+
 /// Type words that are never a parameter's name.
 const TYPE_WORDS: &[&str] = &[
     "const", "volatile", "unsigned", "signed", "int", "long", "short", "char", "float", "double",
@@ -532,6 +676,9 @@ fn param(
     scope: Option<&str>,
     taken: &mut Vec<String>,
 ) -> Result<(String, String), String> {
+    // A default argument (`const float *mul = nullptr`) is no part of the type.
+    let tokens = without_initializer(tokens);
+    let tokens = &tokens[..];
     let mut words: Vec<Token> = Vec::new();
     let mut grid_constant = false;
     let mut i = 0;
@@ -548,7 +695,7 @@ fn param(
             }
             Token::Ident(g) if g == "__grid_constant__" => grid_constant = true,
             Token::Ident(r) if r == "__restrict__" || r == "__restrict" || r == "restrict" => {}
-            Token::Ident(s) if s == "struct" => {}
+            Token::Ident(s) if s == "struct" || s == "enum" => {}
             Token::Punct('[') => {
                 // `float x[]`: a pointer, as C passes arrays (the star before the name).
                 let at = match words.last() {
@@ -689,6 +836,7 @@ fn rust_type(
                     .find(|(c, _)| c.ends_with(&format!("::{spelled}")))
             })
             .map(|(_, r)| r.clone())
+            .filter(|r| !r.is_empty())
     };
     let Some(mut ty) = type_param.or_else(|| builtin(&spelled)).or_else(a_struct) else {
         return Err(format!(
@@ -828,7 +976,7 @@ fn template_param(
     }
     match tokens {
         [Token::Ident(kind), Token::Ident(name)] if kind == "typename" || kind == "class" => {
-            let rust = naming::param(name, taken);
+            let rust = naming::type_param(name, taken);
             Ok(TemplateParam {
                 text: rust.clone(),
                 type_param: Some((name.clone(), rust)),
@@ -1332,6 +1480,8 @@ pub fn generate(
         typedefs,
         structs: defined,
         enums,
+        toolkit,
+        enum_defs,
     } = scan(preprocessed, from_here);
     // The file's own structs, each once its fields read (nested ones first); bound ones are
     // the crate's.
@@ -1345,9 +1495,9 @@ pub fn generate(
     let mut struct_modules: Vec<(String, String)> = Vec::new();
     for def in defined.iter().filter(|d| d.here) {
         let qualified = def.qualified();
-        if structs
-            .iter()
-            .any(|(c, _)| *c == qualified || *c == def.name)
+        // Bound by the build script (by its name or its qualified one), or read already.
+        if bound.iter().any(|(c, _)| *c == qualified || *c == def.name)
+            || structs.iter().any(|(c, _)| *c == qualified)
         {
             continue;
         }
@@ -1355,7 +1505,11 @@ pub fn generate(
         // type), its name in a module named after its namespace (`b::Pair`, `global::Kernels`):
         // the PTX check and the symbols see the struct by its last segment, as C++ names it.
         let rust = match types.is_taken(&def.name) || rust_name(&def.name) != def.name {
-            false => types.claim(std::slice::from_ref(&def.name)),
+            false if naming::free_type_name(&def.name) => {
+                types.claim(std::slice::from_ref(&def.name))
+            }
+            // `Box`, `Float4`: a name #[kernel] reads as its own.
+            false => types.claim(&[format!("{}_", def.name)]),
             true => {
                 let scope = def
                     .namespace
@@ -1365,7 +1519,7 @@ pub fn generate(
                 let scope = match struct_modules.iter().find(|(n, _)| *n == scope) {
                     Some((_, m)) => m.clone(),
                     None => {
-                        let m = types.claim(&[rust_name(&scope)]);
+                        let m = types.claim(&[naming::module(&scope)]);
                         struct_modules.push((scope, m.clone()));
                         m
                     }
@@ -1380,6 +1534,64 @@ pub fn generate(
             }
             Err(why) => struct_problems.push((qualified, why)),
         }
+    }
+    // A struct of the file that could not be read still hides one of the same name in an
+    // enclosing namespace, as in C++: found, and refused (an empty Rust name).
+    for (qualified, _) in &struct_problems {
+        structs.push((qualified.clone(), String::new()));
+    }
+    // The file's enums, for parameters taking a value of one: a `#[repr(C)]` struct of its
+    // base type (`pool_op(1)`), named in symbols by the enum's C++ name, its enumerators as
+    // constants.
+    for def in enum_defs.iter().filter(|d| d.here) {
+        let qualified = qualified(def.namespace.as_deref(), &def.name);
+        if structs.iter().any(|(c, _)| *c == qualified) {
+            continue;
+        }
+        let base = match &def.base[..] {
+            [] => Some("i32".to_string()),
+            words => builtin(&c_spelling(words)).filter(|_| {
+                types::all()
+                    .any(|t| t.cuda == c_spelling(words) && t.class == types::Class::Integer)
+            }),
+        };
+        let Some(base) = base else {
+            struct_problems.push((
+                qualified,
+                "an enum of a base type this generator does not read".into(),
+            ));
+            continue;
+        };
+        // In UpperCamelCase (`pool_op` is `PoolOp`): a tuple struct, which no parameter of the
+        // file or of a launcher (`config`) may be named as.
+        let camel = cuda_kernel_syntax::ast::upper_camel_case(&def.name);
+        let rust = match naming::free_type_name(&camel) {
+            true => types.claim(&[camel.clone(), format!("{camel}Enum")]),
+            false => types.claim(&[format!("{camel}Enum")]),
+        };
+        let consts: String = def
+            .enumerators
+            .iter()
+            .map_while(|(name, value)| value.map(|v| (name, v)))
+            .map(|(name, value)| {
+                format!(
+                    "    /// `{qualified}::{name}`.\n    pub const {}: {rust} = {rust}({value});\n",
+                    rust_name(name)
+                )
+            })
+            .collect();
+        let consts = match consts.is_empty() {
+            true => String::new(),
+            false => format!("#[allow(non_upper_case_globals)]\nimpl {rust} {{\n{consts}}}\n"),
+        };
+        let item = format!(
+            "/// `enum {qualified}` of {source}: a value of it.\n\
+             #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, ::cuda_kernel::KernelParam)]\n\
+             #[kernel_param(cuda_name = \"{qualified}\")]\n#[repr(C)]\n\
+             pub struct {rust}(pub {base});\n{consts}"
+        );
+        structs.push((qualified.clone(), rust));
+        struct_items.push((qualified, item, Vec::new()));
     }
     let mut out = Generated::default();
     let mut kernels: Vec<Declared> = Vec::new();
@@ -1404,6 +1616,18 @@ pub fn generate(
             out.warnings
                 .push(format!("{source}: `{qualified}` is not generated: {why}"));
         };
+        // `Self`, `self`, `super`, `crate`, `_`: no Rust identifier, raw or not, spells them,
+        // and a C++ kernel's symbol is derived from its fn's name; a plain one is bound by its
+        // symbol (below), a template's instances have one each.
+        let unspelled = rust_name(&kernel.name).trim_start_matches("r#") != kernel.name;
+        if unspelled && !kernel.extern_c {
+            warn(format!(
+                "named `{}`, which no Rust identifier spells: declare each instance by hand \
+                 with #[kernel(name = \"<its symbol>\")]",
+                kernel.name
+            ));
+            continue;
+        }
         if kernel
             .namespace
             .as_deref()
@@ -1597,26 +1821,24 @@ pub fn generate(
         .zip(&kernel_renames)
         .filter(|(k, _)| !in_family(k))
     {
+        // A parameter named as a type of the file (a tuple struct) or `None` takes a `_`.
         let list: Vec<String> = kernel
             .params
             .iter()
-            .map(|(n, t)| format!("{n}: {t}"))
+            .map(|(n, t)| {
+                let (attr, name) = match n.rsplit_once(' ') {
+                    Some((attr, name)) => (format!("{attr} "), name),
+                    None => (String::new(), n.as_str()),
+                };
+                format!("{attr}{}: {t}", naming::unshadowed(name, &types))
+            })
             .collect();
         // A name a raw identifier cannot spell (`Self`, declared `Self_`) gives its symbol.
         let fn_ident = rust_name(&kernel.name);
         let spelled = fn_ident.trim_start_matches("r#") == kernel.name;
-        let entry = || {
-            let mut of = entries
-                .iter()
-                .filter(|e| entry_function(e) == kernel.qualified());
-            of.next().filter(|_| of.next().is_none())
-        };
         let cpp = match (kernel.extern_c, &kernel.namespace) {
             (true, _) if !spelled => format!("    #[kernel(name = \"{}\"{rename})]\n", kernel.name),
-            (false, _) if !spelled && kernel.generics.is_empty() && entry().is_some() => format!(
-                "    #[kernel(name = \"{}\"{rename})]\n",
-                entry().map(String::as_str).unwrap_or_default()
-            ),
+
             (true, _) if rename.is_empty() => String::new(),
             (true, _) => format!("    #[kernel({})]\n", &rename[2..]),
             (false, None) => format!("    #[kernel(cpp{rename})]\n"),
@@ -1625,7 +1847,12 @@ pub fn generate(
         let generics = if kernel.generics.is_empty() {
             String::new()
         } else {
-            format!("<{}>", kernel.generics.join(", "))
+            let list: Vec<String> = kernel
+                .generics
+                .iter()
+                .map(|g| naming::unshadowed_generic(g, &types))
+                .collect();
+            format!("<{}>", list.join(", "))
         };
         // Names as the source writes them (`N`, `transposeNaive`, `const blockSize: u32`).
         let allow = if kernel.generics.is_empty() {
@@ -1670,6 +1897,8 @@ pub fn generate(
             &mut out.accounting.elsewhere
         } else if warned.contains(&function.as_str()) {
             &mut out.accounting.warned
+        } else if toolkit.contains(&function) {
+            &mut out.accounting.toolkit
         } else {
             // Defined where the scanner does not read (a system header: CUB's kernels), or
             // not found by it: named all the same.
@@ -1760,7 +1989,20 @@ fn struct_item(
             Token::Punct('{' | '(') => depth += 1,
             Token::Punct('}' | ')') => depth -= 1,
             Token::Punct(';') if depth == 0 => {
-                chunks.push(std::mem::take(&mut chunk));
+                // Default member initializers (`float x = 0.0f, y{1};`) leave the layout as
+                // it is: each declarator without its own.
+                let parts: Vec<Vec<Token>> = split_params(&std::mem::take(&mut chunk))
+                    .iter()
+                    .map(|p| without_initializer(p))
+                    .collect();
+                let mut joined: Vec<Token> = Vec::new();
+                for (k, part) in parts.into_iter().enumerate() {
+                    if k > 0 {
+                        joined.push(Token::Punct(','));
+                    }
+                    joined.extend(part);
+                }
+                chunks.push(joined);
                 continue;
             }
             _ => {}
@@ -1850,7 +2092,7 @@ fn struct_item(
     }
     let uses: Vec<String> = structs
         .iter()
-        .filter(|(_, used)| fields.iter().any(|(_, t)| mentions(t, used)))
+        .filter(|(_, used)| !used.is_empty() && fields.iter().any(|(_, t)| mentions(t, used)))
         .map(|(c, _)| c.clone())
         .collect();
     let repr = match &def.align {
@@ -1861,8 +2103,10 @@ fn struct_item(
         .iter()
         .map(|(n, t)| format!("    pub {n}: {t},\n"))
         .collect();
-    // A struct of a namespace is named by its C++ name in symbols and CUDA declarations.
-    let cuda_name = match def.namespace.is_some() {
+    // A struct of a namespace, or of another name in Rust (`Box_`, `Self_`), is named by its
+    // C++ name in symbols and CUDA declarations.
+    let last = rust.rsplit("::").next().unwrap_or(rust);
+    let cuda_name = match def.namespace.is_some() || last.trim_start_matches("r#") != def.name {
         true => format!("#[kernel_param(cuda_name = \"{}\")]\n", def.qualified()),
         false => String::new(),
     };

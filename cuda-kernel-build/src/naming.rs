@@ -25,6 +25,15 @@ pub fn ident(name: &str) -> String {
     }
 }
 
+/// A module's name for a C++ namespace's (`b` of `b::Pair`): [`ident`], and one starting
+/// with `__` (`__ck`, the generated code's own) with the underscores after it instead.
+pub fn module(name: &str) -> String {
+    match name.strip_prefix("__") {
+        Some(rest) => ident(&format!("{}_", rest.trim_start_matches('_'))),
+        None => ident(name),
+    }
+}
+
 /// Whether `name` is a name Rust code can use as it is: an identifier, raw or not.
 fn valid(name: &str) -> bool {
     let bare = name.strip_prefix("r#").unwrap_or(name);
@@ -32,6 +41,124 @@ fn valid(name: &str) -> bool {
         && !["self", "Self", "super", "crate", "_"].contains(&bare)
         && (syn::parse_str::<syn::Ident>(bare).is_ok()
             || syn::parse_str::<syn::Ident>(name).is_ok())
+}
+
+/// Whether a struct of the user's may be named `name` in Rust: not a name `#[kernel]` reads
+/// as one of its own types by the last segment of a path (`Float4`, `f32`, `size_t`,
+/// `TensorMap`, `c_void`) nor one it refuses (`Box`, `String`, `Option`).
+pub fn free_type_name(name: &str) -> bool {
+    cuda_kernel_syntax::types::by_name(name).is_none()
+        && !cuda_kernel_syntax::check::REFUSED_TYPE_NAMES.contains(&name)
+        && !["TensorMap", "c_void", "Self"].contains(&name)
+        // `__ck` and its kind are the generated code's own.
+        && !name.starts_with("__")
+}
+
+/// A type parameter's name: [`param`], and one `#[kernel]` reads as a type of its own or
+/// refuses (`Option`, `f32`, `Float4`) with a `_` after it.
+pub fn type_param(name: &str, taken: &mut Vec<String>) -> String {
+    match free_type_name(name) && !TYPE_NAMESPACE.contains(&name) {
+        true => param(name, taken),
+        false => param(&format!("{name}_"), taken),
+    }
+}
+
+/// Names of Rust's prelude and extern crates, which a const parameter named so would be read
+/// as where a generic argument is expected (`Launcher<core>`, `Launcher<Result>`).
+const TYPE_NAMESPACE: &[&str] = &[
+    "Option",
+    "Result",
+    "Vec",
+    "String",
+    "Box",
+    "Some",
+    "None",
+    "Ok",
+    "Err",
+    "core",
+    "std",
+    "alloc",
+    "Copy",
+    "Clone",
+    "Send",
+    "Sync",
+    "Sized",
+    "Drop",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "Default",
+    "Eq",
+    "PartialEq",
+    "Ord",
+    "PartialOrd",
+    "Iterator",
+    "IntoIterator",
+    "Extend",
+    "ToString",
+    "ToOwned",
+    "AsRef",
+    "AsMut",
+    "Into",
+    "From",
+    "TryFrom",
+    "TryInto",
+    "DoubleEndedIterator",
+    "ExactSizeIterator",
+    "FromIterator",
+    "Unpin",
+    "bool",
+    "char",
+    "str",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "i128",
+    "isize",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "u128",
+    "usize",
+    "f32",
+    "f64",
+];
+
+/// A template's generic parameter as written (`const N: u32`, `#[kernel(enum = "K")] const
+/// k: i32`, `const op: fn(f32) -> f32`, `T`), with a const parameter's name given a `_` where
+/// it is a type of the file or of Rust's prelude (which a generic argument would name).
+pub fn unshadowed_generic(generic: &str, types: &TypeNames) -> String {
+    let Some(at) = generic.find("const ") else {
+        return generic.to_string();
+    };
+    let (head, rest) = generic.split_at(at + "const ".len());
+    let Some((name, tail)) = rest.split_once(':') else {
+        return generic.to_string();
+    };
+    let mut bare = name.trim_start_matches("r#").to_string();
+    if !types.is_taken(&bare) && !TYPE_NAMESPACE.contains(&bare.as_str()) {
+        return generic.to_string();
+    }
+    while types.is_taken(&bare) || TYPE_NAMESPACE.contains(&bare.as_str()) {
+        bare.push('_');
+    }
+    format!("{head}{bare}:{tail}")
+}
+
+/// A parameter's name that no pattern of Rust takes for something else: not a tuple struct or
+/// variant in scope (a type of the file, `Some`, `None`, `Ok`, `Err`), which a parameter
+/// cannot shadow.
+pub fn unshadowed(name: &str, types: &TypeNames) -> String {
+    let mut bare = name.trim_start_matches("r#").to_string();
+    if !types.is_taken(&bare) && !["Some", "None", "Ok", "Err"].contains(&bare.as_str()) {
+        return name.to_string();
+    }
+    while types.is_taken(&bare) || ["Some", "None", "Ok", "Err"].contains(&bare.as_str()) {
+        bare.push('_');
+    }
+    bare
 }
 
 /// A parameter's (or a template parameter's) name, as `#[kernel]` takes it and unique among
@@ -44,7 +171,9 @@ pub fn param(name: &str, taken: &mut Vec<String>) -> String {
         "arg".to_string()
     } else if name.starts_with("__") {
         format!("{trimmed}_")
-    } else if cuda_kernel_syntax::check::LAUNCHER_ARGS.contains(&name) {
+    } else if cuda_kernel_syntax::check::LAUNCHER_ARGS.contains(&name)
+        || ["Some", "None", "Ok", "Err"].contains(&name)
+    {
         format!("{name}_")
     } else {
         name.to_string()

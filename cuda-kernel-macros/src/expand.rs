@@ -388,8 +388,14 @@ fn sanitized(name: &str) -> String {
             }
         })
         .collect();
+    let starts_well = ident.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
     match syn::parse_str::<Ident>(&ident) {
-        Ok(_) if !ident.starts_with(|c: char| c.is_ascii_digit()) => ident,
+        Ok(_) if starts_well && ident != "gen" => ident,
+        // A keyword (`gen`, reserved from edition 2024, `type`) as a raw identifier, but those
+        // a raw identifier cannot be.
+        _ if starts_well && !["self", "Self", "super", "crate", "_"].contains(&ident.as_str()) => {
+            format!("r#{ident}")
+        }
         _ => format!("name_{ident}"),
     }
 }
@@ -940,9 +946,18 @@ fn member_check(krate: &Path, kernel: &Kernel) -> (Option<TokenStream>, Option<T
             ),
         }
     };
-    let generic_idents: Vec<&Ident> = kernel.generics.iter().map(|g| g.ident()).collect();
+    // A const parameter braced: named as a type or module in scope (`Pair`, `core`), it is
+    // still the value.
+    let generic_args: Vec<TokenStream> = kernel
+        .generics
+        .iter()
+        .map(|g| match g {
+            KernelGeneric::Type(t) => quote!(#t),
+            KernelGeneric::Const { ident, .. } => quote!({ #ident }),
+        })
+        .collect();
     let target = if with_values {
-        quote!(#instance<#(#generic_idents),*>)
+        quote!(#instance<#(#generic_args),*>)
     } else if type_params.len() == 1 {
         let t = &type_params[0];
         quote!(#t)
@@ -1169,7 +1184,9 @@ fn generics(p: &dyn ToTokens, kernel: &Kernel) -> (TokenStream, TokenStream, Tok
             }
             KernelGeneric::Const { ident, ty, .. } => {
                 declared.push(quote!(const #ident: #ty));
-                uses.push(quote!(#ident));
+                // Braced: a const parameter named as a type or module in scope (`Pair`,
+                // `core`) is still the value.
+                uses.push(quote!({ #ident }));
             }
         }
     }
@@ -1250,7 +1267,7 @@ fn symbol_body(
             }
             cpp_type_tokens(p, &ty)
         });
-        quote!(#p::itanium::mangle(#symbol, Some(&[#(#args),*]), &[#(#params),*]))
+        quote!(#p::itanium::mangle(#symbol, #p::core::option::Option::Some(&[#(#args),*]), &[#(#params),*]))
     } else {
         let names = kernel.type_names.iter().map(|named| {
             let (ty, text) = (&named.ty, &named.name);
@@ -1302,7 +1319,7 @@ fn struct_symbol_body(p: &dyn ToTokens, kernel: &Kernel) -> Option<TokenStream> 
             cpp_type_tokens(p, cpp)
         }
     });
-    Some(quote!(#p::itanium::mangle(#name, None, &[#(#params),*])))
+    Some(quote!(#p::itanium::mangle(#name, #p::core::option::Option::None, &[#(#params),*])))
 }
 
 /// For a `cpp` kernel the PTX check found by its structs' C++ names: a compile-time assertion

@@ -277,7 +277,7 @@ fn generic_declarations_expand_to_generic_types_naming_instances_at_load() {
         "{out}"
     );
     assert!(
-        out.contains("__ck::itanium::mangle( \"reduce0\", Some(&[__ck::template_arg::<T>()]), &[ __ck::CppType::Pointer { to_const: false, to: ::std::boxed::Box::new(__ck::CppType::Param(0)), },"),
+        out.contains("__ck::itanium::mangle( \"reduce0\", __ck::core::option::Option::Some(&[__ck::template_arg::<T>()]), &[ __ck::CppType::Pointer { to_const: false, to: ::std::boxed::Box::new(__ck::CppType::Param(0)), },"),
         "{out}"
     );
     // The parameter types reach the generated code as the model, never as text to parse.

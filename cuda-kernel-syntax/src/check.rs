@@ -538,6 +538,24 @@ fn container_element(path: &syn::Path) -> Option<String> {
     }
 }
 
+/// Names a parameter's type may not end in, whatever the path: host containers, `Option`, and
+/// Rust types C has none of ([`param_type_error`] says what to write instead).
+pub const REFUSED_TYPE_NAMES: &[&str] = &[
+    "Vec",
+    "Box",
+    "Rc",
+    "Arc",
+    "String",
+    "CudaSlice",
+    "CudaView",
+    "CudaViewMut",
+    "Option",
+    "char",
+    "i128",
+    "u128",
+    "str",
+];
+
 fn path_type_error(path: &syn::Path, text: &dyn std::fmt::Display) -> Option<String> {
     let last = path.segments.last()?;
     let name = last.ident.to_string();

@@ -152,12 +152,13 @@ pub fn family_prototypes(kernel: &Kernel) -> Vec<String> {
         .collect()
 }
 
-/// `text` with the type parameter `param` replaced by `with` where it stands as a whole word.
+/// `text` with the type parameter `param` replaced by `with` where it stands as a whole word
+/// (a raw identifier, `r#ref`, is one word: the parameter `r` is not in it).
 fn substitute(text: &str, param: &str, with: &str) -> String {
     let mut out = String::new();
     let mut word = String::new();
     for c in text.chars().chain(std::iter::once(' ')) {
-        if c.is_alphanumeric() || c == '_' {
+        if c.is_alphanumeric() || c == '_' || (c == '#' && word == "r") {
             word.push(c);
             continue;
         }

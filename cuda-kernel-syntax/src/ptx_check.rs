@@ -209,6 +209,19 @@ fn same_but_namespaces(declared: &CppType, found: &CppType) -> bool {
     }
 }
 
+/// Whether a declared parameter type is the type `found` in a symbol, but for the name of a
+/// struct: a Rust struct whose name is no C++ one's (`Self_` for `Self`), named in symbols by
+/// its `cuda_name`, which the expansion asserts.
+fn same_but_class_names(declared: &CppType, found: &CppType) -> bool {
+    match (declared, found) {
+        (CppType::Named(_), CppType::Named(_)) => true,
+        (CppType::Pointer { to_const: c, to: a }, CppType::Pointer { to_const: d, to: b }) => {
+            c == d && same_but_class_names(a, b)
+        }
+        (a, b) => a == b,
+    }
+}
+
 /// A `cpp` kernel taking structs, whose derived symbol names each struct by its Rust name
 /// (`Pair`): the one entry of its C++ name whose parameters are the declared ones, a struct
 /// matching a class of the same name in any namespace (`geo::Pair`). Its symbol, and the C++
@@ -231,19 +244,29 @@ fn entry_by_struct_names(
         .collect::<Option<_>>()?;
     declared.iter().find_map(CppType::class_name)?;
     let qualified = kernel.cpp_name();
+    // Structs named as in C++ but for namespaces first; else any struct where a struct is.
+    entry_with_structs(&declared, &qualified, file, same_but_namespaces)
+        .or_else(|| entry_with_structs(&declared, &qualified, file, same_but_class_names))
+}
+
+/// The one entry of `qualified` whose parameters `fit` the declared ones, with the C++ names of
+/// its structs where they differ from the declared ones.
+fn entry_with_structs(
+    declared: &[CppType],
+    qualified: &str,
+    file: &PtxFile,
+    fit: fn(&CppType, &CppType) -> bool,
+) -> Option<(String, Vec<(usize, String)>)> {
     let mut found = file.entries.iter().filter_map(|e| {
-        if demangle::function_name(&e.name).as_deref() != Some(qualified.as_str()) {
+        if demangle::function_name(&e.name).as_deref() != Some(qualified) {
             return None;
         }
         let types: Vec<CppType> = demangle::param_types(&e.name)?
             .iter()
             .map(|t| CppType::from_cpp(t))
             .collect::<Option<_>>()?;
-        let fits = types.len() == declared.len()
-            && declared
-                .iter()
-                .zip(&types)
-                .all(|(d, t)| same_but_namespaces(d, t));
+        let fits =
+            types.len() == declared.len() && declared.iter().zip(&types).all(|(d, t)| fit(d, t));
         fits.then(|| {
             let names = declared
                 .iter()
@@ -810,7 +833,7 @@ fn struct_names_in_instance(
     let mut names = Vec::new();
     for (i, (declared, found)) in params.iter().zip(&found).enumerate() {
         let declared = substituted(declared, &types)?;
-        if !same_but_namespaces(&declared, found) {
+        if !same_but_class_names(&declared, found) {
             return None;
         }
         if let (Some(d), Some(f)) = (declared.class_name(), found.class_name()) {

@@ -134,7 +134,7 @@ pub const HALF: [BuiltinType; 2] = aggregates! {
 
 /// CUDA's vector types (`vector_types.h`) and the paired half types, as the runtime names them.
 /// `long`/`ulong` follow 64-bit Linux, where `long` is 8 bytes.
-pub const VECTORS: [BuiltinType; 58] = aggregates! {
+pub const VECTORS: [BuiltinType; 59] = aggregates! {
     "Float1" => "float1", 4, 4, Aggregate, false;
     "Float2" => "float2", 8, 8, Aggregate, true;
     "Float3" => "float3", 12, 4, Aggregate, false;
@@ -147,6 +147,7 @@ pub const VECTORS: [BuiltinType; 58] = aggregates! {
     "Uint2" => "uint2", 8, 8, Aggregate, false;
     "Uint3" => "uint3", 12, 4, Aggregate, false;
     "Uint4" => "uint4", 16, 16, Aggregate, true;
+    "Dim3" => "dim3", 12, 4, Aggregate, false;
     "Double1" => "double1", 8, 8, Aggregate, false;
     "Double2" => "double2", 16, 16, Aggregate, true;
     "Double3" => "double3", 24, 8, Aggregate, false;

@@ -28,7 +28,7 @@ fn every_builtin_impl_matches_its_table_row() {
         Short1 => "Short1", Short2 => "Short2", Short3 => "Short3", Short4 => "Short4",
         Ushort1 => "Ushort1", Ushort2 => "Ushort2", Ushort3 => "Ushort3", Ushort4 => "Ushort4",
         Int1 => "Int1", Int2 => "Int2", Int3 => "Int3", Int4 => "Int4",
-        Uint1 => "Uint1", Uint2 => "Uint2", Uint3 => "Uint3", Uint4 => "Uint4",
+        Uint1 => "Uint1", Uint2 => "Uint2", Uint3 => "Uint3", Uint4 => "Uint4", Dim3 => "Dim3",
         Long1 => "Long1", Long2 => "Long2", Long3 => "Long3", Long4 => "Long4",
         Ulong1 => "Ulong1", Ulong2 => "Ulong2", Ulong3 => "Ulong3", Ulong4 => "Ulong4",
         Longlong1 => "Longlong1", Longlong2 => "Longlong2", Longlong3 => "Longlong3",

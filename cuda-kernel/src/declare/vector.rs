@@ -77,6 +77,7 @@ vector_types! {
     Uint2("uint2"): u32, size 8, align 8, [x, y];
     Uint3("uint3"): u32, size 12, align 4, [x, y, z];
     Uint4("uint4"): u32, size 16, align 16, [x, y, z, w];
+    Dim3("dim3"): u32, size 12, align 4, [x, y, z];
     Long1("long1"): i64, size 8, align 8, [x];
     Long2("long2"): i64, size 16, align 16, [x, y];
     Long3("long3"): i64, size 24, align 8, [x, y, z];

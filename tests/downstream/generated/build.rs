@@ -7,6 +7,7 @@ fn main() {
             "../../../kernels/cuda/llmc_bf16.cu",
             "../../../kernels/cuda/namespaces.cu",
             "cuda/names.cu",
+            "cuda/toolkit.cu",
         ])
         .include("../../../kernels/cuda")
         .include("../../../kernels/cuda/llmc-compat")

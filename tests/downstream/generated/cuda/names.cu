@@ -51,3 +51,21 @@ template <float (*op)(float, const float *)>
 __global__ void scaled(const float *x, float *dst, const float *by) { dst[threadIdx.x] = op(x[threadIdx.x], by); }
 template __global__ void unary_op<op_relu, float>(const float *, float *, int);
 template __global__ void scaled<ops::scale>(const float *, float *, const float *);
+
+// What real headers write: default member initializers, default arguments, by-value enums
+// (plain and scoped, with a base type), dim3 and uint3.
+enum pool_op { POOL_MAX, POOL_AVG = 4, POOL_SUM };
+namespace nn { enum class act : unsigned char { relu = 1, gelu }; }
+struct bias_params { const float *bias = nullptr; float scale = 1.0f, shift{0.0f}; int n = 0; };
+__global__ void pool(const float *x, float *dst, const enum pool_op op, nn::act a, bias_params p, const float *mul = nullptr) {
+    dst[0] = x[0] + (int)op + (int)a + p.scale + (mul ? *mul : 0.0f);
+}
+extern "C" __global__ void shape(float *dst, dim3 grid, uint3 block) { dst[0] = grid.x + block.y; }
+
+// A type parameter named `r`, which Rust reads as the prefix of a raw string or identifier
+// where text is pasted together.
+template <typename r> __global__ void gen(r *x) { x[0] = (r)1; }
+template __global__ void gen<float>(float *);
+struct ref { int a; };
+template <typename r> __global__ void gen_ref(r *x, ref y) { x[0] = (r)y.a; }
+template __global__ void gen_ref<float>(float *, ref);

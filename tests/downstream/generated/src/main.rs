@@ -61,6 +61,16 @@ fn main() -> Result<(), cuda_kernel::Error> {
         <names::UnaryOp<f32> as cuda_kernel::Kernel>::__internal_symbol("op_relu")
             .is_some_and(|s| s.contains("7op_relu"))
     );
+    // By-value enums, default arguments and member initializers, dim3.
+    let sym = <names::Pool as cuda_kernel::Kernel>::symbol();
+    assert_eq!(sym, "_Z4poolPKfPf7pool_opN2nn3actE11bias_paramsS0_");
+    assert_eq!((names::PoolOp::POOL_SUM.0, names::Act::gelu.0), (5, 2));
+    let shape = names::Shape::pack(
+        0x1000,
+        cuda_kernel::Dim3 { x: 4, y: 1, z: 1 },
+        cuda_kernel::Uint3 { x: 1, y: 2, z: 3 },
+    );
+    assert_eq!(shape.bytes()[8..12], 4u32.to_le_bytes());
     let pair = names::b::Pair { n: 3 };
     assert_eq!(names::BPair::pack(pair, 0x1000).bytes()[..4], 3i32.to_le_bytes());
     println!(

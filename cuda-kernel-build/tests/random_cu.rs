@@ -1,0 +1,550 @@
+//! Generated declarations on code nobody tuned them to: random `.cu` files from a vocabulary
+//! that holds every Rust keyword C++ allows as a name, the launcher's own argument names,
+//! `__` names and names that camel-case alike; the same names across namespaces (the global one
+//! included); structs with default member initializers, by-value enums, default arguments;
+//! templates over types, values, enums and `static` or namespaced device functions. Each file is
+//! compiled by nvcc, its block generated and checked by the front end as `#[kernel]` checks it,
+//! every entry declared; then all the blocks are compiled by rustc in one crate.
+//!
+//! `CUDA_KERNEL_RANDOM_CU=N` sets the number of files (default 1000); nvcc's output is kept in
+//! `~/.cache/cuda-kernel/random-cu` by a hash of the source, as the build step keeps a file's
+//! PTX while its inputs are unchanged. Ignored where nvcc does not run.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use cuda_kernel_syntax::report::Errors;
+use cuda_kernel_syntax::{parse, ptx_check};
+
+/// Names C++ takes and Rust does not, or not everywhere.
+const NAMES: &[&str] = &[
+    "fn",
+    "mod",
+    "loop",
+    "match",
+    "ref",
+    "box",
+    "type",
+    "impl",
+    "trait",
+    "move",
+    "mut",
+    "pub",
+    "crate",
+    "self",
+    "Self",
+    "super",
+    "use",
+    "where",
+    "in",
+    "let",
+    "priv",
+    "macro",
+    "yield",
+    "async",
+    "await",
+    "dyn",
+    "abstract",
+    "become",
+    "final",
+    "override",
+    "unsafe",
+    "unsized",
+    "gen",
+    "stream",
+    "config",
+    "__x",
+    "_",
+    "Kernels",
+    "kernels",
+    "reset",
+    "value",
+    "x",
+    "n",
+    "Pair",
+    "vector_add",
+    "vectorAdd",
+    "VectorAdd",
+    "try_",
+    "r",
+    "T",
+    "N",
+    "Option",
+    "Result",
+    "Box",
+    "String",
+    "Vec",
+    "core",
+    "alloc",
+    "__ck",
+    "Some",
+    "None",
+    "Ok",
+];
+
+/// A small deterministic generator.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) as usize % n.max(1)
+    }
+
+    fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+        from[self.below(from.len())]
+    }
+
+    fn chance(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
+    }
+
+    /// A name of the vocabulary not in `used`, which it joins.
+    fn fresh(&mut self, used: &mut Vec<String>) -> String {
+        for _ in 0..64 {
+            let name = self.pick(NAMES).to_string();
+            if !used.contains(&name) {
+                used.push(name.clone());
+                return name;
+            }
+        }
+        let name = format!("name{}", used.len());
+        used.push(name.clone());
+        name
+    }
+}
+
+/// Scalar C types a parameter or field takes.
+const SCALARS: &[&str] = &[
+    "float",
+    "int",
+    "unsigned int",
+    "double",
+    "long long",
+    "short",
+];
+
+/// One random `.cu` file: its text, and whether every kernel of it is expected declared.
+fn random_file(rng: &mut Rng, index: usize) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "// random file {index}");
+    // One extern "C" name space for the whole file.
+    let mut c_names: Vec<String> = Vec::new();
+    let namespaces: Vec<Option<String>> = {
+        let mut list = vec![None];
+        let mut used = Vec::new();
+        for _ in 0..rng.below(3) {
+            let ns = rng.fresh(&mut used);
+            // A namespace is also a name a kernel of the global namespace may have.
+            list.push(Some(match rng.chance(30) {
+                true => format!("{ns}::{}", rng.fresh(&mut used)),
+                false => ns,
+            }));
+        }
+        list
+    };
+    let static_only = rng.chance(30);
+    // The outermost namespaces' names, which no name of the global scope may take.
+    let outer: Vec<String> = namespaces
+        .iter()
+        .flatten()
+        .map(|ns| ns.split("::").next().unwrap_or_default().to_string())
+        .collect();
+    for ns in &namespaces {
+        // Names of this scope: kernels, structs, enums, device functions are all distinct.
+        let mut scope: Vec<String> = outer.clone();
+        if let Some(ns) = ns {
+            for part in ns.split("::") {
+                let _ = writeln!(out, "namespace {part} {{");
+            }
+        }
+        // Structs.
+        let mut structs: Vec<String> = Vec::new();
+        for _ in 0..rng.below(3) {
+            let name = rng.fresh(&mut scope);
+            let mut fields = Vec::new();
+            let mut body = String::new();
+            for _ in 0..1 + rng.below(3) {
+                let field = rng.fresh(&mut fields);
+                let ty = rng.pick(SCALARS);
+                let init = match rng.below(4) {
+                    0 => " = 0",
+                    1 => "{}",
+                    _ => "",
+                };
+                let _ = write!(body, " {ty} {field}{init};");
+            }
+            let _ = writeln!(out, "struct {name} {{{body} }};");
+            structs.push(name);
+        }
+        // Enums: unscoped ones' enumerators are names of the scope too.
+        let mut enums: Vec<(String, Vec<String>)> = Vec::new();
+        for e in 0..rng.below(2) {
+            let name = rng.fresh(&mut scope);
+            let class = rng.chance(50);
+            let base = if rng.chance(50) {
+                " : unsigned char"
+            } else {
+                ""
+            };
+            let values: Vec<String> = (0..2 + rng.below(2))
+                .map(|v| format!("E{index}_{e}_{v}"))
+                .collect();
+            let body: Vec<String> = values
+                .iter()
+                .enumerate()
+                .map(|(v, n)| match v {
+                    1 => format!("{n} = {}", 3 + v),
+                    _ => n.clone(),
+                })
+                .collect();
+            let kind = if class { "enum class" } else { "enum" };
+            let _ = writeln!(out, "{kind} {name}{base} {{ {} }};", body.join(", "));
+            let qualified: Vec<String> = values
+                .iter()
+                .map(|v| match class {
+                    true => format!("{name}::{v}"),
+                    false => v.clone(),
+                })
+                .collect();
+            enums.push((name, qualified));
+        }
+        // Device functions: `static` ones, or external ones of a namespace.
+        let mut device_fns: Vec<String> = Vec::new();
+        for _ in 0..rng.below(3) {
+            let name = format!("op_{}", rng.fresh(&mut scope).trim_start_matches('_'));
+            if scope.contains(&name) {
+                continue;
+            }
+            scope.push(name.clone());
+            let linkage = if static_only || ns.is_none() || rng.chance(50) {
+                "static "
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                out,
+                "{linkage}__device__ float {name}(float v) {{ return v; }}"
+            );
+            device_fns.push(name);
+        }
+        // Kernels.
+        for _ in 0..1 + rng.below(4) {
+            let name = rng.fresh(&mut scope);
+            let extern_c =
+                ns.is_none() && !static_only && rng.chance(30) && !c_names.contains(&name);
+            let linkage = match (extern_c, static_only) {
+                (true, _) => "extern \"C\" ",
+                (false, true) => "static ",
+                (false, false) => "",
+            };
+            // Template parameters and parameters: one scope of names, apart from the types'.
+            let mut names: Vec<String> = scope.clone();
+            let kind = if extern_c { 0 } else { rng.below(5) };
+            let mut head = Vec::new();
+            let mut instances: Vec<Vec<String>> = vec![Vec::new()];
+            let mut type_param = None;
+            match kind {
+                1 => {
+                    let t = rng.fresh(&mut names);
+                    head.push(format!("typename {t}"));
+                    instances = vec![vec!["float".into()], vec!["double".into()]];
+                    type_param = Some(t);
+                }
+                2 => {
+                    let v = rng.fresh(&mut names);
+                    head.push(format!("int {v}"));
+                    instances = vec![vec!["2".into()], vec!["-3".into()]];
+                }
+                3 if !enums.is_empty() => {
+                    let (e, values) = &enums[rng.below(enums.len())];
+                    let v = rng.fresh(&mut names);
+                    head.push(format!("{e} {v}"));
+                    instances = values.iter().take(2).map(|x| vec![x.clone()]).collect();
+                }
+                4 if !device_fns.is_empty() => {
+                    let f = rng.fresh(&mut names);
+                    let t = rng.fresh(&mut names);
+                    head.push(format!("float (*{f})(float)"));
+                    head.push(format!("typename {t}"));
+                    instances = device_fns
+                        .iter()
+                        .take(2)
+                        .map(|d| vec![d.clone(), "float".into()])
+                        .collect();
+                    type_param = Some(t);
+                }
+                _ => {}
+            }
+            let mut params: Vec<(String, String)> = Vec::new();
+            for _ in 0..1 + rng.below(4) {
+                let pname = rng.fresh(&mut names);
+                let ty = match rng.below(7) {
+                    0 | 1 => format!("{}*", rng.pick(SCALARS)),
+                    2 => format!("const {}*", rng.pick(SCALARS)),
+                    3 if !structs.is_empty() => structs[rng.below(structs.len())].clone(),
+                    4 if !enums.is_empty() => enums[rng.below(enums.len())].0.clone(),
+                    5 if type_param.is_some() => {
+                        format!("const {}*", type_param.clone().unwrap_or_default())
+                    }
+                    6 => "dim3".to_string(),
+                    _ => rng.pick(SCALARS).to_string(),
+                };
+                params.push((ty, pname));
+            }
+            let default = if rng.chance(20) && params.last().is_some_and(|(t, _)| t.ends_with('*'))
+            {
+                " = nullptr"
+            } else {
+                ""
+            };
+            let list: Vec<String> = params
+                .iter()
+                .enumerate()
+                .map(|(i, (t, n))| {
+                    let d = if i + 1 == params.len() { default } else { "" };
+                    format!("{t} {n}{d}")
+                })
+                .collect();
+            let template = match head.is_empty() {
+                true => String::new(),
+                false => format!("template <{}> ", head.join(", ")),
+            };
+            let _ = writeln!(
+                out,
+                "{template}{linkage}__global__ void {name}({}) {{ }}",
+                list.join(", ")
+            );
+            if !head.is_empty() {
+                for args in &instances {
+                    let concrete: Vec<String> = params
+                        .iter()
+                        .map(|(t, _)| match &type_param {
+                            Some(tp) if *t == format!("const {tp}*") => {
+                                format!("const {}*", args[args.len() - 1])
+                            }
+                            _ => t.clone(),
+                        })
+                        .collect();
+                    let _ = writeln!(
+                        out,
+                        "template __global__ void {name}<{}>({});",
+                        args.join(", "),
+                        concrete.join(", ")
+                    );
+                }
+            }
+            if extern_c {
+                c_names.push(name);
+            }
+        }
+        if let Some(ns) = ns {
+            for _ in ns.split("::") {
+                let _ = writeln!(out, "}}");
+            }
+        }
+    }
+    out
+}
+
+fn cache_dir() -> PathBuf {
+    let base = std::env::var_os("HOME")
+        .map(|h| PathBuf::from(h).join(".cache/cuda-kernel"))
+        .unwrap_or_else(|| std::env::temp_dir().join("cuda-kernel-cache"));
+    base.join("random-cu")
+}
+
+/// nvcc's PTX and device-side preprocessed text of `source` (named `name`), from the cache
+/// when this source was compiled before.
+fn nvcc(dir: &Path, name: &str, source: &str) -> Result<(String, String), String> {
+    let hash = {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (name, source, "compute_75", "nvcc 13.0").hash(&mut h);
+        h.finish()
+    };
+    let cache = cache_dir();
+    let (ptx_path, ii_path) = (
+        cache.join(format!("{hash:016x}.ptx")),
+        cache.join(format!("{hash:016x}.ii")),
+    );
+    if let (Ok(ptx), Ok(ii)) = (
+        std::fs::read_to_string(&ptx_path),
+        std::fs::read_to_string(&ii_path),
+    ) {
+        return Ok((ptx, ii));
+    }
+    let cu = dir.join(name);
+    std::fs::write(&cu, source).unwrap();
+    let nvcc = std::env::var_os("NVCC").unwrap_or_else(|| "nvcc".into());
+    let run = |args: &[&str], out: &Path| -> Result<String, String> {
+        let o = Command::new(&nvcc)
+            .args(args)
+            .arg("-o")
+            .arg(out)
+            .arg(&cu)
+            .output()
+            .map_err(|e| e.to_string())?;
+        if !o.status.success() {
+            return Err(String::from_utf8_lossy(&o.stderr).into_owned());
+        }
+        std::fs::read_to_string(out).map_err(|e| e.to_string())
+    };
+    let ptx = run(
+        &["-ptx", "-arch=compute_75"],
+        &dir.join(format!("{name}.ptx")),
+    )?;
+    let ii = run(&["-E", "-arch=compute_75"], &dir.join(format!("{name}.ii")))?;
+    std::fs::create_dir_all(&cache).unwrap();
+    std::fs::write(&ptx_path, &ptx).unwrap();
+    std::fs::write(&ii_path, &ii).unwrap();
+    Ok((ptx, ii))
+}
+
+#[test]
+#[cfg_attr(not(has_nvcc), ignore = "needs nvcc")]
+fn random_cu_files_generate_declarations_that_compile_and_declare_every_kernel() {
+    let count: usize = std::env::var("CUDA_KERNEL_RANDOM_CU")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1000);
+    let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("random-cu");
+    let _ = std::fs::remove_dir_all(&target);
+    std::fs::create_dir_all(target.join("src")).unwrap();
+    // The files, compiled by nvcc on every core.
+    let sources: Vec<String> = (0..count)
+        .map(|i| random_file(&mut Rng(0x5eed_0000 + i as u64), i))
+        .collect();
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let compiled: Vec<Result<(String, String), String>> = std::thread::scope(|s| {
+        let chunks: Vec<_> = (0..threads)
+            .map(|t| {
+                let sources = &sources;
+                let target = &target;
+                s.spawn(move || {
+                    (t..sources.len())
+                        .step_by(threads)
+                        .map(|i| (i, nvcc(target, &format!("r{i}.cu"), &sources[i])))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let mut all: Vec<_> = chunks.into_iter().flat_map(|c| c.join().unwrap()).collect();
+        all.sort_by_key(|(i, _)| *i);
+        all.into_iter().map(|(_, r)| r).collect()
+    });
+    let mut lib = String::new();
+    let (mut entries_total, mut declared_total, mut warned_total) = (0, 0, 0);
+    for (i, result) in compiled.into_iter().enumerate() {
+        let name = format!("r{i}.cu");
+        let (ptx, ii) =
+            result.unwrap_or_else(|e| panic!("nvcc refused {name}:\n{e}\n{}", sources[i]));
+        let ptx_path = target.join(format!("r{i}.ptx"));
+        std::fs::write(&ptx_path, &ptx).unwrap();
+        let mut cx = Errors::default();
+        let lit = syn::LitStr::new(ptx_path.to_str().unwrap(), proc_macro2::Span::call_site());
+        let ptx_file = ptx_check::read_ptx(&mut cx, &lit, None).expect("the PTX reads");
+        let entries: Vec<String> = ptx_file.entries.iter().map(|e| e.name.clone()).collect();
+        let here = |file: &str| Path::new(file).file_name().is_some_and(|f| *f == *name);
+        let generated = cuda_kernel_build::generate(
+            &name,
+            &ii,
+            &here,
+            &cuda_kernel_build::Options {
+                ptx: ptx_path.to_str().unwrap(),
+                module: "Kernels",
+                entries: &entries,
+                ..Default::default()
+            },
+        );
+        let context = || format!("{name}:\n{}\n{}", sources[i], generated.rust);
+        // Every entry declared, or warned for its true reason: a C++ template named with a
+        // word no Rust identifier spells (`Self`), whose instances take a `name` each.
+        let unspellable = ["Self", "self", "super", "crate", "_"];
+        for warning in &generated.warnings {
+            assert!(
+                unspellable
+                    .iter()
+                    .any(|w| warning
+                        .contains(&format!("named `{w}`, which no Rust identifier spells"))),
+                "{warning}\n{}",
+                context()
+            );
+        }
+        assert!(
+            generated.accounting.complete(),
+            "{}\n{}",
+            generated.accounting,
+            context()
+        );
+        assert_eq!(
+            generated.accounting.declared + generated.accounting.warned,
+            entries.len(),
+            "{}\n{}",
+            generated.accounting,
+            context()
+        );
+        // The front end's checks, as #[kernel] runs them.
+        if !generated.rust.is_empty() {
+            let file: syn::File =
+                syn::parse_str(&generated.rust).unwrap_or_else(|e| panic!("{e}\n{}", context()));
+            for item in file.items {
+                if let syn::Item::ForeignMod(mut block) = item {
+                    block.attrs.clear();
+                    let mut parsed = parse::parse_block(&mut cx, block, &Default::default());
+                    ptx_check::check_against_ptx(&mut cx, &mut parsed, &ptx_file);
+                }
+            }
+        }
+        assert!(cx.is_empty(), "{:?}\n{}", cx.messages(), context());
+        let rs = target.join(format!("r{i}.rs"));
+        std::fs::write(&rs, &generated.rust).unwrap();
+        let _ = writeln!(
+            lib,
+            "pub mod r{i} {{ include!({:?}); }}",
+            rs.to_str().unwrap()
+        );
+        entries_total += entries.len();
+        declared_total += generated.accounting.declared;
+        warned_total += generated.accounting.warned;
+    }
+    // rustc on every block at once.
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    std::fs::write(
+        target.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"random-cu\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\
+             publish = false\n[lib]\npath = \"src/lib.rs\"\n[dependencies]\n\
+             cuda-kernel = {{ path = {:?} }}\n[workspace]\n",
+            manifest.join("cuda-kernel").to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        target.join("src/lib.rs"),
+        format!("#![allow(dead_code, unused)]\n{lib}"),
+    )
+    .unwrap();
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let built = Command::new(cargo)
+        .args(["check", "--quiet", "--manifest-path"])
+        .arg(target.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("random-cu-target"))
+        .env_remove("RUSTFLAGS")
+        .output()
+        .expect("cargo runs");
+    assert!(
+        built.status.success(),
+        "the generated blocks do not compile:\n{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    println!(
+        "random-cu: {count} files, {entries_total} entries, {declared_total} declared, \
+         {warned_total} named in warnings (templates named `Self`, `_`, ...), every block compiled"
+    );
+}
