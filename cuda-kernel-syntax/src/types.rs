@@ -396,7 +396,7 @@ mod tests {
             );
             assert!(t.align.is_power_of_two() && t.size % t.align == 0, "{t:?}");
         }
-        assert_eq!(all.len(), 109);
+        assert_eq!(all.len(), 110);
     }
 
     #[test]
