@@ -226,6 +226,8 @@ struct StructDef {
     align: Option<String>,
     fields: Vec<Token>,
     here: bool,
+    /// A `union`: its members overlap.
+    union: bool,
 }
 
 impl StructDef {
@@ -265,6 +267,24 @@ fn namespace_of(blocks: &[Block]) -> Option<String> {
         })
         .collect();
     (!chain.is_empty()).then(|| chain.join("::"))
+}
+
+/// The class whose body the `{` at `open` opens (`class Algorithm {`, `class X final : public
+/// Y {`), looked for back to the statement's start; `None` for any other brace (`enum class`
+/// included, which the enum branch reads).
+fn class_opened(tokens: &[Token], open: usize) -> Option<String> {
+    let start = (0..open).rev().take(32).find(|&k| {
+        matches!(tokens.get(k), Some(Token::Punct(';' | '{' | '}' | '(' | ')')) | Some(Token::Line(_)))
+    });
+    let from = start.map_or(0, |k| k + 1);
+    let at = (from..open).find(|&k| is_ident(tokens.get(k), "class") || is_ident(tokens.get(k), "struct"))?;
+    if at > 0 && is_ident(tokens.get(at - 1), "enum") {
+        return None;
+    }
+    match tokens.get(at + 1) {
+        Some(Token::Ident(name)) if name != "__attribute__" => Some(name.clone()),
+        _ => None,
+    }
 }
 
 /// What the scanner found.
@@ -375,6 +395,10 @@ fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
                     }
                 } else if is_ident(tokens.get(i.wrapping_sub(1)), "namespace") {
                     Block::Namespace(String::new())
+                } else if let Some(class) = class_opened(&tokens, i) {
+                    // A class's body: its enums and structs are named in it, as in a
+                    // namespace (`xmrig_cuda::Algorithm::Id`); kernels are never members.
+                    Block::Namespace(class)
                 } else {
                     Block::Other
                 };
@@ -385,7 +409,8 @@ fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
                 blocks.pop();
                 i += 1;
             }
-            Token::Ident(t) if t == "struct" && !blocks.contains(&Block::Other) => {
+            Token::Ident(t) if (t == "struct" || t == "union") && !blocks.contains(&Block::Other) => {
+                let union = t == "union";
                 // `struct [attributes] NAME [attributes] { fields };`, `__align__(16)` being
                 // `__attribute__((aligned(16)))` once preprocessed, and C++11's `alignas(16)`
                 // before the name. An alignment given other than by a number (`alignas(float4)`)
@@ -437,6 +462,7 @@ fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
                     align,
                     fields: fields.to_vec(),
                     here: from_here(&file),
+                    union,
                 });
                 i = end;
             }
@@ -494,8 +520,70 @@ fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
                     .find(|&j| is_punct(tokens.get(j), ';'))
                     .unwrap_or(tokens.len());
                 if (i..end).any(|j| is_punct(tokens.get(j), '{')) {
-                    // `typedef struct { ... } X;`: its braces are scanned as any others.
-                    i += 1;
+                    // `typedef struct [Tag] { ... } X;`, `typedef enum { ... } X;` (C's way):
+                    // a tagged one is read by its tag (below) and `X` is its alias; an
+                    // anonymous one is named `X`, as C++ names it in symbols.
+                    let kind = match tokens.get(i + 1) {
+                        Some(Token::Ident(k)) if k == "struct" || k == "enum" || k == "union" => {
+                            k.clone()
+                        }
+                        _ => {
+                            i += 1;
+                            continue;
+                        }
+                    };
+                    let (tag, open) = match (tokens.get(i + 2), tokens.get(i + 3)) {
+                        (Some(Token::Ident(tag)), Some(Token::Punct('{'))) => {
+                            (Some(tag.clone()), i + 3)
+                        }
+                        (Some(Token::Punct('{')), _) => (None, i + 2),
+                        _ => {
+                            i += 1;
+                            continue;
+                        }
+                    };
+                    let close = skip_group(&tokens, open, '{', '}');
+                    let alias = match (tokens.get(close), tokens.get(close + 1)) {
+                        (Some(Token::Ident(alias)), Some(Token::Punct(';'))) => alias.clone(),
+                        _ => {
+                            i += 1;
+                            continue;
+                        }
+                    };
+                    let body = tokens.get(open + 1..close.saturating_sub(1)).unwrap_or_default();
+                    match tag {
+                        Some(tag) => {
+                            if tag != alias {
+                                typedefs.push((alias, vec![Token::Ident(tag)]));
+                            }
+                            i += 1; // the struct or enum itself is read by its tag
+                        }
+                        None if kind == "struct" || kind == "union" => {
+                            structs.push(StructDef {
+                                name: alias,
+                                namespace: namespace_of(&blocks),
+                                align: None,
+                                fields: body.to_vec(),
+                                here: from_here(&file),
+                                union: kind == "union",
+                            });
+                            i = close + 2;
+                        }
+                        None => {
+                            let named = qualified(namespace_of(&blocks).as_deref(), &alias);
+                            if !enums.contains(&named) {
+                                enums.push(named);
+                                enum_defs.push(EnumDef {
+                                    name: alias,
+                                    namespace: namespace_of(&blocks),
+                                    base: Vec::new(),
+                                    enumerators: enumerators(body),
+                                    here: from_here(&file),
+                                });
+                            }
+                            i = close + 2;
+                        }
+                    }
                     continue;
                 }
                 let body = &tokens[i + 1..end];
@@ -1960,6 +2048,78 @@ pub fn generate(
     out
 }
 
+/// The value of a constant expression of an array length: integers, `+ - * / %`, parentheses
+/// and `sizeof` of a built-in C type (`64 / sizeof(uint32_t)`); `None` for anything else.
+fn constant(tokens: &[Token], typedefs: &[(String, Vec<Token>)]) -> Option<i128> {
+    fn sum(t: &[Token], at: &mut usize, typedefs: &[(String, Vec<Token>)]) -> Option<i128> {
+        let mut value = product(t, at, typedefs)?;
+        while let Some(Token::Punct(op @ ('+' | '-'))) = t.get(*at) {
+            *at += 1;
+            let rhs = product(t, at, typedefs)?;
+            value = if *op == '+' { value.checked_add(rhs)? } else { value.checked_sub(rhs)? };
+        }
+        Some(value)
+    }
+    fn product(t: &[Token], at: &mut usize, typedefs: &[(String, Vec<Token>)]) -> Option<i128> {
+        let mut value = atom(t, at, typedefs)?;
+        while let Some(Token::Punct(op @ ('*' | '/' | '%'))) = t.get(*at) {
+            *at += 1;
+            let rhs = atom(t, at, typedefs)?;
+            value = match op {
+                '*' => value.checked_mul(rhs)?,
+                '/' => value.checked_div(rhs)?,
+                _ => value.checked_rem(rhs)?,
+            };
+        }
+        Some(value)
+    }
+    fn atom(t: &[Token], at: &mut usize, typedefs: &[(String, Vec<Token>)]) -> Option<i128> {
+        match t.get(*at)? {
+            Token::Literal(n) => {
+                *at += 1;
+                integer_literal(n)
+            }
+            Token::Punct('(') => {
+                *at += 1;
+                let value = sum(t, at, typedefs)?;
+                is_punct(t.get(*at), ')').then(|| *at += 1)?;
+                Some(value)
+            }
+            Token::Punct('-') => {
+                *at += 1;
+                atom(t, at, typedefs)?.checked_neg()
+            }
+            Token::Ident(w) if w == "sizeof" && is_punct(t.get(*at + 1), '(') => {
+                let end = skip_group(t, *at + 1, '(', ')');
+                let inner = t.get(*at + 2..end.saturating_sub(1))?;
+                *at = end;
+                let ty = rust_type(inner, typedefs, &[], &[], None).ok()?;
+                rust_layout(&ty).map(|(size, _)| size as i128)
+            }
+            _ => None,
+        }
+    }
+    let mut at = 0;
+    let value = sum(tokens, &mut at, typedefs)?;
+    (at == tokens.len()).then_some(value)
+}
+
+/// The size and alignment of a Rust type the generator writes (`*const f32`, `[u32; 16]`,
+/// `::cuda_kernel::Uint4`), where the table or C knows them; `None` for a struct's.
+fn rust_layout(ty: &str) -> Option<(usize, usize)> {
+    if ty.starts_with("*const ") || ty.starts_with("*mut ") {
+        return Some((8, 8));
+    }
+    if let Some(inner) = ty.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
+        let (elem, n) = inner.rsplit_once("; ")?;
+        let (size, align) = rust_layout(elem)?;
+        return Some((size * n.parse::<usize>().ok()?, align));
+    }
+    types::all()
+        .find(|t| t.rust_path("::cuda_kernel") == ty || t.rust == ty)
+        .map(|t| (t.size, t.align))
+}
+
 /// Whether Rust text names `word` (or the path `scope::Name`) as a whole word.
 fn mentions(text: &str, word: &str) -> bool {
     if word.contains("::") {
@@ -2013,7 +2173,15 @@ fn struct_item(
         return Err("its fields do not end with `;`".to_string());
     }
     for chunk in chunks {
+        let mut bracket = 0i32;
         for word in &chunk {
+            // An array length may be an expression (`64 / sizeof(uint32_t)`).
+            match word {
+                Token::Punct('[') => bracket += 1,
+                Token::Punct(']') => bracket -= 1,
+                _ if bracket > 0 => continue,
+                _ => {}
+            }
             match word {
                 Token::Punct(':') => return Err("it has a bit-field".to_string()),
                 Token::Punct('(' | '{' | '=' | '<') => {
@@ -2033,7 +2201,12 @@ fn struct_item(
         // `float x, y[3];`: one base type, several declarators.
         let parts = split_params(&chunk);
         let first = parts.first().cloned().unwrap_or_default();
-        let declarator_start = first
+        // The name is before any array length (which may name types: `sizeof(uint2)`).
+        let before_arrays = first
+            .iter()
+            .position(|t| matches!(t, Token::Punct('[')))
+            .unwrap_or(first.len());
+        let declarator_start = first[..before_arrays]
             .iter()
             .rposition(|t| matches!(t, Token::Ident(w) if !TYPE_WORDS.contains(&w.as_str())))
             .map(|end| {
@@ -2058,15 +2231,13 @@ fn struct_item(
             while i < declarator.len() {
                 match &declarator[i] {
                     Token::Punct('[') => {
-                        let n = match declarator.get(i + 1) {
-                            Some(Token::Literal(n)) => n
-                                .trim_end_matches(['u', 'U', 'l', 'L'])
-                                .parse::<u64>()
-                                .map_err(|_| format!("an array length `{n}`"))?,
-                            _ => return Err("an array length that is not a number".to_string()),
-                        };
-                        dims.push(n);
-                        i = skip_group(declarator, i, '[', ']');
+                        let end = skip_group(declarator, i, '[', ']');
+                        let length = declarator.get(i + 1..end.saturating_sub(1)).unwrap_or_default();
+                        let n = constant(length, typedefs)
+                            .filter(|n| *n >= 0)
+                            .ok_or_else(|| "an array length that is no constant this generator computes".to_string())?;
+                        dims.push(n as u64);
+                        i = end;
                         continue;
                     }
                     Token::Ident(a) if a == "__attribute__" => {
@@ -2090,6 +2261,37 @@ fn struct_item(
     if fields.is_empty() {
         return Err("it has no fields".to_string());
     }
+    // A union: its bytes, of the size and alignment of its largest members, which a launch
+    // passes as they are (the kernel reads the member it reads).
+    let fields = match def.union {
+        false => fields,
+        true => {
+            let layouts: Vec<(usize, usize)> = fields
+                .iter()
+                .map(|(n, t)| {
+                    rust_layout(t).ok_or_else(|| {
+                        format!("it is a union whose member `{n}` is of a type this generator does not lay out")
+                    })
+                })
+                .collect::<Result<_, _>>()?;
+            let align = layouts.iter().map(|l| l.1).max().unwrap_or(1);
+            let size = layouts.iter().map(|l| l.0).max().unwrap_or(0).div_ceil(align) * align;
+            let members: Vec<String> = fields.iter().map(|(n, t)| format!("`{n}: {t}`")).collect();
+            let repr_align = def.align.as_deref().and_then(|a| a.parse::<usize>().ok()).unwrap_or(1);
+            let align = align.max(repr_align);
+            return Ok((
+                format!(
+                    "/// `union {name}` of {source}: its {size} bytes (members {}).\n\
+                     #[derive(Clone, Copy, Debug, ::cuda_kernel::KernelParam)]\n\
+                     #[kernel_param(cuda_name = \"{name}\")]\n#[repr(C, align({align}))]\n\
+                     #[allow(non_camel_case_types)]\npub struct {rust} {{\n    pub bytes: [u8; {size}],\n}}\n",
+                    members.join(", "),
+                    name = def.qualified(),
+                ),
+                Vec::new(),
+            ));
+        }
+    };
     let uses: Vec<String> = structs
         .iter()
         .filter(|(_, used)| !used.is_empty() && fields.iter().any(|(_, t)| mentions(t, used)))
