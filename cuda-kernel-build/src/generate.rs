@@ -287,6 +287,11 @@ fn class_opened(tokens: &[Token], open: usize) -> Option<String> {
     }
 }
 
+/// The namespaces of the CUDA toolkit's C++ libraries (CCCL: CUB, Thrust, libcu++; cooperative
+/// groups): a kernel of the PTX in one of them, defined where the scanner did not read it, is
+/// a toolkit header's, which its host code launches.
+const TOOLKIT_NAMESPACES: &[&str] = &["cub", "thrust", "cuda", "cooperative_groups"];
+
 /// What the scanner found.
 #[derive(Default)]
 struct Scanned {
@@ -554,7 +559,8 @@ fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
                     match tag {
                         Some(tag) => {
                             if tag != alias {
-                                typedefs.push((alias, vec![Token::Ident(tag)]));
+                                let named = qualified(namespace_of(&blocks).as_deref(), &alias);
+                                typedefs.push((named, vec![Token::Ident(tag)]));
                             }
                             i += 1; // the struct or enum itself is read by its tag
                         }
@@ -591,8 +597,14 @@ fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
                     let simple = body[..body.len() - 1]
                         .iter()
                         .all(|t| matches!(t, Token::Ident(_) | Token::Punct('*')));
+                    // By its qualified name: `glm::uint32_t` is not `::uint32_t`.
+                    let named = qualified(namespace_of(&blocks).as_deref(), name);
                     if simple {
-                        typedefs.push((name.clone(), body[..body.len() - 1].to_vec()));
+                        typedefs.push((named, body[..body.len() - 1].to_vec()));
+                    } else if body.iter().any(|t| is_punct(Some(t), '<')) {
+                        // `typedef vec<3, float, defaultp> vec3;`: kept as a marker, for the
+                        // reason a parameter of it is not declared.
+                        typedefs.push((named, vec![Token::Punct('<')]));
                     }
                 }
                 i = end;
@@ -877,14 +889,37 @@ fn rust_type(
     }
     // Typedefs of the file (and its headers): resolved to the words they stand for.
     let mut stars_from_typedef = 0;
+    // Looked up as C++ does from `scope`, then from the namespace of each typedef found.
+    let mut within: Option<String> = scope.map(str::to_string);
     for _ in 0..8 {
         let [single] = &base[..] else { break };
         if builtin(single).is_some() {
             break;
         }
-        let Some((_, target)) = typedefs.iter().rev().find(|(n, _)| n == single) else {
+        let single = single.trim_start_matches("::");
+        let mut segments: Vec<&str> = within.as_deref().map_or_else(Vec::new, |s| s.split("::").collect());
+        let found = loop {
+            let name = match segments.is_empty() {
+                true => single.to_string(),
+                false => format!("{}::{single}", segments.join("::")),
+            };
+            if let Some(found) = typedefs.iter().rev().find(|(n, _)| *n == name) {
+                break Some(found);
+            }
+            if segments.pop().is_none() {
+                break None;
+            }
+        };
+        let Some((named, target)) = found else {
             break;
         };
+        if target.first() == Some(&Token::Punct('<')) {
+            return Err(format!(
+                "takes `{single}`, an instance of a class template, which a Rust declaration \
+                 cannot name: declare the kernel by hand"
+            ));
+        }
+        within = named.rsplit_once("::").map(|(ns, _)| ns.to_string());
         let mut next = Vec::new();
         for t in target {
             match t {
@@ -1985,7 +2020,11 @@ pub fn generate(
             &mut out.accounting.elsewhere
         } else if warned.contains(&function.as_str()) {
             &mut out.accounting.warned
-        } else if toolkit.contains(&function) {
+        } else if toolkit.contains(&function)
+            || TOOLKIT_NAMESPACES
+                .iter()
+                .any(|ns| function.starts_with(&format!("{ns}::")))
+        {
             &mut out.accounting.toolkit
         } else {
             // Defined where the scanner does not read (a system header: CUB's kernels), or
