@@ -274,10 +274,14 @@ fn namespace_of(blocks: &[Block]) -> Option<String> {
 /// included, which the enum branch reads).
 fn class_opened(tokens: &[Token], open: usize) -> Option<String> {
     let start = (0..open).rev().take(32).find(|&k| {
-        matches!(tokens.get(k), Some(Token::Punct(';' | '{' | '}' | '(' | ')')) | Some(Token::Line(_)))
+        matches!(
+            tokens.get(k),
+            Some(Token::Punct(';' | '{' | '}' | '(' | ')')) | Some(Token::Line(_))
+        )
     });
     let from = start.map_or(0, |k| k + 1);
-    let at = (from..open).find(|&k| is_ident(tokens.get(k), "class") || is_ident(tokens.get(k), "struct"))?;
+    let at = (from..open)
+        .find(|&k| is_ident(tokens.get(k), "class") || is_ident(tokens.get(k), "struct"))?;
     if at > 0 && is_ident(tokens.get(at - 1), "enum") {
         return None;
     }
@@ -414,7 +418,9 @@ fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
                 blocks.pop();
                 i += 1;
             }
-            Token::Ident(t) if (t == "struct" || t == "union") && !blocks.contains(&Block::Other) => {
+            Token::Ident(t)
+                if (t == "struct" || t == "union") && !blocks.contains(&Block::Other) =>
+            {
                 let union = t == "union";
                 // `struct [attributes] NAME [attributes] { fields };`, `__align__(16)` being
                 // `__attribute__((aligned(16)))` once preprocessed, and C++11's `alignas(16)`
@@ -555,7 +561,9 @@ fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
                             continue;
                         }
                     };
-                    let body = tokens.get(open + 1..close.saturating_sub(1)).unwrap_or_default();
+                    let body = tokens
+                        .get(open + 1..close.saturating_sub(1))
+                        .unwrap_or_default();
                     match tag {
                         Some(tag) => {
                             if tag != alias {
@@ -897,7 +905,9 @@ fn rust_type(
             break;
         }
         let single = single.trim_start_matches("::");
-        let mut segments: Vec<&str> = within.as_deref().map_or_else(Vec::new, |s| s.split("::").collect());
+        let mut segments: Vec<&str> = within
+            .as_deref()
+            .map_or_else(Vec::new, |s| s.split("::").collect());
         let found = loop {
             let name = match segments.is_empty() {
                 true => single.to_string(),
@@ -1070,7 +1080,10 @@ fn template_param(
             rust_type(words, typedefs, &[], structs, namespace)
                 .map_err(|why| format!("a device function parameter whose type {why}"))
         };
-        let params = split_params(&tokens[open + 5..close - 1])
+        let inner = tokens
+            .get(open + 5..close.saturating_sub(1))
+            .unwrap_or_default();
+        let params = split_params(inner)
             .iter()
             .map(|p| {
                 // A parameter's name, where given, is no part of its type.
@@ -2095,7 +2108,11 @@ fn constant(tokens: &[Token], typedefs: &[(String, Vec<Token>)]) -> Option<i128>
         while let Some(Token::Punct(op @ ('+' | '-'))) = t.get(*at) {
             *at += 1;
             let rhs = product(t, at, typedefs)?;
-            value = if *op == '+' { value.checked_add(rhs)? } else { value.checked_sub(rhs)? };
+            value = if *op == '+' {
+                value.checked_add(rhs)?
+            } else {
+                value.checked_sub(rhs)?
+            };
         }
         Some(value)
     }
@@ -2138,6 +2155,10 @@ fn constant(tokens: &[Token], typedefs: &[(String, Vec<Token>)]) -> Option<i128>
             _ => None,
         }
     }
+    // Lengths are short; a long one is no constant we compute (and no deep recursion).
+    if tokens.len() > 64 {
+        return None;
+    }
     let mut at = 0;
     let value = sum(tokens, &mut at, typedefs)?;
     (at == tokens.len()).then_some(value)
@@ -2152,7 +2173,7 @@ fn rust_layout(ty: &str) -> Option<(usize, usize)> {
     if let Some(inner) = ty.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
         let (elem, n) = inner.rsplit_once("; ")?;
         let (size, align) = rust_layout(elem)?;
-        return Some((size * n.parse::<usize>().ok()?, align));
+        return Some((size.checked_mul(n.parse::<usize>().ok()?)?, align));
     }
     types::all()
         .find(|t| t.rust_path("::cuda_kernel") == ty || t.rust == ty)
@@ -2271,10 +2292,16 @@ fn struct_item(
                 match &declarator[i] {
                     Token::Punct('[') => {
                         let end = skip_group(declarator, i, '[', ']');
-                        let length = declarator.get(i + 1..end.saturating_sub(1)).unwrap_or_default();
-                        let n = constant(length, typedefs)
-                            .filter(|n| *n >= 0)
-                            .ok_or_else(|| "an array length that is no constant this generator computes".to_string())?;
+                        let length = declarator
+                            .get(i + 1..end.saturating_sub(1))
+                            .unwrap_or_default();
+                        let n =
+                            constant(length, typedefs)
+                                .filter(|n| *n >= 0)
+                                .ok_or_else(|| {
+                                    "an array length that is no constant this generator computes"
+                                        .to_string()
+                                })?;
                         dims.push(n as u64);
                         i = end;
                         continue;
@@ -2314,9 +2341,20 @@ fn struct_item(
                 })
                 .collect::<Result<_, _>>()?;
             let align = layouts.iter().map(|l| l.1).max().unwrap_or(1);
-            let size = layouts.iter().map(|l| l.0).max().unwrap_or(0).div_ceil(align) * align;
+            let size = layouts
+                .iter()
+                .map(|l| l.0)
+                .max()
+                .unwrap_or(0)
+                .div_ceil(align)
+                .checked_mul(align)
+                .ok_or_else(|| "it is a union too large to lay out".to_string())?;
             let members: Vec<String> = fields.iter().map(|(n, t)| format!("`{n}: {t}`")).collect();
-            let repr_align = def.align.as_deref().and_then(|a| a.parse::<usize>().ok()).unwrap_or(1);
+            let repr_align = def
+                .align
+                .as_deref()
+                .and_then(|a| a.parse::<usize>().ok())
+                .unwrap_or(1);
             let align = align.max(repr_align);
             return Ok((
                 format!(

@@ -75,6 +75,7 @@ fn mutated_cuda_sources_never_panic_the_declaration_generator() {
         "templates.cu",
         "echo.cu",
         "tma.cu",
+        "device_fns.cu",
     ] {
         let text = std::fs::read_to_string(repo().join("kernels/cuda").join(file)).unwrap();
         // As nvcc -E writes it: `__global__` spelled as the attribute, a line marker first.
@@ -110,6 +111,26 @@ fn mutated_cuda_sources_never_panic_the_declaration_generator() {
         );
     }
     corpus.push(ops);
+    // What real headers write (darknet, xmrig-cuda, ggml): typedef'd enums, unions and structs,
+    // enums in classes, array lengths that are expressions, defaults, templates over enums
+    // and device functions, one name in two namespaces.
+    corpus.push(
+        "# 1 \"real.cu\"\n\
+         typedef enum { LOGISTIC, RELU = 3, LEAKY } ACTIVATION;\n\
+         typedef union { unsigned int words[64 / sizeof(unsigned int)]; uint4 q[4]; } hash64_t;\n\
+         typedef struct tagged { float x = 0.0f, y{1}; } tagged_t;\n\
+         namespace xm { class Algorithm { public: enum Id : unsigned int { A = 1, B }; }; }\n\
+         enum class act : unsigned char { relu = 1, gelu };\n\
+         static __attribute__((device)) float op_neg(float v) { return -v; }\n\
+         template <float (*op)(float), typename T, xm::Algorithm::Id ALGO, int N>\n\
+         __attribute__((global)) void k(const T *x, T *y, ACTIVATION a, hash64_t h, tagged_t t, \
+         act c, dim3 g, const float *m = nullptr) { }\n\
+         template __attribute__((global)) void k<op_neg, float, xm::Algorithm::A, 2>(const float *, \
+         float *, ACTIVATION, hash64_t, tagged_t, act, dim3, const float *);\n\
+         __attribute__((global)) void reset(float *x) { }\n\
+         namespace gemm { __attribute__((global)) void reset(unsigned *x, unsigned type) { } }\n"
+            .to_string(),
+    );
     assert!(corpus.len() >= 10, "{}", corpus.len());
     let here = |_: &str| true;
     let families: Vec<crate::generate::NamedFamily> = [
@@ -125,7 +146,12 @@ fn mutated_cuda_sources_never_panic_the_declaration_generator() {
     })
     .collect();
     mutate::run("declaration generator", 41, &corpus, |text| {
-        let entries = ["_Z7reduce0IfEvPT_S1_j".to_string(), "uexp_f32".to_string()];
+        let entries = [
+            "_Z7reduce0IfEvPT_S1_j".to_string(),
+            "uexp_f32".to_string(),
+            "_Z15unary_op_kernelIXadL_ZN50_INTERNAL_bbae5f81_13_device_fns_cu_f1e9e608_224726op_negEfEEfEvPKT0_PS1_i".to_string(),
+            "_Z5resetPf".to_string(),
+        ];
         let options = crate::generate::Options {
             ptx: "k.ptx",
             module: "Kernels",
