@@ -568,13 +568,18 @@ fn a_kernel_compiled_with_a_cluster_shape_checks_each_launch_against_it() {
 /// `_INTERNAL_..._<counter>` is this run's); `None` without nvcc.
 fn device_fns_ptx_now() -> Option<String> {
     let out = std::env::temp_dir().join(format!("device_fns-{}.ptx", std::process::id()));
+    // The checkout this binary was built in, or (on a machine it was carried to) the working
+    // folder's.
+    let source = [
+        concat!(env!("CARGO_MANIFEST_DIR"), "/kernels/cuda/device_fns.cu"),
+        "kernels/cuda/device_fns.cu",
+    ]
+    .into_iter()
+    .find(|p| std::path::Path::new(p).exists())?;
     let ran = std::process::Command::new("nvcc")
         .args(["-ptx", "-arch=compute_75", "-o"])
         .arg(&out)
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/kernels/cuda/device_fns.cu"
-        ))
+        .arg(source)
         .output()
         .ok()?;
     assert!(
