@@ -1166,6 +1166,93 @@ fn template_param(
     }
 }
 
+/// Whether a template head's parameter (or a function parameter) is a pack: `typename...
+/// Args`, `int... Ns`, `Args... args`.
+fn is_pack(tokens: &[Token]) -> bool {
+    tokens
+        .windows(3)
+        .any(|w| w.iter().all(|t| matches!(t, Token::Punct('.'))))
+}
+
+/// The parameters of an instance of a variadic template, read from its symbol: each type as the
+/// table or the file's structs name it, named as the C++ declaration does (a pack's as the
+/// pack, numbered: `args0`, `args1`).
+fn pack_instance(
+    kernel: &Found,
+    entry: &str,
+    structs: &[(String, String)],
+) -> Result<Vec<(String, String)>, String> {
+    use cuda_kernel_syntax::cpp::CppType;
+    let types: Vec<String> = cuda_kernel_syntax::demangle::param_types(entry)
+        .ok_or("has a symbol this generator does not read")?
+        .into_iter()
+        .filter(|t| !t.is_empty())
+        .collect();
+    fn rust_of_inner(ty: &CppType, structs: &[(String, String)]) -> Option<String> {
+        match ty {
+            CppType::Builtin(t) => Some(t.rust_path("::cuda_kernel")),
+            CppType::Named(name) => structs
+                .iter()
+                .find(|(c, _)| c == name)
+                .map(|(_, r)| r.clone())
+                .filter(|r| !r.is_empty()),
+            CppType::Pointer { to_const, to } => Some(format!(
+                "*{} {}",
+                if *to_const { "const" } else { "mut" },
+                rust_of_inner(to, structs)?
+            )),
+            CppType::Param(_) => None,
+        }
+    }
+    // The declaration's names: those before the pack, the pack's, those after it.
+    let names: Vec<String> = kernel
+        .params
+        .iter()
+        .map(|p| {
+            without_initializer(p)
+                .iter()
+                .rev()
+                .find_map(|t| match t {
+                    Token::Ident(n) if !TYPE_WORDS.contains(&n.as_str()) => Some(n.clone()),
+                    _ => None,
+                })
+                .unwrap_or_else(|| "arg".to_string())
+        })
+        .collect();
+    let pack = kernel.params.iter().position(|p| is_pack(p));
+    let (before, after) = match pack {
+        Some(at) => (at, kernel.params.len() - at - 1),
+        None => (kernel.params.len(), 0),
+    };
+    if types.len() < before + after {
+        return Err("has fewer parameters than the declaration".to_string());
+    }
+    let mut taken = Vec::new();
+    types
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            let ty = CppType::from_cpp(text)
+                .and_then(|t| rust_of_inner(&t, structs))
+                .ok_or_else(|| {
+                    format!("takes `{text}`, which this generator does not name in Rust")
+                })?;
+            let name = if i < before {
+                names[i].clone()
+            } else if i >= types.len() - after {
+                names[kernel.params.len() - (types.len() - i)].clone()
+            } else {
+                format!(
+                    "{}{}",
+                    pack.map_or("arg", |at| names[at].as_str()),
+                    i - before
+                )
+            };
+            Ok((naming::param(&name, &mut taken), ty))
+        })
+        .collect()
+}
+
 /// A template head's parameter as the generated declaration writes it (`T`, `const N: u32`),
 /// and for a type parameter its C++ name and its Rust one (`type` and `r#type`).
 struct TemplateParam {
@@ -1205,6 +1292,11 @@ struct Declared {
     /// How many kernels of the same name (in other namespaces) come before it: a twin (1 and
     /// up) is declared in a block of its own, renamed after its C++ name.
     twin: usize,
+    /// The entry symbol, for an instance of a variadic template declared by it (`name` is then
+    /// the fn's, `pack_float_int`).
+    symbol: Option<String>,
+    /// That instance as C++ writes it, for its doc line.
+    shown: Option<String>,
 }
 
 impl Declared {
@@ -1776,6 +1868,64 @@ pub fn generate(
             );
             continue;
         }
+        // A variadic template (`template <typename... Args>`): no Rust generic stands for a
+        // pack, so each instance of the PTX is declared by its symbol.
+        let variadic = kernel
+            .template
+            .as_ref()
+            .is_some_and(|head| head.iter().any(|p| is_pack(p)));
+        if variadic {
+            let instance = cuda_kernel_syntax::itanium::template_instance_prefix(&qualified);
+            let mut any = false;
+            for entry in entries.iter().filter(|e| e.starts_with(&instance)) {
+                any = true;
+                match pack_instance(&kernel, entry, &structs) {
+                    Ok(params) => {
+                        let args = cuda_kernel_syntax::demangle::template_args(entry)
+                            .unwrap_or_default()
+                            .iter()
+                            .map(|a| {
+                                a.chars()
+                                    .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                                    .collect::<String>()
+                            })
+                            .collect::<Vec<_>>()
+                            .join("_");
+                        let base = format!("{}_{}", kernel.name, args)
+                            .trim_end_matches('_')
+                            .replace("__", "_");
+                        let mut name = base.clone();
+                        let mut n = 2;
+                        while kernels.iter().any(|k| k.name == name) {
+                            name = format!("{base}_{n}");
+                            n += 1;
+                        }
+                        kernels.push(Declared {
+                            name,
+                            namespace: None,
+                            extern_c: true,
+                            generics: Vec::new(),
+                            params,
+                            twin: 0,
+                            symbol: Some(entry.clone()),
+                            shown: Some(cuda_kernel_syntax::demangle::shown(entry)),
+                        });
+                    }
+                    Err(why) => warn(format!(
+                        "its instance `{}` {why}",
+                        cuda_kernel_syntax::demangle::shown(entry)
+                    )),
+                }
+            }
+            if !any {
+                warn(
+                    "a template the PTX has no instance of (nvcc compiles the instances the \
+                     .cu names: add an explicit instantiation)"
+                        .to_string(),
+                );
+            }
+            continue;
+        }
         // The names of its parameters and template parameters, one scope.
         let mut taken: Vec<String> = Vec::new();
         let generics = match &kernel.template {
@@ -1869,6 +2019,8 @@ pub fn generate(
                     .filter(|k| rust_name(&k.name) == rust_name(&kernel.name))
                     .count(),
                 name: kernel.name,
+                symbol: None,
+                shown: None,
             }),
             Err(why) => {
                 // Why a struct of the file could not be generated, where that is the reason.
@@ -1973,6 +2125,11 @@ pub fn generate(
         let fn_ident = rust_name(&kernel.name);
         let spelled = fn_ident.trim_start_matches("r#") == kernel.name;
         let cpp = match (kernel.extern_c, &kernel.namespace) {
+            // An instance of a variadic template, by its symbol.
+            _ if kernel.symbol.is_some() => format!(
+                "    #[kernel(name = \"{}\"{rename})]\n",
+                kernel.symbol.as_deref().unwrap_or_default()
+            ),
             (true, _) if !spelled => format!("    #[kernel(name = \"{}\"{rename})]\n", kernel.name),
 
             (true, _) if rename.is_empty() => String::new(),
@@ -1998,7 +2155,7 @@ pub fn generate(
         };
         let item = format!(
             "    /// `{}` of {source}.\n{cpp}    {allow}\n    pub fn {}{generics}({});\n",
-            kernel.qualified(),
+            kernel.shown.clone().unwrap_or_else(|| kernel.qualified()),
             rust_name(&kernel.name),
             list.join(", ")
         );
@@ -2011,7 +2168,8 @@ pub fn generate(
                 twin_blocks[n - 1].push_str(&item);
             }
         }
-        out.declared.push(kernel.qualified());
+        out.declared
+            .push(kernel.symbol.clone().unwrap_or_else(|| kernel.qualified()));
     }
     // Every entry of the PTX, by the kernel it belongs to.
     let declared_here: Vec<String> = kernels.iter().map(Declared::qualified).collect();

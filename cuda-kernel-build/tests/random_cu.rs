@@ -244,10 +244,11 @@ fn random_file(rng: &mut Rng, index: usize) -> String {
             };
             // Template parameters and parameters: one scope of names, apart from the types'.
             let mut names: Vec<String> = scope.clone();
-            let kind = if extern_c { 0 } else { rng.below(5) };
+            let kind = if extern_c { 0 } else { rng.below(6) };
             let mut head = Vec::new();
             let mut instances: Vec<Vec<String>> = vec![Vec::new()];
             let mut type_param = None;
+            let mut variadic: Option<String> = None;
             match kind {
                 1 => {
                     let t = rng.fresh(&mut names);
@@ -265,6 +266,13 @@ fn random_file(rng: &mut Rng, index: usize) -> String {
                     let v = rng.fresh(&mut names);
                     head.push(format!("{e} {v}"));
                     instances = values.iter().take(2).map(|x| vec![x.clone()]).collect();
+                }
+                5 => {
+                    // A variadic template: its instances by their symbols.
+                    let t = rng.fresh(&mut names);
+                    head.push(format!("typename... {t}"));
+                    instances = vec![vec!["float".into(), "int".into()], vec![]];
+                    variadic = Some(t);
                 }
                 4 if !device_fns.is_empty() => {
                     let f = rng.fresh(&mut names);
@@ -296,7 +304,13 @@ fn random_file(rng: &mut Rng, index: usize) -> String {
                 };
                 params.push((ty, pname));
             }
-            let default = if rng.chance(20) && params.last().is_some_and(|(t, _)| t.ends_with('*'))
+            if let Some(pack) = &variadic {
+                let name = rng.fresh(&mut names);
+                params.push((format!("{pack}..."), name));
+            }
+            let default = if variadic.is_none()
+                && rng.chance(20)
+                && params.last().is_some_and(|(t, _)| t.ends_with('*'))
             {
                 " = nullptr"
             } else {
@@ -321,8 +335,9 @@ fn random_file(rng: &mut Rng, index: usize) -> String {
             );
             if !head.is_empty() {
                 for args in &instances {
-                    let concrete: Vec<String> = params
+                    let mut concrete: Vec<String> = params
                         .iter()
+                        .filter(|(t, _)| !t.ends_with("..."))
                         .map(|(t, _)| match &type_param {
                             Some(tp) if *t == format!("const {tp}*") => {
                                 format!("const {}*", args[args.len() - 1])
@@ -330,6 +345,9 @@ fn random_file(rng: &mut Rng, index: usize) -> String {
                             _ => t.clone(),
                         })
                         .collect();
+                    if variadic.is_some() {
+                        concrete.extend(args.iter().cloned());
+                    }
                     let _ = writeln!(
                         out,
                         "template __global__ void {name}<{}>({});",

@@ -357,6 +357,19 @@ fn check_read_only(cx: &mut Errors, param: &Param) {
     }
 }
 
+/// Whether two types are the same but for the names of the classes in them (both classes, or
+/// pointers to them alike).
+fn same_class_shape(declared: &crate::cpp::CppType, found: &crate::cpp::CppType) -> bool {
+    use crate::cpp::CppType;
+    match (declared, found) {
+        (CppType::Named(_), CppType::Named(_)) => true,
+        (CppType::Pointer { to_const: c, to: a }, CppType::Pointer { to_const: d, to: b }) => {
+            c == d && same_class_shape(a, b)
+        }
+        _ => false,
+    }
+}
+
 /// Rule: a C++ symbol bound with `name = "_Z..."` takes the declared parameter types: the
 /// symbol spells them, so `reduce0<int>` bound to float pointers is refused here, before any PTX
 /// or driver could only compare sizes.
@@ -388,8 +401,14 @@ fn check_mangled_name(cx: &mut Errors, kernel: &Kernel) {
         let Some(declared) = crate::mangle::cpp_type(&param.ty, &[]) else {
             continue; // reported by the type checks
         };
+        // A struct (or enum) of the user's matches a class of the symbol whatever its Rust
+        // name (`Activation` for `ACTIVATION`, `Self_` for `Self`): a class by name is a
+        // struct's `cuda_name` business, and its size and alignment are checked against the
+        // PTX as any parameter's.
+        let classes_alike = crate::cpp::CppType::from_cpp(expected)
+            .is_some_and(|found| same_class_shape(&declared, &found));
         let declared = declared.demangled();
-        if declared != *expected {
+        if declared != *expected && !classes_alike {
             let hint = crate::cpp::CppType::from_cpp(expected)
                 .and_then(|t| t.as_builtin())
                 .map(|t| format!(": declare it as {}", t.rust))

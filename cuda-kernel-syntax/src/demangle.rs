@@ -24,6 +24,8 @@ pub fn demangle(symbol: &str) -> Option<String> {
         .ok()?
         .demangle(&cpp_demangle::DemangleOptions::default())
         .ok()?;
+    // An empty pack is written `f<>(float*, )`: without the dangling comma.
+    let text = text.replace(", )", ")");
     Some(text.strip_prefix("void ").unwrap_or(&text).to_string())
 }
 
@@ -38,7 +40,10 @@ pub fn param_types(symbol: &str) -> Option<Vec<String>> {
     let text = demangle(symbol)?;
     let open = text.rfind('(')?;
     let inner = text[open + 1..].strip_suffix(')')?;
-    Some(crate::cpp::split_list(inner))
+    // An empty pack leaves an empty item (`pack<>(float*, )`).
+    let mut types = crate::cpp::split_list(inner);
+    types.retain(|t| !t.is_empty());
+    Some(types)
 }
 
 /// The template arguments of a C++ symbol, as the demangler writes them (`float`,

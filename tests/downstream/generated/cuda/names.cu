@@ -69,3 +69,9 @@ template __global__ void gen<float>(float *);
 struct ref { int a; };
 template <typename r> __global__ void gen_ref(r *x, ref y) { x[0] = (r)y.a; }
 template __global__ void gen_ref<float>(float *, ref);
+
+// A variadic template: each instance declared by its symbol.
+template <typename... Args> __global__ void pack(float *out, Args... args) { out[0] = sizeof...(Args); }
+template __global__ void pack<float, int>(float *, float, int);
+template __global__ void pack<>(float *);
+template __global__ void pack<Particle, double *>(float *, Particle, double *);

@@ -61,6 +61,9 @@ fn main() -> Result<(), cuda_kernel::Error> {
         <names::UnaryOp<f32> as cuda_kernel::Kernel>::__internal_symbol("op_relu")
             .is_some_and(|s| s.contains("7op_relu"))
     );
+    // A variadic template's instances, each by its symbol.
+    assert_eq!(names::PackFloatInt::NAME, "_Z4packIJfiEEvPfDpT_");
+    assert_eq!(names::Pack::NAME, "_Z4packIJEEvPfDpT_");
     // By-value enums, default arguments and member initializers, dim3.
     let sym = <names::Pool as cuda_kernel::Kernel>::symbol();
     assert_eq!(sym, "_Z4poolPKfPf7pool_opN2nn3actE11bias_paramsS0_");
