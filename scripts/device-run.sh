@@ -88,6 +88,7 @@ if [ "$what" = sanitize ]; then
         a_kernel_that_faults_is_named_with_its_line_by_the_verify_mode
         template_values_of_unsigned_size_t_long_and_char_launch
         a_template_instance_the_ptx_lacks_is_refused_at_load
+        a_device_function_the_ptx_has_no_instance_for_is_refused_at_load
         a_faulting_kernel_is_named_through_await"
     skips=""
     for t in $provoked; do skips="$skips --skip $t"; done

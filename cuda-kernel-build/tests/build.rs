@@ -412,3 +412,51 @@ fn a_rebuild_with_the_same_inputs_runs_no_nvcc() {
     assert!(runs() >= first + 2, "an edited .cu was not compiled again");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+#[cfg_attr(not(has_nvcc), ignore = "needs nvcc")]
+fn committed_ptx_with_run_dependent_internal_names_stays_current() {
+    // kernels/cuda/device_fns.cu: templates over `static` device functions in a file without
+    // external symbols, whose internal names end in a counter of each nvcc run. The PTX one
+    // run made, committed, is current for the next run's, where the check is asked for (CI).
+    let dir =
+        std::env::temp_dir().join(format!("cuda-kernel-build-{}-internal", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for sub in ["src", "cuda", "out", "ptx"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+    }
+    let kernels = Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernels");
+    std::fs::copy(
+        kernels.join("cuda/device_fns.cu"),
+        dir.join("cuda/device_fns.cu"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("src/lib.rs"), "").unwrap();
+    let build = |dir: &Path| {
+        let mut b = Build::new();
+        b.file("cuda/device_fns.cu")
+            .declarations("src/lib.rs")
+            .manifest_dir(dir)
+            .out_dir(dir.join("out"));
+        b
+    };
+    build(&dir).try_compile().unwrap();
+    let first = std::fs::read_to_string(dir.join("out/device_fns.ptx")).unwrap();
+    std::fs::write(dir.join("ptx/device_fns.ptx"), &first).unwrap();
+    // A clean build: nvcc runs again.
+    std::fs::remove_dir_all(dir.join("out")).unwrap();
+    std::fs::create_dir_all(dir.join("out")).unwrap();
+    let built = build(&dir)
+        .committed_ptx("ptx")
+        .check_committed(true)
+        .try_compile()
+        .unwrap();
+    assert!(built.compiled_by_nvcc);
+    let second = std::fs::read_to_string(dir.join("out/device_fns.ptx")).unwrap();
+    assert_ne!(first, second, "nvcc gave both runs the same internal names");
+    assert_eq!(
+        cuda_kernel_syntax::itanium::without_internal_parts(&first),
+        cuda_kernel_syntax::itanium::without_internal_parts(&second)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1031,10 +1031,23 @@ fn instances_as_rust(
         .entries
         .iter()
         .map(|m| {
-            let args: Vec<String> = m.args.iter().map(|a| a.rust(krate_text)).collect();
+            // A device function is no generic argument but the name `load` takes.
+            let args: Vec<String> = m
+                .args
+                .iter()
+                .filter(|a| !matches!(a, cuda_kernel_syntax::cpp::TemplateArg::Function { .. }))
+                .map(|a| a.rust(krate_text))
+                .collect();
+            let ty = match args.is_empty() {
+                true => ty_name.to_string(),
+                false => format!("{ty_name}::<{}>", args.join(", ")),
+            };
+            let named = match &m.run_time_name {
+                Some(name) if kernel.device_fn.is_some() => format!(" loaded by \"{name}\""),
+                _ => String::new(),
+            };
             format!(
-                "`{ty_name}::<{}>` ({})",
-                args.join(", "),
+                "`{ty}`{named} ({})",
                 cuda_kernel_syntax::demangle::shown(&m.symbol)
             )
         })
