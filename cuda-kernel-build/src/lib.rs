@@ -305,9 +305,19 @@ impl Build {
     /// "fill_{T}")]`; the file's own structs as `#[derive(KernelParam)]` structs (or the
     /// crate's, through [`bind_struct`](Build::bind_struct)). C types go through the type
     /// table (`size_t` as `ffi::size_t`, `int64_t` as `i64`, `const float*` as `*const f32`,
-    /// typedefs resolved). The generated blocks go through every check a hand-written one does
-    /// (the PTX check at compile time, the driver at load). A kernel this cannot declare (in a
-    /// namespace, taking a struct with bit-fields or methods, a template without instances) is
+    /// typedefs resolved, looked up from the kernel's namespace as C++ does). Its enums are
+    /// `#[repr(C)]` structs of their base type with their enumerators as constants, a union its
+    /// bytes; a template over a device function (`template <float (*op)(float)>`) is one
+    /// declaration whose instance is loaded by the function's name; a variadic template's
+    /// instances are declared one by one, by their symbols. Every name is a Rust identifier,
+    /// unique in the file, by one rule: a launcher is the kernel's name in UpperCamelCase, or
+    /// where another item has it its qualified C++ name (`gemm::detail::reset` is
+    /// `GemmDetailReset`), or that with a number. Kernels that toolkit headers instantiate
+    /// (CUB's, which the file's host code launches) are counted apart in the file's header.
+    /// The generated blocks go through every check a hand-written one does
+    /// (the PTX check at compile time, the driver at load). A kernel this cannot declare (in an
+    /// anonymous namespace, taking a struct with bit-fields or methods, a template without
+    /// instances) is
     /// a `cargo:warning` naming it and why: declare it by hand, and a hand-written declaration
     /// of a kernel always wins (the kernel is left out of the generated block). With
     /// [`committed_ptx`](Build::committed_ptx) the generated file is committed beside the PTX
