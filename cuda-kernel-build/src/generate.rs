@@ -273,15 +273,19 @@ fn namespace_of(blocks: &[Block]) -> Option<String> {
 /// Y {`), looked for back to the statement's start; `None` for any other brace (`enum class`
 /// included, which the enum branch reads).
 fn class_opened(tokens: &[Token], open: usize) -> Option<String> {
-    let start = (0..open).rev().take(32).find(|&k| {
-        matches!(
-            tokens.get(k),
-            Some(Token::Punct(';' | '{' | '}' | '(' | ')')) | Some(Token::Line(_))
-        )
-    });
-    let from = start.map_or(0, |k| k + 1);
-    let at = (from..open)
-        .find(|&k| is_ident(tokens.get(k), "class") || is_ident(tokens.get(k), "struct"))?;
+    // Back to the statement's start (a plain loop: a build script runs this in debug, once
+    // per brace of every header).
+    let mut k = open;
+    let mut class = None;
+    while k > 0 && open - k < 32 {
+        k -= 1;
+        match &tokens[k] {
+            Token::Punct(';' | '{' | '}' | '(' | ')') | Token::Line(_) => break,
+            Token::Ident(w) if w == "class" || w == "struct" => class = Some(k),
+            _ => {}
+        }
+    }
+    let at = class?;
     if at > 0 && is_ident(tokens.get(at - 1), "enum") {
         return None;
     }
@@ -506,7 +510,7 @@ fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
                                 k += 1;
                             }
                         }
-                        let enumerators = match is_punct(tokens.get(k), '{') {
+                        let enumerators = match is_punct(tokens.get(k), '{') && from_here(&file) {
                             true => {
                                 let end = skip_group(&tokens, k, '{', '}');
                                 enumerators(
@@ -591,7 +595,10 @@ fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
                                     name: alias,
                                     namespace: namespace_of(&blocks),
                                     base: Vec::new(),
-                                    enumerators: enumerators(body),
+                                    enumerators: match from_here(&file) {
+                                        true => enumerators(body),
+                                        false => Vec::new(),
+                                    },
                                     here: from_here(&file),
                                 });
                             }
@@ -745,13 +752,13 @@ fn split_params(tokens: &[Token]) -> Vec<Vec<Token>> {
 
 /// A declarator without its initializer: a default argument (`= nullptr`) or a default member
 /// initializer (`= 0.0f`, `{0}`), neither of which is part of the type or the layout.
-fn without_initializer(tokens: &[Token]) -> Vec<Token> {
+fn without_initializer(tokens: &[Token]) -> &[Token] {
     let mut depth = 0i32;
     for (i, token) in tokens.iter().enumerate() {
         match token {
             Token::Punct('(' | '[' | '<') => depth += 1,
             Token::Punct(')' | ']' | '>') => depth -= 1,
-            Token::Punct('=') if depth == 0 => return tokens[..i].to_vec(),
+            Token::Punct('=') if depth == 0 => return &tokens[..i],
             // `int n{4}` after a name.
             Token::Punct('{')
                 if depth == 0
@@ -760,12 +767,12 @@ fn without_initializer(tokens: &[Token]) -> Vec<Token> {
                         Some(Token::Ident(_)) | Some(Token::Punct(']'))
                     ) =>
             {
-                return tokens[..i].to_vec();
+                return &tokens[..i];
             }
             _ => {}
         }
     }
-    tokens.to_vec()
+    tokens
 }
 
 /// Type words that are never a parameter's name.
@@ -786,7 +793,6 @@ fn param(
 ) -> Result<(String, String), String> {
     // A default argument (`const float *mul = nullptr`) is no part of the type.
     let tokens = without_initializer(tokens);
-    let tokens = &tokens[..];
     let mut words: Vec<Token> = Vec::new();
     let mut grid_constant = false;
     let mut i = 0;
@@ -1823,6 +1829,8 @@ pub fn generate(
     }
     let mut out = Generated::default();
     let mut kernels: Vec<Declared> = Vec::new();
+    // The fn names of `kernels`, in Rust, each computed once.
+    let mut fn_idents: Vec<String> = Vec::new();
     // Every kernel the file defines, declared or not: what a named family may match.
     let defined: Vec<String> = found.iter().map(|k| k.name.clone()).collect();
     // The kernels considered, as C++ names them (`ns::k` in a namespace): those not declared
@@ -2006,22 +2014,23 @@ pub fn generate(
             })
             .collect();
         match params {
-            Ok(params) => kernels.push(Declared {
-                namespace: kernel.namespace,
-                extern_c: kernel.extern_c,
-                generics,
-                params,
+            Ok(params) => {
+                let ident = rust_name(&kernel.name);
                 // One Rust name per block: a second kernel of the same name in another
-                // namespace is declared in a block of its own, renamed after its namespace
-                // (`OtherPlain`).
-                twin: kernels
-                    .iter()
-                    .filter(|k| rust_name(&k.name) == rust_name(&kernel.name))
-                    .count(),
-                name: kernel.name,
-                symbol: None,
-                shown: None,
-            }),
+                // namespace is declared in a block of its own.
+                let twin = fn_idents.iter().filter(|i| **i == ident).count();
+                fn_idents.push(ident);
+                kernels.push(Declared {
+                    namespace: kernel.namespace,
+                    extern_c: kernel.extern_c,
+                    generics,
+                    params,
+                    twin,
+                    name: kernel.name,
+                    symbol: None,
+                    shown: None,
+                })
+            }
             Err(why) => {
                 // Why a struct of the file could not be generated, where that is the reason.
                 let detail = struct_problems
@@ -2371,7 +2380,7 @@ fn struct_item(
                 // it is: each declarator without its own.
                 let parts: Vec<Vec<Token>> = split_params(&std::mem::take(&mut chunk))
                     .iter()
-                    .map(|p| without_initializer(p))
+                    .map(|p| without_initializer(p).to_vec())
                     .collect();
                 let mut joined: Vec<Token> = Vec::new();
                 for (k, part) in parts.into_iter().enumerate() {
