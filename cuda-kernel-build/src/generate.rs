@@ -1057,7 +1057,8 @@ fn template_param(
     tokens: &[Token],
     enums: &[String],
     namespace: Option<&str>,
-    types: (&[(String, Vec<Token>)], &[(String, String)]),
+    typedefs: &[(String, Vec<Token>)],
+    structs: &[(String, String)],
     taken: &mut Vec<String>,
 ) -> Result<TemplateParam, String> {
     // A default (`= 256`) is no part of the declaration: instances name every argument.
@@ -1070,7 +1071,6 @@ fn template_param(
         .windows(2)
         .position(|w| is_punct(w.first(), '(') && is_punct(w.get(1), '*'))
     {
-        let (typedefs, structs) = types;
         let (Some(Token::Ident(name)), true, true) = (
             tokens.get(open + 2),
             is_punct(tokens.get(open + 3), ')'),
@@ -1977,7 +1977,8 @@ pub fn generate(
                             p,
                             &enums,
                             kernel.namespace.as_deref(),
-                            (&typedefs, &structs),
+                            &typedefs,
+                            &structs,
                             &mut taken,
                         )
                     })

@@ -449,6 +449,39 @@ pub fn from_syn(ty: &syn::Type, generics: &[&str]) -> Option<CppType> {
     }
 }
 
+/// A comma-separated list of C++ types or values, split where no `<>` or `()` is open.
+pub(crate) fn split_list(inner: &str) -> Vec<String> {
+    if inner.trim().is_empty() {
+        return Vec::new();
+    }
+    let mut items = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(inner[start..i].trim().to_string());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(inner[start..].trim().to_string());
+    items
+}
+
+/// Whether `name` is a C++ identifier, qualified by namespaces or not (`Pair`, `geo::Pair`).
+pub fn valid_cpp_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.split("::").all(|s| {
+            s.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -545,37 +578,4 @@ mod tests {
         assert_eq!(TemplateArg::from_demangled("foo<int>"), None);
         assert_eq!(TemplateArg::from_demangled("int&"), None);
     }
-}
-
-/// A comma-separated list of C++ types or values, split where no `<>` or `()` is open.
-pub(crate) fn split_list(inner: &str) -> Vec<String> {
-    if inner.trim().is_empty() {
-        return Vec::new();
-    }
-    let mut items = Vec::new();
-    let (mut depth, mut start) = (0i32, 0usize);
-    for (i, c) in inner.char_indices() {
-        match c {
-            '<' | '(' => depth += 1,
-            '>' | ')' => depth -= 1,
-            ',' if depth == 0 => {
-                items.push(inner[start..i].trim().to_string());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    items.push(inner[start..].trim().to_string());
-    items
-}
-
-/// Whether `name` is a C++ identifier, qualified by namespaces or not (`Pair`, `geo::Pair`).
-pub fn valid_cpp_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.split("::").all(|s| {
-            s.chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-                && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        })
 }
