@@ -1902,12 +1902,16 @@ pub fn generate(
                         let base = format!("{}_{}", kernel.name, args)
                             .trim_end_matches('_')
                             .replace("__", "_");
+                        // Unique among the block's fn names, and taken from those after it.
                         let mut name = base.clone();
                         let mut n = 2;
-                        while kernels.iter().any(|k| k.name == name) {
+                        while kernels.iter().any(|k| k.name == name)
+                            || fn_idents.contains(&rust_name(&name))
+                        {
                             name = format!("{base}_{n}");
                             n += 1;
                         }
+                        fn_idents.push(rust_name(&name));
                         kernels.push(Declared {
                             name,
                             namespace: None,
@@ -2119,16 +2123,48 @@ pub fn generate(
         .zip(&kernel_renames)
         .filter(|(k, _)| !in_family(k))
     {
-        // A parameter named as a type of the file (a tuple struct) or `None` takes a `_`.
+        // A type parameter named as the launcher itself (`n<N>` is `N<N>`) takes a `_`, in the
+        // parameters' types too.
+        let launcher = match rename.split_once("rename = ") {
+            Some((_, name)) => name.to_string(),
+            None => cuda_kernel_syntax::ast::upper_camel_case(&rust_name(&kernel.name)),
+        };
+        let mut generics_list: Vec<String> = kernel.generics.clone();
+        let mut param_types: Vec<String> = kernel.params.iter().map(|(_, t)| t.clone()).collect();
+        if let Some(at) = generics_list.iter().position(|g| *g == launcher) {
+            let mut renamed = format!("{launcher}_");
+            while generics_list.contains(&renamed) {
+                renamed.push('_');
+            }
+            for ty in &mut param_types {
+                *ty = replace_words(ty, |w| (w == launcher).then_some(renamed.as_str()));
+            }
+            generics_list[at] = renamed;
+        }
+        // A parameter named as a type of the file (a tuple struct) or `None` takes a `_`, and
+        // stays unique among the kernel's.
+        let mut used: Vec<String> = kernel
+            .params
+            .iter()
+            .map(|(n, _)| n.rsplit(' ').next().unwrap_or(n).to_string())
+            .collect();
         let list: Vec<String> = kernel
             .params
             .iter()
-            .map(|(n, t)| {
+            .zip(&param_types)
+            .map(|((n, _), t)| {
                 let (attr, name) = match n.rsplit_once(' ') {
                     Some((attr, name)) => (format!("{attr} "), name),
                     None => (String::new(), n.as_str()),
                 };
-                format!("{attr}{}: {t}", naming::unshadowed(name, &types))
+                let mut unshadowed = naming::unshadowed(name, &types);
+                if unshadowed != name {
+                    while used.contains(&unshadowed) || types.is_taken(&unshadowed) {
+                        unshadowed.push('_');
+                    }
+                    used.push(unshadowed.clone());
+                }
+                format!("{attr}{unshadowed}: {t}")
             })
             .collect();
         // A name a raw identifier cannot spell (`Self`, declared `Self_`) gives its symbol.
@@ -2150,8 +2186,7 @@ pub fn generate(
         let generics = if kernel.generics.is_empty() {
             String::new()
         } else {
-            let list: Vec<String> = kernel
-                .generics
+            let list: Vec<String> = generics_list
                 .iter()
                 .map(|g| naming::unshadowed_generic(g, &types))
                 .collect();
