@@ -153,7 +153,7 @@ unsafe extern "C" {
     #[kernel(name = "_Z4packIJfiEEvPfDpT_")]
     #[allow(non_snake_case)]
     pub fn pack_float_int(out: *mut f32, args0: f32, args1: i32);
-    /// `pack<>(float*, )` of names.cu.
+    /// `pack<>(float*)` of names.cu.
     #[kernel(name = "_Z4packIJEEvPfDpT_")]
     #[allow(non_snake_case)]
     pub fn pack(out: *mut f32);
