@@ -57,8 +57,13 @@ fn valid(name: &str) -> bool {
 /// as one of its own types by the last segment of a path (`Float4`, `f32`, `size_t`,
 /// `TensorMap`, `c_void`) nor one it refuses (`Box`, `String`, `Option`).
 pub fn free_type_name(name: &str) -> bool {
+    // The check refuses a parameter of a type so named (`Box`, `Option`, `char`): asked, not
+    // listed again here.
+    let refused = syn::parse_str::<syn::Type>(name).map_or(true, |ty| {
+        cuda_kernel_syntax::check::param_type_error(&ty).is_some()
+    });
     cuda_kernel_syntax::types::by_name(name).is_none()
-        && !cuda_kernel_syntax::check::REFUSED_TYPE_NAMES.contains(&name)
+        && !refused
         && !["TensorMap", "c_void", "Self"].contains(&name)
         // `__ck` and its kind are the generated code's own.
         && !name.starts_with("__")

@@ -823,19 +823,19 @@ fn member_check(krate: &Path, kernel: &Kernel) -> (Option<TokenStream>, Option<T
             member
                 .args
                 .iter()
-                // A device function is chosen at load, by name.
-                .filter(|arg| !matches!(arg, cuda_kernel_syntax::cpp::TemplateArg::Function { .. }))
-                .map(|arg| match arg {
-                    cuda_kernel_syntax::cpp::TemplateArg::Function { .. } => String::new(),
-                    cuda_kernel_syntax::cpp::TemplateArg::Type(_) => {
-                        member_type_text(&krate_text, types.next().and_then(Option::as_ref))
-                    }
+                .filter_map(|arg| match arg {
+                    // A device function is chosen at load, by name.
+                    cuda_kernel_syntax::cpp::TemplateArg::Function { .. } => None,
+                    cuda_kernel_syntax::cpp::TemplateArg::Type(_) => Some(member_type_text(
+                        &krate_text,
+                        types.next().and_then(Option::as_ref),
+                    )),
                     cuda_kernel_syntax::cpp::TemplateArg::Int { code: "b", value } => {
-                        (*value != 0).to_string()
+                        Some((*value != 0).to_string())
                     }
                     cuda_kernel_syntax::cpp::TemplateArg::Int { value, .. }
                     | cuda_kernel_syntax::cpp::TemplateArg::Enum { value, .. } => {
-                        format!("{{ {value} }}")
+                        Some(format!("{{ {value} }}"))
                     }
                 })
                 .collect()

@@ -311,12 +311,6 @@ impl Kernel {
             .map_or_else(|| t.name().to_string(), |n| n.name.value())
     }
 
-    /// Whether it binds a C++ function template's instances (`cpp` with type, value or device
-    /// function parameters).
-    pub fn is_template(&self) -> bool {
-        self.cpp.is_some() && (self.is_generic() || self.device_fn.is_some())
-    }
-
     /// The C++ function template's arguments in order: `generic` (the declaration's generic
     /// parameters' arguments, in order) with `function`, the device function's, at its place.
     pub fn template_args<A>(&self, generic: Vec<A>, function: Option<A>) -> Vec<A> {

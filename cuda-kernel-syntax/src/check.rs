@@ -357,19 +357,6 @@ fn check_read_only(cx: &mut Errors, param: &Param) {
     }
 }
 
-/// Whether two types are the same but for the names of the classes in them (both classes, or
-/// pointers to them alike).
-fn same_class_shape(declared: &crate::cpp::CppType, found: &crate::cpp::CppType) -> bool {
-    use crate::cpp::CppType;
-    match (declared, found) {
-        (CppType::Named(_), CppType::Named(_)) => true,
-        (CppType::Pointer { to_const: c, to: a }, CppType::Pointer { to_const: d, to: b }) => {
-            c == d && same_class_shape(a, b)
-        }
-        _ => false,
-    }
-}
-
 /// Rule: a C++ symbol bound with `name = "_Z..."` takes the declared parameter types: the
 /// symbol spells them, so `reduce0<int>` bound to float pointers is refused here, before any PTX
 /// or driver could only compare sizes.
@@ -406,7 +393,7 @@ fn check_mangled_name(cx: &mut Errors, kernel: &Kernel) {
         // struct's `cuda_name` business, and its size and alignment are checked against the
         // PTX as any parameter's.
         let classes_alike = crate::cpp::CppType::from_cpp(expected)
-            .is_some_and(|found| same_class_shape(&declared, &found));
+            .is_some_and(|found| declared.same_but_class_names(&found));
         let declared = declared.demangled();
         if declared != *expected && !classes_alike {
             let hint = crate::cpp::CppType::from_cpp(expected)
@@ -556,24 +543,6 @@ fn container_element(path: &syn::Path) -> Option<String> {
         _ => None,
     }
 }
-
-/// Names a parameter's type may not end in, whatever the path: host containers, `Option`, and
-/// Rust types C has none of ([`param_type_error`] says what to write instead).
-pub const REFUSED_TYPE_NAMES: &[&str] = &[
-    "Vec",
-    "Box",
-    "Rc",
-    "Arc",
-    "String",
-    "CudaSlice",
-    "CudaView",
-    "CudaViewMut",
-    "Option",
-    "char",
-    "i128",
-    "u128",
-    "str",
-];
 
 fn path_type_error(path: &syn::Path, text: &dyn std::fmt::Display) -> Option<String> {
     let last = path.segments.last()?;

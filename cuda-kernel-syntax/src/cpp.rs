@@ -283,6 +283,19 @@ impl CppType {
         }
     }
 
+    /// Whether this (a declared type) is `found` (a type read from a symbol) but for the names
+    /// of the classes in it: a Rust struct named otherwise than its C++ class (`Self_` for
+    /// `Self`, `Activation` for `ACTIVATION`), which its `cuda_name` names in symbols.
+    pub fn same_but_class_names(&self, found: &CppType) -> bool {
+        match (self, found) {
+            (CppType::Named(_), CppType::Named(_)) => true,
+            (CppType::Pointer { to_const: c, to: a }, CppType::Pointer { to_const: d, to: b }) => {
+                c == d && a.same_but_class_names(b)
+            }
+            (a, b) => a == b,
+        }
+    }
+
     /// The table's row where this is a built-in type.
     pub fn as_builtin(&self) -> Option<&'static BuiltinType> {
         match self {

@@ -209,19 +209,6 @@ fn same_but_namespaces(declared: &CppType, found: &CppType) -> bool {
     }
 }
 
-/// Whether a declared parameter type is the type `found` in a symbol, but for the name of a
-/// struct: a Rust struct whose name is no C++ one's (`Self_` for `Self`), named in symbols by
-/// its `cuda_name`, which the expansion asserts.
-fn same_but_class_names(declared: &CppType, found: &CppType) -> bool {
-    match (declared, found) {
-        (CppType::Named(_), CppType::Named(_)) => true,
-        (CppType::Pointer { to_const: c, to: a }, CppType::Pointer { to_const: d, to: b }) => {
-            c == d && same_but_class_names(a, b)
-        }
-        (a, b) => a == b,
-    }
-}
-
 /// A `cpp` kernel taking structs, whose derived symbol names each struct by its Rust name
 /// (`Pair`): the one entry of its C++ name whose parameters are the declared ones, a struct
 /// matching a class of the same name in any namespace (`geo::Pair`). Its symbol, and the C++
@@ -246,7 +233,7 @@ fn entry_by_struct_names(
     let qualified = kernel.cpp_name();
     // Structs named as in C++ but for namespaces first; else any struct where a struct is.
     entry_with_structs(&declared, &qualified, file, same_but_namespaces)
-        .or_else(|| entry_with_structs(&declared, &qualified, file, same_but_class_names))
+        .or_else(|| entry_with_structs(&declared, &qualified, file, CppType::same_but_class_names))
 }
 
 /// The one entry of `qualified` whose parameters `fit` the declared ones, with the C++ names of
@@ -833,7 +820,7 @@ fn struct_names_in_instance(
     let mut names = Vec::new();
     for (i, (declared, found)) in params.iter().zip(&found).enumerate() {
         let declared = substituted(declared, &types)?;
-        if !same_but_class_names(&declared, found) {
+        if !declared.same_but_class_names(found) {
             return None;
         }
         if let (Some(d), Some(f)) = (declared.class_name(), found.class_name()) {
