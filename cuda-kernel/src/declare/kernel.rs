@@ -140,16 +140,7 @@ pub unsafe trait Kernel: Sized {
     /// [`load`](Self::load) for a kernel named at run time: `name` fills the part of the
     /// symbol its declaration leaves open (`"exp"` for `u{op}_{T}`).
     fn load_named(module: &Arc<CudaModule>, name: &str) -> Result<Self, Error> {
-        let symbol = run_time_symbol::<Self>(name)?;
-        // A `static` device function's instance, as this module's nvcc run named it.
-        let internal = Self::__internal_symbol(name).and_then(|masked| {
-            let members = Self::__FAMILY.map_or(&[][..], |f| f.members);
-            crate::load::module::internal_entry(module, &masked, members)
-        });
-        match internal {
-            Some(symbol) => load_symbol(module, &symbol),
-            None => load_symbol(module, &symbol),
-        }
+        load_symbol(module, &named_symbol::<Self>(Some(module), name)?)
     }
 
     /// Looks the kernel up in `library`, loaded once for every GPU of the process, and checks
@@ -160,19 +151,7 @@ pub unsafe trait Kernel: Sized {
 
     /// [`load_library`](Self::load_library) for a kernel named at run time.
     fn load_library_named(library: &Arc<Library>, name: &str) -> Result<Self, Error> {
-        let symbol = run_time_symbol::<Self>(name)?;
-        // A `static` device function's instance, as the PTX the declaration was checked
-        // against names it.
-        let internal = Self::__internal_symbol(name).and_then(|masked| {
-            let members = Self::__FAMILY.map_or(&[][..], |f| f.members);
-            members
-                .iter()
-                .find(|m| cuda_kernel_syntax::itanium::without_internal_parts(m) == masked)
-        });
-        match internal {
-            Some(symbol) => load_library_symbol(library, symbol),
-            None => load_library_symbol(library, &symbol),
-        }
+        load_library_symbol(library, &named_symbol::<Self>(None, name)?)
     }
 
     /// The function of a launcher loaded from a module, for attributes, occupancy and graph
@@ -248,6 +227,22 @@ fn run_time_symbol<K: Kernel>(name: &str) -> Result<Cow<'static, str>, Error> {
             "this kernel's declaration fixes its symbol: load it with load, without a name",
         )),
     }
+}
+
+/// The symbol `load_named` looks up: the run-time part filled in, or for a template over a
+/// `static` device function, the instance as the module's nvcc run named it (found among the
+/// entries of `module` where this crate loaded it, else of the PTX the declaration was checked
+/// against).
+fn named_symbol<K: Kernel>(
+    module: Option<&Arc<CudaModule>>,
+    name: &str,
+) -> Result<Cow<'static, str>, Error> {
+    let symbol = run_time_symbol::<K>(name)?;
+    let internal = K::__internal_symbol(name).and_then(|masked| {
+        let members = K::__FAMILY.map_or(&[][..], |f| f.members);
+        crate::load::module::internal_entry(module, &masked, members)
+    });
+    Ok(internal.map_or(symbol, Cow::Owned))
 }
 
 fn load_symbol<K: Kernel>(module: &Arc<CudaModule>, symbol: &str) -> Result<K, Error> {

@@ -208,6 +208,7 @@ fn load(ctx: &Arc<CudaContext>, image: Image<'_>) -> Result<Arc<CudaModule>, Err
     };
     // The parameter counts, for drivers that cannot say them (see `driver::params`).
     let counts = ParamCounts::needed(&copy);
+    // The entries of `static` device functions' instances, which loading finds by name.
     let internal = ParamCounts::internal_names(&copy);
     let module = ctx.load_module(image.into_cudarc()).map_err(|source| {
         if is_jit_error(source.0) {
@@ -224,76 +225,68 @@ fn load(ctx: &Arc<CudaContext>, image: Image<'_>) -> Result<Arc<CudaModule>, Err
             }
         }
     })?;
-    if let Some(counts) = counts {
-        remember_counts(&module, counts);
-    }
-    if !internal.is_empty() {
-        let mut all = INTERNAL_NAMES
+    if counts.is_some() || !internal.is_empty() {
+        let mut all = IMAGES
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         all.retain(|(weak, _)| weak.strong_count() > 0);
-        all.push((Arc::downgrade(&module), internal));
+        all.push((Arc::downgrade(&module), Remembered { counts, internal }));
     }
     Ok(module)
 }
 
-/// The entries of the modules this crate loaded that nvcc named in its internal namespace,
-/// while they live: a `static` device function's instance is found among them whatever the
-/// nvcc run that made the module named it.
-static INTERNAL_NAMES: Mutex<Vec<(Weak<CudaModule>, Vec<String>)>> = Mutex::new(Vec::new());
-
-/// The entry of `module` that is `masked` once nvcc's run-dependent internal names are masked
-/// ([`without_internal_parts`](cuda_kernel_syntax::itanium::without_internal_parts)): among
-/// the entries of a module this crate loaded, else among `members` (the PTX the declaration
-/// was checked against, for a module loaded elsewhere).
-pub(crate) fn internal_entry(
-    module: &Arc<CudaModule>,
-    masked: &str,
-    members: &[&str],
-) -> Option<String> {
-    use cuda_kernel_syntax::itanium::without_internal_parts;
-    let all = INTERNAL_NAMES
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let names = all
-        .iter()
-        .find(|(weak, _)| std::ptr::eq(weak.as_ptr(), Arc::as_ptr(module)))
-        .map(|(_, names)| names);
-    match names {
-        Some(names) => names
-            .iter()
-            .find(|n| without_internal_parts(n) == masked)
-            .cloned(),
-        None => members
-            .iter()
-            .find(|n| without_internal_parts(n) == masked)
-            .map(|n| n.to_string()),
-    }
+/// What this crate read of a module's image when it loaded it.
+struct Remembered {
+    /// The parameter counts, for drivers that cannot say them (`driver::params`).
+    counts: Option<ParamCounts>,
+    /// The entries nvcc named in its internal namespace: a `static` device function's instance
+    /// is found among them whatever the nvcc run that made the module named it.
+    internal: Vec<String>,
 }
 
-/// The parameter counts of the modules this crate loaded, while they live: a module loaded
-/// elsewhere (cudarc's `load_module`) has none here, and its load check asks the driver one
-/// parameter past the declared ones.
-static COUNTS: Mutex<Vec<(Weak<CudaModule>, ParamCounts)>> = Mutex::new(Vec::new());
+/// What was read of the images of the modules this crate loaded, while they live: a module
+/// loaded elsewhere (cudarc's `load_module`) has nothing here, and its load check asks the
+/// driver one parameter past the declared ones.
+static IMAGES: Mutex<Vec<(Weak<CudaModule>, Remembered)>> = Mutex::new(Vec::new());
 
-fn remember_counts(module: &Arc<CudaModule>, counts: ParamCounts) {
-    let mut all = COUNTS
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    all.retain(|(weak, _)| weak.strong_count() > 0);
-    all.push((Arc::downgrade(module), counts));
-}
-
-/// The parameter count of `kernel` in `module`, where this crate loaded it and read its image.
-fn remembered_count(module: &Arc<CudaModule>, kernel: &str) -> Option<usize> {
-    let all = COUNTS
+/// `read` of what was remembered of `module`'s image, where this crate loaded it.
+fn remembered<R>(module: &Arc<CudaModule>, read: impl FnOnce(&Remembered) -> R) -> Option<R> {
+    let all = IMAGES
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     // A live weak pointer to the same allocation is the same module (the allocation cannot be
     // reused while the weak pointer exists).
     all.iter()
         .find(|(weak, _)| std::ptr::eq(weak.as_ptr(), Arc::as_ptr(module)))
-        .and_then(|(_, counts)| counts.get(kernel))
+        .map(|(_, remembered)| read(remembered))
+}
+
+/// The parameter count of `kernel` in `module`, where this crate loaded it and read its image.
+fn remembered_count(module: &Arc<CudaModule>, kernel: &str) -> Option<usize> {
+    remembered(module, |r| r.counts.as_ref()?.get(kernel)).flatten()
+}
+
+/// The entry that is `masked` once nvcc's run-dependent internal names are masked
+/// ([`without_internal_parts`](cuda_kernel_syntax::itanium::without_internal_parts)): among
+/// the entries of `module` where this crate loaded it, else among `members` (the PTX the
+/// declaration was checked against: a module loaded elsewhere, or a library).
+pub(crate) fn internal_entry(
+    module: Option<&Arc<CudaModule>>,
+    masked: &str,
+    members: &[&str],
+) -> Option<String> {
+    fn find<'a>(names: impl IntoIterator<Item = &'a str>, masked: &str) -> Option<String> {
+        names
+            .into_iter()
+            .find(|n| cuda_kernel_syntax::itanium::without_internal_parts(n) == masked)
+            .map(str::to_string)
+    }
+    match module
+        .and_then(|m| remembered(m, |r| find(r.internal.iter().map(String::as_str), masked)))
+    {
+        Some(entry) => entry,
+        None => find(members.iter().copied(), masked),
+    }
 }
 
 /// Codes with which the JIT refuses an image, whose log says why.
