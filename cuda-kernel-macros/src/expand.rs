@@ -388,15 +388,10 @@ fn sanitized(name: &str) -> String {
             }
         })
         .collect();
-    let starts_well = ident.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
-    match syn::parse_str::<Ident>(&ident) {
-        Ok(_) if starts_well && ident != "gen" => ident,
-        // A keyword (`gen`, reserved from edition 2024, `type`) as a raw identifier, but those
-        // a raw identifier cannot be.
-        _ if starts_well && !["self", "Self", "super", "crate", "_"].contains(&ident.as_str()) => {
-            format!("r#{ident}")
-        }
-        _ => format!("name_{ident}"),
+    // A keyword as a raw identifier (`r#type`), as the build step's generated names are.
+    match ident.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        true => cuda_kernel_syntax::ast::rust_ident(&ident),
+        false => format!("name_{ident}"),
     }
 }
 

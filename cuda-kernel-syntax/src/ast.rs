@@ -368,6 +368,29 @@ impl Kernel {
     }
 }
 
+/// `name` (a C++ identifier) as a Rust identifier: a keyword as a raw identifier (`type` is `r#type`; syn says
+/// which words are keywords, `gen` is reserved from edition 2024), and those a raw identifier
+/// cannot spell (`self`, `Self`, `super`, `crate`, `_`) with a `_` after them.
+pub fn rust_ident(name: &str) -> String {
+    // Rust's keywords are lowercase ASCII words of 2 to 8 letters (`Self` apart): any other
+    // identifier is one as it is, without asking syn (whose parse costs a build script, in
+    // debug, a few microseconds a name).
+    let plain = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    let keyword_shaped =
+        (2..=8).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_lowercase());
+    if plain && !keyword_shaped && name != "Self" && name != "_" {
+        return name.to_string();
+    }
+    if ["self", "Self", "super", "crate", "_"].contains(&name) {
+        format!("{name}_")
+    } else if name == "gen" || syn::parse_str::<syn::Ident>(name).is_err() {
+        format!("r#{name}")
+    } else {
+        name.to_string()
+    }
+}
+
 /// `vector_add` -> `VectorAdd`, `saxpyF4` -> `SaxpyF4`, `r#type` -> `Type`.
 pub fn upper_camel_case(name: &str) -> String {
     let name = name.strip_prefix("r#").unwrap_or(name);
