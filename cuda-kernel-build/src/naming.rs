@@ -40,7 +40,7 @@ fn valid(name: &str) -> bool {
 pub fn free_type_name(name: &str) -> bool {
     // The check refuses a parameter of a type so named (`Box`, `Option`, `char`): asked, not
     // listed again here.
-    let refused = syn::parse_str::<syn::Type>(name).map_or(true, |ty| {
+    let refused = syn::parse_str::<syn::Type>(&ident(name)).map_or(true, |ty| {
         cuda_kernel_syntax::check::param_type_error(&ty).is_some()
     });
     cuda_kernel_syntax::types::by_name(name).is_none()
