@@ -30,3 +30,29 @@ fn readme_quickstart_is_the_quickstart_crate() {
         );
     }
 }
+
+/// The crate's front page (docs.rs) walks the same route: its `build.rs` and `src/main.rs`
+/// blocks are the README's, which are the quickstart crate CI builds.
+#[test]
+fn the_docs_front_page_is_the_readme_quickstart() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    let lib = std::fs::read_to_string(format!("{root}/cuda-kernel/src/lib.rs")).unwrap();
+    let front: String = lib
+        .lines()
+        .take_while(|l| l.starts_with("//!"))
+        .map(|l| {
+            format!(
+                "{}\n",
+                l.trim_start_matches("//!").strip_prefix(' ').unwrap_or("")
+            )
+        })
+        .collect();
+    for caption in ["`cuda/scale.cu`:", "`build.rs`:", "`src/main.rs`:"] {
+        assert_eq!(
+            code_block(&front, caption),
+            code_block(&readme, caption),
+            "the front page's {caption} differs from README.md's"
+        );
+    }
+}

@@ -439,10 +439,15 @@ impl Build {
         match self.try_compile() {
             Ok(compiled) => compiled,
             Err(e) => {
+                // Cargo shows `cargo::error` lines first and alone, as `error: crate@version:
+                // ...`, and fails the build; a problem's lines after its first (the fix, or
+                // nvcc's output) each on a line of their own.
                 for problem in &e.problems {
-                    eprintln!("error: {problem}");
+                    for line in problem.lines() {
+                        println!("cargo::error={line}");
+                    }
                 }
-                std::process::exit(1);
+                std::process::exit(0);
             }
         }
     }
@@ -976,11 +981,23 @@ fn compare_committed(dir: &Path, stem: &str, text: &str, strict: bool) -> Result
         return Ok(());
     }
     let write = std::env::var_os(WRITE_PTX_ENV).is_some_and(|v| v == "1");
-    if old.is_none() && !write {
-        // A crate's first build: nothing committed yet to differ from.
+    if old.is_none() && !write && strict {
+        // Checked, not written: the source tree stays as it is in CI.
         println!(
             "cargo::warning={} does not exist yet: rebuild with {WRITE_PTX_ENV}=1 to write it and \
              commit it, so that machines without nvcc can build",
+            path.display()
+        );
+        return Ok(());
+    }
+    if old.is_none() && !write {
+        // A crate's first build with nvcc writes what machines without it build from.
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        println!(
+            "cargo::warning=wrote {}, nvcc's PTX of {stem}.cu: commit it, and machines without \
+             nvcc (docs.rs, CI) build from it",
             path.display()
         );
         return Ok(());
@@ -1014,24 +1031,37 @@ fn use_committed(
     out_dir: &Path,
     strict: bool,
 ) -> Result<PathBuf, String> {
+    let not_found = "nvcc was not found ($NVCC, $CUDA_HOME/bin, $CUDA_PATH/bin or PATH)";
+    let get_nvcc = "install the CUDA toolkit, or NVIDIA's nvcc from PyPI (cuda-kernel's \
+                    README, \"Getting nvcc\"), or set NVCC to an nvcc";
     let todo = format!(
-        "on a machine with nvcc (the CUDA toolkit, or NVIDIA's PyPI wheels: \
-         nvidia-cuda-nvcc), rebuild with {WRITE_PTX_ENV}=1 and commit the PTX"
+        "on a machine with nvcc, rebuild with {WRITE_PTX_ENV}=1 and commit the PTX ({get_nvcc})"
     );
     let Some(dir) = dir else {
         return Err(format!(
-            "nvcc was not found ($NVCC, $CUDA_HOME/bin/nvcc, $CUDA_PATH/bin/nvcc, or nvcc on PATH), and {}.cu has no committed PTX to fall back on (Build::committed_ptx): \
-             install the CUDA toolkit (or NVIDIA's PyPI wheel nvidia-cuda-nvcc) or set NVCC or CUDA_HOME",
-            job.stem
+            "cannot compile {source}: {not_found}\n  \
+             {get_nvcc}; to build without nvcc, keep nvcc's PTX in the crate with \
+             Build::committed_ptx(\"ptx\")",
+            source = job.source.display()
         ));
     };
     let path = dir.join(format!("{}.ptx", job.stem));
     println!("cargo::rerun-if-changed={}", path.display());
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        format!(
-            "nvcc was not found ($NVCC, $CUDA_HOME/bin/nvcc, $CUDA_PATH/bin/nvcc, or nvcc on PATH), and {} cannot be read ({e}): {todo}",
-            path.display()
-        )
+    let text = std::fs::read_to_string(&path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => format!(
+            "cannot compile {source}: {not_found}, and there is no committed PTX to build from \
+             ({path} does not exist yet)\n  \
+             a crate's first build needs nvcc: {get_nvcc}\n  \
+             that build writes {path}: commit it, and machines without nvcc (docs.rs, CI) \
+             build from it",
+            source = job.source.display(),
+            path = path.display()
+        ),
+        _ => format!(
+            "cannot compile {source}: {not_found}, and {path} cannot be read ({e})\n  {todo}",
+            source = job.source.display(),
+            path = path.display()
+        ),
     })?;
     let recorded = text
         .lines()
@@ -1039,8 +1069,8 @@ fn use_committed(
         .and_then(|l| l.strip_prefix(HASH_MARKER));
     if recorded.map(str::trim) != Some(job.hash.as_str()) {
         let message = format!(
-            "nvcc was not found ($NVCC, $CUDA_HOME/bin/nvcc, $CUDA_PATH/bin/nvcc, or nvcc on PATH), and {} was not made from the current {}.cu, its headers and \
-             declarations: {todo}",
+            "{} was not made from the current {}.cu, its headers and declarations, and \
+             {not_found} to make it again: {todo}",
             path.display(),
             job.stem
         );

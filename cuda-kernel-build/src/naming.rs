@@ -207,6 +207,15 @@ impl TypeNames {
     /// a valid identifier and not taken, else the first valid one with a number after it;
     /// claimed.
     pub fn claim(&mut self, candidates: &[String]) -> String {
+        self.claim_where(candidates, |_, _| true)
+    }
+
+    /// [`claim`](Self::claim), of the candidates `free` also accepts.
+    fn claim_where(
+        &mut self,
+        candidates: &[String],
+        free: impl Fn(&TypeNames, &str) -> bool,
+    ) -> String {
         // A keyword (`Self`) takes a `_` after it.
         let valid: Vec<String> = candidates
             .iter()
@@ -215,7 +224,7 @@ impl TypeNames {
             .collect();
         let chosen = valid
             .iter()
-            .find(|c| !self.is_taken(c))
+            .find(|c| !self.is_taken(c) && free(self, c))
             .cloned()
             .unwrap_or_else(|| {
                 let base = valid
@@ -223,7 +232,7 @@ impl TypeNames {
                     .map_or("Kernel", |c| c.trim_start_matches("r#"));
                 (2..)
                     .map(|n| format!("{base}{n}"))
-                    .find(|c| !self.is_taken(c))
+                    .find(|c| !self.is_taken(c) && free(self, c))
                     .unwrap_or_default()
             });
         self.taken.push(chosen.clone());
@@ -236,13 +245,28 @@ impl TypeNames {
         let name = qualified.rsplit("::").next().unwrap_or(qualified);
         let plain = upper_camel_case(name);
         let full = upper_camel_case(&qualified.replace("::", "_"));
-        self.claim(&[plain, full])
+        // `#[kernel]` gives a generic launcher a trait named after it (`ResetInPtx`): that
+        // name is the launcher's too.
+        let in_ptx = |name: &str| format!("{name}{}", cuda_kernel_syntax::check::IN_PTX);
+        let chosen = self.claim_where(&[plain, full], |names, c| !names.is_taken(&in_ptx(c)));
+        self.taken.push(in_ptx(&chosen));
+        chosen
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_launcher_never_takes_the_name_of_another_ones_trait() {
+        let mut names = TypeNames::default();
+        assert_eq!(names.launcher("tile"), "Tile");
+        // `TileInPtx` is `Tile`'s trait of instances in the PTX.
+        assert_eq!(names.launcher("tile_in_ptx"), "TileInPtx2");
+        assert_eq!(names.launcher("reset_in_ptx"), "ResetInPtx");
+        assert_eq!(names.launcher("reset"), "Reset2");
+    }
 
     #[test]
     fn names_are_identifiers_and_unique() {

@@ -171,7 +171,62 @@ fn without_nvcc_and_without_committed_ptx_the_error_says_what_to_do() {
         .try_compile()
         .unwrap_err()
         .to_string();
-    assert!(e.contains("axpy.cu has no committed PTX"), "{e}");
+    assert!(
+        e.starts_with("cannot compile ") && e.contains("axpy.cu: nvcc was not found"),
+        "{e}"
+    );
+    assert!(e.contains("Build::committed_ptx(\"ptx\")"), "{e}");
+    // With a committed folder that has no PTX yet (a new crate's first build): the problem on
+    // the first line, then how to get nvcc and what the first build writes.
+    let e = build(&dir)
+        .committed_ptx("ptx")
+        .without_nvcc()
+        .try_compile()
+        .unwrap_err()
+        .to_string();
+    let lines: Vec<&str> = e.lines().collect();
+    assert_eq!(lines.len(), 3, "{e}");
+    assert!(lines[0].contains("axpy.cu: nvcc was not found"), "{e}");
+    assert!(
+        lines[0].ends_with("ptx/axpy.ptx does not exist yet)"),
+        "{e}"
+    );
+    assert!(lines[1].contains("a crate's first build needs nvcc"), "{e}");
+    assert!(lines[1].contains("\"Getting nvcc\""), "{e}");
+    assert!(lines[2].contains("that build writes"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+#[cfg_attr(not(has_nvcc), ignore = "needs nvcc")]
+fn a_first_build_with_nvcc_writes_the_committed_ptx_and_later_ones_use_it() {
+    let dir = project("first", GOOD);
+    // Checked (CI): nothing is written into the source tree.
+    build(&dir)
+        .committed_ptx("ptx")
+        .check_committed(true)
+        .try_compile()
+        .unwrap();
+    assert!(!dir.join("ptx/axpy.ptx").exists());
+    // An ordinary first build writes it.
+    build(&dir)
+        .committed_ptx("ptx")
+        .check_committed(false)
+        .try_compile()
+        .unwrap();
+    let written = std::fs::read_to_string(dir.join("ptx/axpy.ptx")).unwrap();
+    assert_eq!(
+        written,
+        std::fs::read_to_string(dir.join("out/axpy.ptx")).unwrap()
+    );
+    // A machine without nvcc builds from it, and the check finds it current.
+    let without = build(&dir)
+        .committed_ptx("ptx")
+        .without_nvcc()
+        .check_committed(true)
+        .try_compile()
+        .unwrap();
+    assert!(!without.compiled_by_nvcc);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

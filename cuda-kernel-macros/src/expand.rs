@@ -792,8 +792,7 @@ fn member_check(krate: &Path, kernel: &Kernel) -> (Option<TokenStream>, Option<T
         .collect();
     let has_consts = type_params.len() != kernel.generics.len();
     // With value parameters, the instances are those of a C++ template, whose arguments are
-    // known (read from their symbols) in the generics' order: checked on a marker type carrying
-    // every argument (`__MatrixMulCUDAInstance<32>`).
+    // known (read from their symbols) in the generics' order.
     let with_values = has_consts
         && kernel.cpp.is_some()
         && members.entries.iter().all(|m| {
@@ -807,9 +806,11 @@ fn member_check(krate: &Path, kernel: &Kernel) -> (Option<TokenStream>, Option<T
         return (None, None);
     }
     let attrs = &kernel.attrs;
-    let name = format_ident!("__{}Members", kernel.type_ident());
-    let instance = format_ident!("__{}Instance", kernel.type_ident());
-    // Each member's type arguments, in text, once.
+    let ty = kernel.type_ident();
+    // Named for what it says of the launcher, since rustc shows it: "the trait
+    // `MatrixMulCUDAInPtx<64>` is not implemented for `MatrixMulCUDA<64>`".
+    let name = format_ident!("{}{}", ty, check::IN_PTX);
+    // Each member's arguments, in text, once, in the generics' order.
     let krate_text = quote!(#krate).to_string();
     let mut tuples: Vec<Vec<String>> = Vec::new();
     for member in &members.entries {
@@ -845,16 +846,10 @@ fn member_check(krate: &Path, kernel: &Kernel) -> (Option<TokenStream>, Option<T
     }
     let mut impls = Code::new();
     for args in &tuples {
-        let target = if with_values {
-            format!("{instance}<{}>", args.join(", "))
-        } else if args.len() == 1 {
-            args[0].clone()
-        } else {
-            format!("({},)", args.join(", "))
-        };
+        let args = args.join(", ");
         impls
             .tokens(&quote!(#(#attrs)*))
-            .text(&format!("impl {name} for {target} {{}}"));
+            .text(&format!("impl {name}<{args}> for {ty}<{args}> {{}}"));
     }
     let impls = impls.finish();
     let listed: Vec<String> = match kernel.cpp {
@@ -863,21 +858,34 @@ fn member_check(krate: &Path, kernel: &Kernel) -> (Option<TokenStream>, Option<T
     };
     let shown = listed.join(", ");
     let escape = |text: &str| text.replace('{', "{{").replace('}', "}}");
-    // With one type parameter named by its Rust name, the missing symbol itself: `{Self}` in
-    // place of `{T}` (`affine_i16`).
+    // What rustc writes for an argument of the call: `{T}` is the type named, `{BM}` the value.
+    let asked_of = |ident: &Ident| format!("{{{}}}", ident.unraw());
+    let asked: Vec<String> = kernel
+        .generics
+        .iter()
+        .map(|g| match g {
+            KernelGeneric::Type(t) => asked_of(t),
+            KernelGeneric::Const { ident, .. } => asked_of(ident),
+        })
+        .collect();
+    let asked_types: Vec<String> = type_params.iter().map(asked_of).collect();
+    // With one type parameter named by its Rust name, the missing symbol itself, the pattern's
+    // `{T}` standing for the type asked (`affine_i16`).
     let missing = match (&type_params[..], &kernel.run_time_name) {
         ([t], None) if kernel.type_names.is_empty() && kernel.cpp.is_none() => {
             let placeholder = format!("{{{t}}}");
             let parts: Vec<String> = kernel.symbol.split(&placeholder).map(escape).collect();
-            Some(parts.join("{Self}"))
+            Some(parts.join(&asked_of(t)))
         }
         _ => None,
     };
-    let family = format!("member of `{}` for `{{Self}}`", escape(&kernel.symbol));
-    let for_what = match with_values {
-        true => "these arguments (`{Self}`)",
-        false => "`{Self}`",
+    // The arguments asked, as the call writes them: `u8`, `MatrixMulCUDA::<64>`.
+    let for_what = match (with_values, &asked_types[..]) {
+        (false, [one]) => format!("`{one}`"),
+        (false, _) => format!("`({})`", asked_types.join(", ")),
+        (true, _) => format!("`{ty}::<{}>`", asked.join(", ")),
     };
+    let family = format!("member of `{}` for {for_what}", escape(&kernel.symbol));
     let mut notes = vec![
         "generic code loads a member through `Kernel::load`, a `KernelCache` or the block's \
          module type, which report a missing member at run time"
@@ -885,39 +893,50 @@ fn member_check(krate: &Path, kernel: &Kernel) -> (Option<TokenStream>, Option<T
     ];
     let message = if kernel.cpp.is_some() {
         // nvcc compiles a template only for the instances the .cu names: the explicit
-        // instantiation to add, spelled for an instance there is.
-        // Each argument as Rust writes it: a type by the table's path, a value by its number.
+        // instantiation to add, with the values asked and, as C++ spells them only for a type
+        // it knows, the types of an instance there is.
         let first = &members.entries[0];
         let mut types = first.types.iter();
-        let example: Vec<String> = if with_values {
-            first
-                .args
-                .iter()
-                .map(|arg| match arg {
-                    cuda_kernel_syntax::cpp::TemplateArg::Type(_) => match types.next() {
+        let mut example_types = Vec::new();
+        let mut sentinels = Vec::new();
+        let mut example: Vec<String> = Vec::new();
+        for (i, generic) in kernel.generics.iter().enumerate() {
+            match generic {
+                KernelGeneric::Type(_) => {
+                    let rust = match types.next() {
                         Some(Some(MemberType::Builtin(rust))) => rust.to_string(),
                         _ => String::new(),
-                    },
-                    value => value.rust(""),
-                })
-                .collect()
-        } else {
-            types
-                .map(|t| match t {
-                    Some(MemberType::Builtin(rust)) => rust.to_string(),
-                    _ => String::new(),
-                })
-                .collect()
-        };
+                    };
+                    example_types.push(rust.clone());
+                    example.push(rust);
+                }
+                KernelGeneric::Const { ident, .. } => {
+                    // Replaced by rustc's `{BM}` once the line is escaped.
+                    let sentinel = format!("\u{1}{i}\u{1}");
+                    sentinels.push((sentinel.clone(), asked_of(ident)));
+                    example.push(sentinel);
+                }
+            }
+        }
         let example: Vec<&str> = example.iter().map(String::as_str).collect();
         if let Some(line) = cuda_kernel_syntax::cuda::instantiation(kernel, &example) {
+            let mut line = escape(&line);
+            for (sentinel, asked) in &sentinels {
+                line = line.replace(sentinel, asked);
+            }
+            let which = match example_types.is_empty() {
+                true => "add this one to it".to_string(),
+                false => format!(
+                    "add one for `{}` as there is one for `{}`",
+                    asked_types.join(", "),
+                    escape(&example_types.join(", "))
+                ),
+            };
             notes.insert(
                 0,
                 format!(
-                    "nvcc compiles a template only for the instances the .cu instantiates: add \
-                     one for {for_what} as there is one for `{}`: `{}`",
-                    escape(&example.join(", ")),
-                    escape(&line)
+                    "nvcc compiles a template only for the instances the .cu instantiates: \
+                     {which}: `{line}`"
                 ),
             );
         }
@@ -951,29 +970,9 @@ fn member_check(krate: &Path, kernel: &Kernel) -> (Option<TokenStream>, Option<T
             KernelGeneric::Const { ident, .. } => quote!({ #ident }),
         })
         .collect();
-    let target = if with_values {
-        quote!(#instance<#(#generic_args),*>)
-    } else if type_params.len() == 1 {
-        let t = &type_params[0];
-        quote!(#t)
-    } else {
-        quote!((#(#type_params,)*))
-    };
-    // The marker carrying every argument, declared with the kernel's generics.
-    let marker = with_values.then(|| {
-        let declared = kernel.generics.iter().map(|g| match g {
-            KernelGeneric::Type(t) => quote!(#t: ?#krate::__private::core::marker::Sized),
-            KernelGeneric::Const { ident, ty, .. } => quote!(const #ident: #ty),
-        });
-        let doc = format!(" The arguments of an instance of `{}`.", kernel.symbol);
-        quote! {
-            #(#attrs)*
-            #[doc = #doc]
-            #[doc(hidden)]
-            pub struct #instance<#(#declared),*>(
-                #krate::__private::PhantomData<(#(*const #type_params,)*)>,
-            );
-        }
+    let declared = kernel.generics.iter().map(|g| match g {
+        KernelGeneric::Type(t) => quote!(#t: ?#krate::__private::core::marker::Sized),
+        KernelGeneric::Const { ident, ty, .. } => quote!(const #ident: #ty),
     });
     let label = if kernel.cpp.is_some() {
         "no such instance in the PTX"
@@ -981,18 +980,17 @@ fn member_check(krate: &Path, kernel: &Kernel) -> (Option<TokenStream>, Option<T
         "no such member in the PTX"
     };
     let doc = format!(
-        " The type arguments `{}` has members for in the PTX.",
+        " The arguments `{}` has an instance for in the PTX.",
         kernel.symbol
     );
     (
-        Some(quote!(where #target: #name)),
+        Some(quote!(where Self: #name<#(#generic_args),*>)),
         Some(quote! {
             #(#attrs)*
             #[doc = #doc]
             #[doc(hidden)]
             #[diagnostic::on_unimplemented(message = #message, label = #label, #(note = #notes),*)]
-            pub trait #name {}
-            #marker
+            pub trait #name<#(#declared),*> {}
             #impls
         }),
     )

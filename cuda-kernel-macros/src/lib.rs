@@ -15,17 +15,17 @@ mod tests;
 
 use proc_macro::TokenStream;
 
-/// Declares CUDA kernels by their C signatures and generates a typed launcher for each.
-///
-/// See the `cuda-kernel` crate's documentation of `kernel`, which is the manual.
+/// *Where it lives:* `#[kernel]` is defined in `cuda-kernel-macros` and re-exported as
+/// `cuda_kernel::kernel`, whose page is its manual; depend on `cuda-kernel` and write
+/// `use cuda_kernel::kernel;`.
 #[proc_macro_attribute]
 pub fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::kernel(args.into(), input.into()).into()
 }
 
-/// Makes a `#[repr(C)]` struct a kernel parameter type.
-///
-/// See the `cuda-kernel` crate's documentation of `KernelParam`.
+/// *Where it lives:* `#[derive(KernelParam)]` is defined in `cuda-kernel-macros` and
+/// re-exported as `cuda_kernel::KernelParam`, whose page documents it; depend on `cuda-kernel`
+/// and write `use cuda_kernel::KernelParam;`.
 #[proc_macro_derive(KernelParam, attributes(kernel_param))]
 pub fn derive_kernel_param(input: TokenStream) -> TokenStream {
     derive::kernel_param(input.into()).into()

@@ -81,7 +81,30 @@ fn check_unique_names(cx: &mut Errors, block: &Block) {
             );
         }
     }
+    // A generic launcher checked against the PTX brings the trait of its instances there,
+    // named after it (`TileInPtx`, what rustc names when an instance is missing).
+    for kernel in &block.kernels {
+        let ty = kernel.type_ident().to_string();
+        let Some(generic) = ty
+            .strip_suffix(IN_PTX)
+            .and_then(|base| block.kernels.iter().find(|k| k.type_ident() == base))
+            .filter(|k| k.is_generic())
+        else {
+            continue;
+        };
+        cx.error(
+            &kernel.ident,
+            format!(
+                "the launcher `{ty}` would have the name of the trait of `{}`'s instances in the \
+                 PTX: rename it (`#[kernel(rename = ...)]`)",
+                generic.ident
+            ),
+        );
+    }
 }
+
+/// What a generic launcher's trait of instances in the PTX adds to its name (`TileInPtx`).
+pub const IN_PTX: &str = "InPtx";
 
 /// Rule: `namespace = "..."` qualifies a C++ kernel's name, whose symbol the macro derives: it
 /// goes with `cpp`, not with an explicit `name = "..."` (which names the whole symbol).
@@ -466,6 +489,10 @@ pub fn param_type_error(ty: &Type) -> Option<String> {
                 format!("unsupported pointee in `{text}`: {reason}")
             }),
         },
+        // `&TensorMap<f32, 2>`, `&mut TensorMapMut<f32, 2>`: what the launcher takes.
+        Type::Reference(r) if descriptor_declared(&r.elem).is_some() => {
+            descriptor_declared(&r.elem).map(|fix| descriptor_message(&text, &fix))
+        }
         Type::Reference(r) => Some(match &*r.elem {
             Type::Slice(slice) => {
                 let elem = type_text(&slice.elem);
@@ -546,6 +573,17 @@ fn container_element(path: &syn::Path) -> Option<String> {
 
 fn path_type_error(path: &syn::Path, text: &dyn std::fmt::Display) -> Option<String> {
     let last = path.segments.last()?;
+    let named = syn::Type::Path(syn::TypePath {
+        qself: None,
+        path: path.clone(),
+    });
+    if let Some(fix) = descriptor_declared(&named) {
+        // `TensorMap<f32, 2>` itself is fine; a lifetime or the mutable descriptor is not.
+        if fix != Shown(&named).to_string() || last.ident != "TensorMap" {
+            return Some(descriptor_message(text, &fix));
+        }
+        return None;
+    }
     let name = last.ident.to_string();
     let elem = match &last.arguments {
         PathArguments::AngleBracketed(args) => args.args.iter().find_map(|a| match a {
@@ -578,6 +616,53 @@ fn path_type_error(path: &syn::Path, text: &dyn std::fmt::Display) -> Option<Str
         _ => return None,
     };
     Some(message)
+}
+
+/// For a TMA descriptor's type written as the launcher takes it or with a lifetime
+/// (`TensorMapMut<f32, 2>`, `&TensorMap<'a, f32, 2>`): the declaration to write,
+/// `TensorMap<f32, 2>`, keeping the path the user wrote.
+fn descriptor_declared(ty: &Type) -> Option<String> {
+    let Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last()?;
+    if p.qself.is_some() || (last.ident != "TensorMap" && last.ident != "TensorMapMut") {
+        return None;
+    }
+    let PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    let kept: Vec<String> = args
+        .args
+        .iter()
+        .filter(|a| !matches!(a, GenericArgument::Lifetime(_)))
+        .map(|a| match a {
+            GenericArgument::Type(t) => type_text(t),
+            other => other.to_token_stream().to_string().replace(' ', ""),
+        })
+        .collect();
+    if kept.len() != 2 {
+        return None;
+    }
+    let mut prefix = String::new();
+    if p.path.leading_colon.is_some() {
+        prefix.push_str("::");
+    }
+    for segment in p.path.segments.iter().take(p.path.segments.len() - 1) {
+        prefix.push_str(&format!("{}::", segment.ident));
+    }
+    Some(format!("{prefix}TensorMap<{}>", kept.join(", ")))
+}
+
+/// Why a descriptor's type as written is not a declaration, and the one to write.
+fn descriptor_message(text: &dyn std::fmt::Display, fix: &str) -> String {
+    let launcher = fix
+        .rsplit_once("TensorMap<")
+        .map(|(_, args)| args.trim_end_matches('>'))
+        .unwrap_or_default();
+    format!(
+        "declare a TMA descriptor as `{fix}`, not `{text}`, whether the kernel reads or writes \
+         through it (C++: `const __grid_constant__ CUtensorMap`): the launcher takes \
+         `&mut TensorMapMut<{launcher}>` for it, or `&TensorMap<{launcher}>` where the kernel only reads"
+    )
 }
 
 /// The type as the user wrote it, with rustfmt-like spacing.
@@ -754,5 +839,32 @@ mod tests {
         );
         assert!(error(parse_quote!(CudaSlice<f32>)).contains("&CudaSlice<f32>"));
         assert!(error(parse_quote!(impl Copy)).contains("unsupported parameter type"));
+    }
+
+    #[test]
+    fn a_descriptor_written_as_the_launcher_takes_it_says_the_declaration() {
+        for ty in [
+            parse_quote!(TensorMapMut<f32, 2>),
+            parse_quote!(TensorMapMut<'a, f32, 2>),
+            parse_quote!(&mut TensorMapMut<'_, f32, 2>),
+            parse_quote!(&TensorMap<f32, 2>),
+            parse_quote!(TensorMap<'a, f32, 2>),
+        ] {
+            let message = error(ty);
+            assert!(
+                message.starts_with("declare a TMA descriptor as `TensorMap<f32, 2>`"),
+                "{message}"
+            );
+            assert!(message.contains("`&mut TensorMapMut<f32, 2>`"), "{message}");
+        }
+        assert!(
+            error(parse_quote!(cuda_kernel::TensorMapMut<u8, 3>))
+                .starts_with("declare a TMA descriptor as `cuda_kernel::TensorMap<u8, 3>`")
+        );
+        assert_eq!(param_type_error(&parse_quote!(TensorMap<f32, 2>)), None);
+        assert_eq!(
+            param_type_error(&parse_quote!(cuda_kernel::TensorMap<f32, 2>)),
+            None
+        );
     }
 }

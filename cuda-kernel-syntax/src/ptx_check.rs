@@ -937,6 +937,9 @@ fn template_instances(
     if !instances.is_empty() && value_types_differ(cx, kernel, &instances) {
         return None;
     }
+    if !instances.is_empty() && instance_params_differ(cx, kernel, &params, &instances, file) {
+        return None;
+    }
     if !instances.is_empty() {
         let names: Vec<_> = instances.iter().map(|e| demangle::shown(&e.name)).collect();
         cx.error(
@@ -1084,15 +1087,6 @@ fn namespace_hint(kernel: &Kernel, file: &PtxFile) -> Option<String> {
     ))
 }
 
-/// A template value argument as the demangler shows it, `(unsigned int)128`: its C type and
-/// value; `None` for a type argument (or a plain `true`, `false`, `7`).
-fn typed_value(arg: &str) -> Option<(&str, &str)> {
-    let rest = arg.strip_prefix('(')?;
-    let (ty, value) = rest.split_once(')')?;
-    value.trim().parse::<i128>().ok()?;
-    Some((ty, value))
-}
-
 /// Rule: a template value parameter is declared with the C type the PTX's instances have
 /// (nvcc mangles the type into the symbol: `Lj128E` is `(unsigned int)128`). One error per
 /// parameter declared otherwise, naming the type to declare; `true` if there was one.
@@ -1109,9 +1103,14 @@ fn value_types_differ(cx: &mut Errors, kernel: &Kernel, instances: &[&Entry]) ->
             continue;
         };
         let declared = itanium::fundamental_name(code);
+        // The value as the symbol has it: `(unsigned int)128`, or `128` for an `int`.
         let found = instances.iter().find_map(|e| {
             let args = demangle::template_args(&e.name)?;
-            let (c_type, _) = typed_value(args.get(i)?)?;
+            let TemplateArg::Int { code: found, .. } = TemplateArg::from_demangled(args.get(i)?)?
+            else {
+                return None;
+            };
+            let c_type = itanium::fundamental_name(found);
             (c_type != declared).then(|| (c_type.to_string(), demangle::shown(&e.name)))
         });
         let Some((c_type, instance)) = found else {
@@ -1144,6 +1143,229 @@ fn value_types_differ(cx: &mut Errors, kernel: &Kernel, instances: &[&Entry]) ->
         reported = true;
     }
     reported
+}
+
+/// Where a declared parameter list parts from an instance's.
+enum Parting {
+    /// Parameter `at` is `found` there (as the declaration would write it, with the
+    /// template's type parameters where the declaration has them).
+    Type { at: usize, found: CppType },
+    /// The instance has `found` where the declaration has parameter `at` (or ends).
+    Missing { at: usize, found: CppType },
+    /// Parameter `at` and those after it are not the instance's.
+    Extra { at: usize },
+}
+
+/// Rule: a template's declaration takes the parameters its instances take. Where no instance
+/// does, the partings from the instance closest to the declaration (of the declaration's
+/// template arguments, with the fewest), each reported at its parameter with what the PTX has
+/// there and the Rust to write. `false` where no instance is of the declaration's arguments.
+fn instance_params_differ(
+    cx: &mut Errors,
+    kernel: &Kernel,
+    params: &[CppType],
+    instances: &[&Entry],
+    file: &PtxFile,
+) -> bool {
+    let mut closest: Option<(Vec<Parting>, &Entry, usize)> = None;
+    for entry in instances {
+        let Some(args) = instance_args(kernel, &entry.name) else {
+            continue;
+        };
+        let Some(found) = demangle::param_types(&entry.name).and_then(|types| {
+            types
+                .iter()
+                .map(|t| CppType::from_cpp(t))
+                .collect::<Option<Vec<_>>>()
+        }) else {
+            continue;
+        };
+        let type_args: Vec<&CppType> = args
+            .iter()
+            .filter_map(|a| match a {
+                TemplateArg::Type(ty) => Some(ty),
+                _ => None,
+            })
+            .collect();
+        let partings = partings(params, &found, &type_args);
+        if partings.is_empty() {
+            continue; // the declaration's but for something else (a struct's C++ name)
+        }
+        if closest
+            .as_ref()
+            .is_none_or(|(p, _, _)| partings.len() < p.len())
+        {
+            closest = Some((partings, entry, found.len()));
+        }
+    }
+    let Some((partings, entry, count)) = closest else {
+        return false;
+    };
+    let instance = demangle::shown(&entry.name);
+    let generics = kernel.type_params();
+    let rust = |ty: &CppType| rust_of(ty, &generics);
+    let symbol = &kernel.symbol;
+    let declared = kernel.params.len();
+    let counts = format!(
+        "`{symbol}`'s instances in {} take {count} parameter{} but {declared} {} declared here",
+        file.shown,
+        if count == 1 { "" } else { "s" },
+        if declared == 1 { "is" } else { "are" }
+    );
+    for parting in partings {
+        match parting {
+            Parting::Type { at, found } => {
+                let param = &kernel.params[at];
+                let read_only = match (&param.ty, &found) {
+                    (
+                        Type::Ptr(p),
+                        CppType::Pointer {
+                            to_const: false, ..
+                        },
+                    ) if p.mutability.is_none() => {
+                        " (with `#[kernel(read_only)]` before it where the kernel only reads \
+                         through it, for a launcher that borrows it shared)"
+                    }
+                    _ => "",
+                };
+                cx.error(
+                    &param.ty,
+                    format!(
+                        "`{}: {}` is `{}` in the PTX's instance `{instance}`: declare `{}: {}`{read_only}",
+                        param.ident,
+                        type_text(&param.ty),
+                        found.demangled(),
+                        param.ident,
+                        rust(&found)
+                    ),
+                );
+            }
+            Parting::Missing { at, found } => {
+                let place = match kernel.params.get(at) {
+                    Some(next) => format!("before `{}`", next.ident),
+                    None => match kernel.params.last() {
+                        Some(last) => format!("after `{}`", last.ident),
+                        None => "as its first".to_string(),
+                    },
+                };
+                let message = format!(
+                    "{counts}: the instance `{instance}` has a parameter `{}` {place} (declared \
+                     in Rust as `{}`)",
+                    found.demangled(),
+                    rust(&found)
+                );
+                match kernel.params.get(at) {
+                    Some(next) => cx.error(&next.ident, message),
+                    None => cx.error(&kernel.ident, message),
+                }
+            }
+            Parting::Extra { at } => {
+                let param = &kernel.params[at];
+                cx.error(
+                    &param.ident,
+                    format!(
+                        "{counts}: `{}` and what follows it are not parameters of the instance \
+                         `{instance}`",
+                        param.ident
+                    ),
+                );
+            }
+        }
+    }
+    true
+}
+
+/// Where `declared` (with the template's type parameters) parts from `found`, an instance's
+/// parameters, with `type_args` the instance's type arguments.
+fn partings(declared: &[CppType], found: &[CppType], type_args: &[&CppType]) -> Vec<Parting> {
+    let same = |d: &CppType, f: &CppType| substitute(d, type_args).same_but_class_names(f);
+    if declared.len() == found.len() {
+        return declared
+            .iter()
+            .zip(found)
+            .enumerate()
+            .filter(|(_, (d, f))| !same(d, f))
+            .map(|(at, (d, f))| Parting::Type {
+                at,
+                found: generalized(d, f, type_args),
+            })
+            .collect();
+    }
+    let at = declared
+        .iter()
+        .zip(found)
+        .position(|(d, f)| !same(d, f))
+        .unwrap_or(declared.len().min(found.len()));
+    if declared.len() < found.len() {
+        // Nothing declared to compare with: the instance's type arguments are the template's
+        // parameters wherever they appear (`float*` of `reduce0<float>` is `T*`).
+        vec![Parting::Missing {
+            at,
+            found: generalized(&parameters_of(&found[at], type_args), &found[at], type_args),
+        }]
+    } else {
+        vec![Parting::Extra { at }]
+    }
+}
+
+/// `ty` (an instance's parameter type) with the template's type parameter of each of its
+/// arguments in their places.
+fn parameters_of(ty: &CppType, type_args: &[&CppType]) -> CppType {
+    if let Some(i) = type_args.iter().position(|t| *t == ty) {
+        return CppType::Param(i);
+    }
+    match ty {
+        CppType::Pointer { to_const, to } => CppType::Pointer {
+            to_const: *to_const,
+            to: Box::new(parameters_of(to, type_args)),
+        },
+        other => other.clone(),
+    }
+}
+
+/// `ty` with the template's type parameters replaced by an instance's arguments.
+fn substitute(ty: &CppType, type_args: &[&CppType]) -> CppType {
+    match ty {
+        CppType::Param(i) => type_args.get(*i).map_or(ty.clone(), |t| (*t).clone()),
+        CppType::Pointer { to_const, to } => CppType::Pointer {
+            to_const: *to_const,
+            to: Box::new(substitute(to, type_args)),
+        },
+        other => other.clone(),
+    }
+}
+
+/// `found` (an instance's parameter type) with the template's type parameter back where the
+/// declaration has it and the instance its argument: `float*` for a declared `*const T` of
+/// `reduce0<float>` is `T*`.
+fn generalized(declared: &CppType, found: &CppType, type_args: &[&CppType]) -> CppType {
+    match (declared, found) {
+        (CppType::Param(i), f) if type_args.get(*i) == Some(&f) => declared.clone(),
+        (CppType::Pointer { to: d, .. }, CppType::Pointer { to_const, to: f }) => {
+            CppType::Pointer {
+                to_const: *to_const,
+                to: Box::new(generalized(d, f, type_args)),
+            }
+        }
+        (_, f) => f.clone(),
+    }
+}
+
+/// A C++ type as a declaration writes it in Rust, a template type parameter by its declared
+/// name (`*mut T`, `u32`, `cuda_kernel::half::f16`).
+fn rust_of(ty: &CppType, generics: &[String]) -> String {
+    match ty {
+        CppType::Param(i) => generics
+            .get(*i)
+            .cloned()
+            .unwrap_or_else(|| ty.rust("cuda_kernel")),
+        CppType::Pointer { to_const, to } => format!(
+            "*{} {}",
+            if *to_const { "const" } else { "mut" },
+            rust_of(to, generics)
+        ),
+        other => other.rust("cuda_kernel"),
+    }
 }
 
 /// Rule: an instance takes as many parameters as declared, each of the size and alignment the

@@ -196,14 +196,16 @@ pub enum Error {
         launch: Option<(u32, u32, u32)>,
     },
 
-    /// Dynamic shared memory above what the kernel allows now (48 KiB unless raised).
+    /// Dynamic shared memory above what the kernel can have: the device's opt-in maximum per
+    /// block less the kernel's static shared memory. (Below that a launch raises the kernel's
+    /// limit itself.)
     #[error(
-        "the launch asks for {bytes} bytes of dynamic shared memory per block, above this kernel's limit of {kernel_limit}: raise it with cuda_kernel::raise_shared_memory_limit (up to this device's opt-in maximum of {device_max} bytes)"
+        "the launch asks for {bytes} bytes of dynamic shared memory per block, but this kernel can have at most {kernel_limit}: this device's opt-in maximum of {device_max} bytes per block, less the kernel's static shared memory"
     )]
     SharedMemoryLimit {
         /// Bytes the configuration asks for.
         bytes: u32,
-        /// The kernel's current limit (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`).
+        /// The most the kernel can have: `device_max` less its static shared memory.
         kernel_limit: u32,
         /// The device's opt-in maximum per block.
         device_max: u32,

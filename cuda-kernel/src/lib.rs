@@ -1,11 +1,75 @@
 //! Typed CUDA kernel launches.
 //!
 //! Declare a kernel's C signature once, as an `extern "C"` block under [`#[kernel]`](kernel),
-//! and launch it through a generated type whose `launch` method the Rust compiler checks:
+//! and launch it through a generated type whose `launch` method the Rust compiler checks. The
+//! arguments are packed into one buffer exactly as the device lays out the parameters (see
+//! [`ParamLayout`]) and passed to `cuLaunchKernel` through `CU_LAUNCH_PARAM_BUFFER_POINTER`.
+//!
+//! # The recommended route
+//!
+//! A `.cu` file in your crate, compiled by the build step of
+//! [`cuda-kernel-build`](https://docs.rs/cuda-kernel-build), and a `#[kernel]` block naming the
+//! PTX it writes. `Cargo.toml` has `cuda-kernel` as a dependency and `cuda-kernel-build` as a
+//! build dependency (the README says where to get them, and how to get nvcc for the first
+//! build). `cuda/scale.cu`:
+//!
+//! ```cuda
+//! extern "C" __global__ void scale(float *x, float a, unsigned int n)
+//! {
+//!     unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+//!     if (i < n) x[i] *= a;
+//! }
+//! ```
+//!
+//! `build.rs`:
+//!
+//! ```rust,ignore
+//! fn main() {
+//!     cuda_kernel_build::Build::new()
+//!         .file("cuda/scale.cu")        // nvcc -> $OUT_DIR/scale.ptx
+//!         .declarations("src/main.rs")  // where the #[kernel] blocks are
+//!         .committed_ptx("ptx")         // kept for machines without nvcc
+//!         .compile();
+//! }
+//! ```
+//!
+//! `src/main.rs`:
+//!
+//! ```rust,ignore
+//! use cuda_kernel::{Config, kernel};
+//!
+//! #[kernel(ptx = "$OUT_DIR/scale.ptx", module = Kernels)]
+//! unsafe extern "C" {
+//!     fn scale(x: *mut f32, a: f32, n: u32);
+//! }
+//!
+//! fn main() -> Result<(), cuda_kernel::Error> {
+//!     let ctx = cuda_kernel::driver::context(0)?; // without a GPU: the one line of the error
+//!     let stream = ctx.default_stream();
+//!     let kernels = Kernels::load(&ctx)?; // PTX embedded at compile time, every kernel checked
+//!     let mut x = stream.clone_htod(&vec![1.0f32; 1000])?;
+//!     // SAFETY: scale touches indices below n of a buffer of n floats.
+//!     unsafe { kernels.scale.launch(&stream, Config::for_elements(1000, 256), &mut x, 2.0, 1000)? };
+//!     assert!(stream.clone_dtoh(&x)?.iter().all(|&v| v == 2.0));
+//!     Ok(())
+//! }
+//! ```
+//!
+//! Each part checks the others: nvcc compiles the `.cu` against a header declaring `scale` as
+//! the Rust declaration does, so a definition taking other C types fails to compile; `#[kernel]`
+//! reads the PTX at compile time (the kernel is there, with that many parameters of those
+//! sizes); [`Config`] is checked against the device before the launch; and loading compares
+//! the declaration with the parameters the driver reports ([`Error::SignatureMismatch`]). The
+//! first build with nvcc writes `ptx/scale.ptx`: commit it, and machines without nvcc (docs.rs,
+//! CI) build from it. [`#[kernel]`](kernel)'s page is the manual.
+//!
+//! # PTX from elsewhere
+//!
+//! PTX that another tool made, or NVRTC at run time ([`nvrtc`]), loads into a module, from
+//! which each launcher loads:
 //!
 //! ```no_run
-//! use cuda_kernel::kernel;
-//! use cuda_kernel::cudarc::driver::LaunchConfig;
+//! use cuda_kernel::{Config, kernel};
 //!
 //! #[kernel]
 //! unsafe extern "C" {
@@ -26,16 +90,11 @@
 //! let b = stream.clone_htod(&vec![2.0f32; n])?;
 //! let mut c = stream.alloc_zeros::<f32>(n)?;
 //! // SAFETY: vector_add reads a and b and writes c at indices below n, all of length n.
-//! unsafe { kernel.launch(&stream, LaunchConfig::for_num_elems(n as u32), &a, &b, &mut c, n as u32)? };
+//! unsafe { kernel.launch(&stream, Config::for_elements(n as u32, 256), &a, &b, &mut c, n as u32)? };
 //! assert!(stream.clone_dtoh(&c)?.iter().all(|&x| x == 3.0));
 //! # Ok(())
 //! # }
 //! ```
-//!
-//! The arguments are packed into one buffer exactly as the device lays out the parameters (see
-//! [`ParamLayout`]) and passed to `cuLaunchKernel` through `CU_LAUNCH_PARAM_BUFFER_POINTER`.
-//! Loading compares the declaration with the parameters the driver reports for the kernel and
-//! refuses a mismatch ([`Error::SignatureMismatch`]).
 
 #![warn(missing_docs)]
 

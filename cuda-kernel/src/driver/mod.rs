@@ -1,6 +1,15 @@
-//! Reaching the CUDA driver without panicking: presence, version, contexts and modules; and,
-//! inside the crate, the one room for driver calls (`result`), the per-device cache and the
-//! module-image checks.
+//! Reaching the CUDA driver without panicking: whether it is present, its version, a device's
+//! context, and modules loaded from PTX or a cubin. Each returns [`Error::NoDriver`] on a
+//! machine without the driver instead of panicking as cudarc would.
+//!
+//! ```no_run
+//! let ctx = cuda_kernel::driver::context(0)?; // Error::NoDriver without a CUDA driver
+//! println!("CUDA driver {}", cuda_kernel::driver::version()?);
+//! # Ok::<(), cuda_kernel::Error>(())
+//! ```
+
+// Inside the crate, also the one room for driver calls (`result`), the per-device cache and
+// the module-image checks.
 
 use std::sync::{Arc, OnceLock};
 

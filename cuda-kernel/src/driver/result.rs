@@ -441,6 +441,18 @@ pub(crate) fn func_attribute(
     Ok(value)
 }
 
+/// `cuFuncSetAttribute`.
+pub(crate) fn set_func_attribute(
+    function: sys::CUfunction,
+    attribute: sys::CUfunction_attribute,
+    value: i32,
+) -> Result<(), Error> {
+    // SAFETY: the caller's function handle is alive.
+    check("cuFuncSetAttribute", unsafe {
+        sys::cuFuncSetAttribute(function, attribute, value)
+    })
+}
+
 /// The thread-block cluster shape `function` was compiled with (`__cluster_dims__`, PTX
 /// `.reqnctapercluster`), `None` for a kernel without one. A driver that does not know the
 /// attributes (before CUDA 11.8) reports none.

@@ -8,8 +8,8 @@ use crate::driver::result;
 
 use crate::{Error, MAX_PARAM_BYTES, MAX_PARAM_BYTES_LEGACY};
 
-/// Dynamic shared memory a block may use without raising the kernel's limit
-/// ([`raise_shared_memory_limit`]).
+/// Dynamic shared memory a block may use without raising the kernel's limit (which a launch
+/// asking for more raises itself).
 pub const DEFAULT_SHARED_MEMORY_LIMIT: u32 = 48 * 1024;
 
 /// How to launch a kernel: grid and block dimensions, dynamic shared memory, and the
@@ -397,12 +397,15 @@ impl DeviceLimits {
 /// Lets `function` use up to `bytes` of dynamic shared memory per block, above the default
 /// 48 KiB (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`).
 ///
+/// A launcher needs no call: a launch asking for more than the kernel's limit raises it
+/// itself, up to what the device allows beside the kernel's static shared memory. This is for
+/// a function launched otherwise (cudarc's `launch_builder`), or to set a lower limit.
+///
 /// Returns [`Error::InvalidConfig`] when `bytes` exceeds the device's opt-in maximum.
 ///
 /// ```no_run
 /// # use cuda_kernel::cudarc::driver::{CudaFunction, CudaStream};
 /// # fn f(function: &CudaFunction, stream: &CudaStream) -> Result<(), cuda_kernel::Error> {
-/// // function: a generated launcher's .function()
 /// cuda_kernel::raise_shared_memory_limit(function, stream, 100 * 1024)?;
 /// # Ok(()) }
 /// ```
@@ -427,14 +430,36 @@ pub fn raise_shared_memory_limit(
         .map_err(Error::driver("cuFuncSetAttribute"))
 }
 
-/// The dynamic shared memory `function` may use per block: 48 KiB unless raised with
-/// [`raise_shared_memory_limit`].
-pub(crate) fn shared_memory_limit(function: sys::CUfunction) -> Result<u32, Error> {
-    let limit = result::func_attribute(
-        function,
-        sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-    )?;
-    Ok(limit.max(0) as u32)
+/// A loaded kernel's shared memory, as the launch check asks about it above the default
+/// 48 KiB of dynamic shared memory per block.
+pub(crate) trait KernelSharedMemory {
+    /// The dynamic shared memory it may use per block now
+    /// (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`, 48 KiB unless raised), and its static
+    /// shared memory (`CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES`).
+    fn shared_memory(&self) -> Result<(u32, u32), Error>;
+
+    /// Lets it use `bytes` of dynamic shared memory per block.
+    fn raise_shared_memory(&self, bytes: u32) -> Result<(), Error>;
+}
+
+impl KernelSharedMemory for sys::CUfunction {
+    fn shared_memory(&self) -> Result<(u32, u32), Error> {
+        use sys::CUfunction_attribute::{
+            CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES as DYNAMIC,
+            CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES as STATIC,
+        };
+        let dynamic = result::func_attribute(*self, DYNAMIC)?;
+        let fixed = result::func_attribute(*self, STATIC)?;
+        Ok((dynamic.max(0) as u32, fixed.max(0) as u32))
+    }
+
+    fn raise_shared_memory(&self, bytes: u32) -> Result<(), Error> {
+        result::set_func_attribute(
+            *self,
+            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            bytes as i32,
+        )
+    }
 }
 
 /// The block size that maximizes occupancy of `function` with `shared_mem_bytes` of dynamic

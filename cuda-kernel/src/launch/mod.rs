@@ -18,7 +18,7 @@ pub(crate) mod config;
 pub mod contract;
 pub(crate) mod observe;
 
-use config::{DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits, shared_memory_limit};
+use config::{DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits, KernelSharedMemory};
 use observe::Shown;
 pub use observe::Site;
 
@@ -70,7 +70,7 @@ pub(crate) fn prepare(
         }
     };
     let function = loaded.cu_function(stream)?;
-    check(config, limits, params_len, || shared_memory_limit(function))?;
+    check(config, limits, params_len, &function)?;
     if let Some(compiled) = loaded.compiled_cluster() {
         check_compiled_cluster(config, compiled)?;
     }
@@ -99,13 +99,14 @@ fn check_compiled_cluster(config: &Config, compiled: (u32, u32, u32)) -> Result<
 /// The launch check, one for every path: the configuration against the device's limits
 /// ([`Error::InvalidConfig`], [`Error::Unsupported`], [`Error::ClusterMismatch`]), the parameter
 /// bytes ([`Error::ParamsTooLarge`]) and, above the default 48 KiB, the dynamic shared memory
-/// against the kernel's own limit ([`Error::SharedMemoryLimit`]), which `kernel_limit` reads.
+/// against what `kernel` may have, raising its limit where it can ([`Error::SharedMemoryLimit`]
+/// where it cannot).
 #[inline(always)]
 pub(crate) fn check(
     config: &Config,
     limits: &DeviceLimits,
     params_len: usize,
-    kernel_limit: impl FnOnce() -> Result<u32, Error>,
+    kernel: &impl KernelSharedMemory,
 ) -> Result<(), Error> {
     config.check(limits)?;
     if params_len > limits.max_param_bytes {
@@ -115,27 +116,34 @@ pub(crate) fn check(
         });
     }
     if config.shared_mem_bytes > DEFAULT_SHARED_MEMORY_LIMIT {
-        return check_shared_memory(config.shared_mem_bytes, limits, kernel_limit);
+        return fit_shared_memory(config.shared_mem_bytes, limits, kernel);
     }
     Ok(())
 }
 
-/// Above the default 48 KiB, dynamic shared memory needs the kernel's own limit raised.
+/// Above the default 48 KiB, dynamic shared memory needs the kernel's own limit raised: a
+/// launch raises it, to all the device allows beside the kernel's static shared memory (so
+/// that launches asking for different sizes on other threads never lower it under one
+/// another), or refuses what is beyond that.
 #[cold]
-fn check_shared_memory(
+fn fit_shared_memory(
     bytes: u32,
     limits: &DeviceLimits,
-    kernel_limit: impl FnOnce() -> Result<u32, Error>,
+    kernel: &impl KernelSharedMemory,
 ) -> Result<(), Error> {
-    let kernel_limit = kernel_limit()?;
-    if bytes > kernel_limit {
+    let (limit, fixed) = kernel.shared_memory()?;
+    if bytes <= limit {
+        return Ok(());
+    }
+    let most = limits.max_shared_memory_optin.saturating_sub(fixed);
+    if bytes > most {
         return Err(Error::SharedMemoryLimit {
             bytes,
-            kernel_limit,
+            kernel_limit: most,
             device_max: limits.max_shared_memory_optin,
         });
     }
-    Ok(())
+    kernel.raise_shared_memory(most)
 }
 
 /// Launches `kernel` on `stream` with `args`, a tuple of its arguments: what a generated
@@ -513,8 +521,37 @@ mod tests {
     use crate::MAX_PARAM_BYTES_LEGACY;
     use config::H200;
 
-    fn refused(config: Config, limits: &DeviceLimits, params: usize, kernel: u32) -> String {
-        check(&config, limits, params, || Ok(kernel))
+    /// A kernel's shared memory as the check sees it: its limit (raised by the check), its
+    /// static shared memory.
+    struct Shared(std::cell::Cell<u32>, u32);
+
+    impl KernelSharedMemory for Shared {
+        fn shared_memory(&self) -> Result<(u32, u32), Error> {
+            Ok((self.0.get(), self.1))
+        }
+
+        fn raise_shared_memory(&self, bytes: u32) -> Result<(), Error> {
+            self.0.set(bytes);
+            Ok(())
+        }
+    }
+
+    /// A kernel the check must not ask about.
+    struct Unasked;
+
+    impl KernelSharedMemory for Unasked {
+        fn shared_memory(&self) -> Result<(u32, u32), Error> {
+            unreachable!()
+        }
+
+        fn raise_shared_memory(&self, _: u32) -> Result<(), Error> {
+            unreachable!()
+        }
+    }
+
+    fn refused(config: Config, limits: &DeviceLimits, params: usize, fixed: u32) -> String {
+        let kernel = Shared(std::cell::Cell::new(48 * 1024), fixed);
+        check(&config, limits, params, &kernel)
             .unwrap_err()
             .to_string()
     }
@@ -543,7 +580,7 @@ mod tests {
     #[test]
     fn one_check_refuses_blocks_shared_memory_and_parameter_bytes() {
         let plain = Config::for_elements(1024, 256);
-        assert!(check(&plain, &H200, 28, || unreachable!()).is_ok());
+        assert!(check(&plain, &H200, 28, &Unasked).is_ok());
         assert_eq!(
             refused(Config::new((1, 1, 1), (2048, 1, 1)), &H200, 28, 0),
             "block dimension x is 2048 but this device allows at most 1024"
@@ -552,14 +589,23 @@ mod tests {
             refused(plain.shared_mem(300_000), &H200, 28, 0)
                 .starts_with("dynamic shared memory per block (bytes, opt-in maximum) is 300000")
         );
-        let raised = refused(plain.shared_mem(64 * 1024), &H200, 28, 48 * 1024);
-        assert!(raised.contains("65536"), "{raised}");
-        assert!(check(&plain.shared_mem(64 * 1024), &H200, 28, || Ok(64 * 1024)).is_ok());
+        // Above 48 KiB the check raises the kernel's limit, to all the device allows beside
+        // its static shared memory, once.
+        let kernel = Shared(std::cell::Cell::new(48 * 1024), 1024);
+        assert!(check(&plain.shared_mem(64 * 1024), &H200, 28, &kernel).is_ok());
+        assert_eq!(kernel.0.get(), 232_448 - 1024);
+        assert!(check(&plain.shared_mem(100 * 1024), &H200, 28, &kernel).is_ok());
+        assert_eq!(kernel.0.get(), 232_448 - 1024);
+        // What the static shared memory leaves is the most a launch may ask.
+        assert_eq!(
+            refused(plain.shared_mem(232_000), &H200, 28, 16 * 1024),
+            "the launch asks for 232000 bytes of dynamic shared memory per block, but this kernel can have at most 216064: this device's opt-in maximum of 232448 bytes per block, less the kernel's static shared memory"
+        );
         let legacy = DeviceLimits {
             max_param_bytes: MAX_PARAM_BYTES_LEGACY,
             ..H200
         };
         assert!(refused(plain, &legacy, 5000, 0).contains("5000"));
-        assert!(check(&plain, &legacy, 4096, || unreachable!()).is_ok());
+        assert!(check(&plain, &legacy, 4096, &Unasked).is_ok());
     }
 }
