@@ -290,3 +290,27 @@ fn an_im2col_descriptor_encodes_for_a_convolutions_input() {
     let err = TensorMap::<cuda_kernel::half::f16, 4>::im2col(&stream, &x, &wrong).unwrap_err();
     assert!(err.to_string().contains("corners"), "{err}");
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_namespaced_template_over_tile_sizes_takes_descriptors_and_raises_its_shared_memory() {
+    let (_ctx, stream, module) = setup(TMA_PTX);
+    let x = stream.alloc_zeros::<f32>(64 * 64).unwrap();
+    let tiles = Tiled::new([64, 64], [32, 32]);
+    let a = TensorMap::<f32, 2>::tiled(&stream, &x, &tiles).unwrap();
+    let b = TensorMap::<f32, 2>::tiled(&stream, &x, &tiles).unwrap();
+    let mut c = stream.alloc_zeros::<f32>(4).unwrap();
+    for (bm, bn) in [(64, 128), (128, 256)] {
+        let k: i32 = 100 * 1024 / 4; // 100 KiB of dynamic shared memory: above the default 48
+        let config = Config::new((1, 1, 1), (32, 1, 1)).shared_mem(k as u32 * 4);
+        if bm == 64 {
+            let tile = Tile::<64, 128>::load(&module).unwrap();
+            unsafe { tile.launch(&stream, config, &a, &b, &mut c, k) }.unwrap();
+        } else {
+            let tile = Tile::<128, 256>::load(&module).unwrap();
+            unsafe { tile.launch(&stream, config, &a, &b, &mut c, k) }.unwrap();
+        }
+        let got = stream.clone_dtoh(&c).unwrap();
+        assert_eq!(got, [bm as f32, bn as f32, k as f32, bm as f32]);
+    }
+}

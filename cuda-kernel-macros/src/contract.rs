@@ -110,7 +110,7 @@ pub fn bounds(p: &dyn ToTokens, kernel: &Kernel) -> (TokenStream, TokenStream) {
         if generic {
             bounds.push(quote_spanned!(ty.span()=> #ty: #p::AddressFree));
         } else {
-            assertions.push(quote_spanned!(ty.span()=> #p::contract::address_free::<#ty>();));
+            assertions.push(quote_spanned!(ty.span()=> free_of_device_addresses::<#ty>();));
         }
     }
     let clause = if bounds.is_empty() {
@@ -118,7 +118,16 @@ pub fn bounds(p: &dyn ToTokens, kernel: &Kernel) -> (TokenStream, TokenStream) {
     } else {
         quote!(where #(#bounds),*)
     };
-    (clause, quote!(#(#assertions)*))
+    // A function of the body's own, so that rustc's note names it ("required by a bound in
+    // `free_of_device_addresses`") rather than the runtime's hidden module.
+    let assertions = match assertions.is_empty() {
+        true => quote!(),
+        false => quote! {
+            const fn free_of_device_addresses<T: #p::AddressFree + ?#p::core::marker::Sized>() {}
+            #(#assertions)*
+        },
+    };
+    (clause, assertions)
 }
 
 /// A built-in number, vector or low-precision type, named by its last path segment as the type

@@ -1548,14 +1548,31 @@ fn device_element(elem: &syn::Type) -> TokenStream {
 /// (the launcher takes its own `TensorMapArg` bound): so the user's import of it is used, and a
 /// path that does not resolve is reported where it was written. For stand-ins too.
 fn tensor_map_uses(p: &dyn ToTokens, kernel: &Kernel) -> TokenStream {
-    if kernel.is_generic() {
-        return quote!();
-    }
     let attrs = &kernel.attrs;
+    // Outside the launcher's impl, where its generic parameters are unknown: a type naming one
+    // (`TensorMap<T, 2>`) is left out.
+    let generic = |ty: &syn::Type| {
+        fn mentions(tokens: TokenStream, names: &[String]) -> bool {
+            tokens.into_iter().any(|t| match t {
+                proc_macro2::TokenTree::Ident(i) => names.contains(&i.to_string()),
+                proc_macro2::TokenTree::Group(g) => mentions(g.stream(), names),
+                _ => false,
+            })
+        }
+        let names: Vec<String> = kernel
+            .generics
+            .iter()
+            .map(|g| g.ident().to_string())
+            .collect();
+        mentions(ty.to_token_stream(), &names)
+    };
     let uses = kernel.params.iter().filter_map(|param| {
         let ParamKind::TensorMap(..) = param.kind() else {
             return None;
         };
+        if generic(&param.ty) {
+            return None;
+        }
         let param_ty = &param.ty;
         Some(quote! {
             #(#attrs)*
@@ -1597,15 +1614,17 @@ fn ptx_assertion(
     condition: TokenStream,
     message: &str,
 ) -> TokenStream {
-    let call = quote_spanned! {ty.span()=> matches_ptx::<Bool<{ #condition }>>() };
+    // On the type itself, so that rustc's own lines read "the trait
+    // `SizeAndAlignmentOfThePtx<false>` is not implemented for `Block32`", at the type.
+    let call = quote_spanned! {ty.span()=> matches_ptx::<#ty, { #condition }>() };
     quote! {
         #(#attrs)*
         const _: () = {
-            use #p::{Bool, KernelParam};
+            use #p::KernelParam;
             #[diagnostic::on_unimplemented(message = #message, label = "does not match the PTX")]
-            trait MatchesPtx {}
-            impl MatchesPtx for Bool<true> {}
-            const fn matches_ptx<T: MatchesPtx>() {}
+            trait SizeAndAlignmentOfThePtx<const SAME: bool> {}
+            impl<T> SizeAndAlignmentOfThePtx<true> for T {}
+            const fn matches_ptx<T: SizeAndAlignmentOfThePtx<SAME>, const SAME: bool>() {}
             #call
         };
     }

@@ -108,12 +108,13 @@ pub fn instantiation(kernel: &Kernel, args: &[&str]) -> Option<String> {
             })
         })
         .collect::<Option<Vec<_>>>()?;
-    Some(format!(
+    // As a user writes it: a descriptor as `CUtensorMap`.
+    Some(crate::demangle::for_messages(&format!(
         "template __global__ void {}<{}>({});",
         kernel.symbol,
         targs.join(", "),
         params.join(", ")
-    ))
+    )))
 }
 
 /// The prototypes of a family's members for the scalar element types (`affine_f32`,

@@ -32,7 +32,13 @@ pub fn demangle(symbol: &str) -> Option<String> {
 /// `symbol` for messages: `name` alone, or `reduce0<int>(int*, int*, unsigned int)` for a C++
 /// symbol.
 pub fn shown(symbol: &str) -> String {
-    demangle(symbol).unwrap_or_else(|| symbol.to_string())
+    demangle(symbol).map_or_else(|| symbol.to_string(), |text| for_messages(&text))
+}
+
+/// C++ as a demangler writes it, as a user reads it in a message: a TMA descriptor by the
+/// typedef `cuda.h` gives it, `CUtensorMap`, not its struct's name `CUtensorMap_st`.
+pub fn for_messages(text: &str) -> String {
+    text.replace("CUtensorMap_st", "CUtensorMap")
 }
 
 /// The parameter types of a C++ symbol, as the demangler writes them (`float const*`).

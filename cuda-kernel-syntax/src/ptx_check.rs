@@ -1216,6 +1216,24 @@ fn instance_params_differ(
         match parting {
             Parting::Type { at, found } => {
                 let param = &kernel.params[at];
+                let descriptor = found
+                    .as_builtin()
+                    .is_some_and(|t| t.rust == types::TENSOR_MAP[0].rust);
+                if descriptor {
+                    cx.error(
+                        &param.ty,
+                        format!(
+                            "`{}: {}` is a TMA descriptor (`const __grid_constant__ CUtensorMap`) \
+                             in the PTX's instance `{instance}`: declare `{}: TensorMap<E, N>`, \
+                             with E its element type and N its rank (or `cuda_kernel::RawTensorMap` \
+                             untyped)",
+                            param.ident,
+                            type_text(&param.ty),
+                            param.ident
+                        ),
+                    );
+                    continue;
+                }
                 let read_only = match (&param.ty, &found) {
                     (
                         Type::Ptr(p),
@@ -1234,7 +1252,7 @@ fn instance_params_differ(
                         "`{}: {}` is `{}` in the PTX's instance `{instance}`: declare `{}: {}`{read_only}",
                         param.ident,
                         type_text(&param.ty),
-                        found.demangled(),
+                        demangle::for_messages(&found.demangled()),
                         param.ident,
                         rust(&found)
                     ),
@@ -1251,7 +1269,7 @@ fn instance_params_differ(
                 let message = format!(
                     "{counts}: the instance `{instance}` has a parameter `{}` {place} (declared \
                      in Rust as `{}`)",
-                    found.demangled(),
+                    demangle::for_messages(&found.demangled()),
                     rust(&found)
                 );
                 match kernel.params.get(at) {

@@ -32,9 +32,6 @@ pub use ::cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
 pub use ::std::borrow::Cow;
 pub use ::std::sync::Arc;
 
-/// A boolean as a type, for checks the macro states as trait bounds.
-pub struct Bool<const B: bool>;
-
 /// Whether `ty`'s named type (under its pointers) is `name`: the compile-time assertion of a
 /// `cpp` kernel's struct parameter whose C++ name the PTX gives.
 pub const fn same_name(ty: CType, name: &str) -> bool {

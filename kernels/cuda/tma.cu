@@ -64,3 +64,26 @@ extern "C" __global__ void tma_copy_2d(const __grid_constant__ CUtensorMap src, 
     asm volatile("cp.async.bulk.commit_group;" ::: "memory");
     asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
 }
+
+// A Hopper GEMM's launch shape as its authors write it: a template over tile sizes in a
+// namespace, taking TMA descriptors, with dynamic shared memory above the default 48 KiB. The
+// body is a probe: it writes its tile sizes and `k` to `c`, and `BM` staged through the last
+// float of its dynamic shared memory, `k` floats.
+namespace gemm {
+template <int BM, int BN>
+__global__ void tile(const __grid_constant__ CUtensorMap a, const __grid_constant__ CUtensorMap b, float *c, int k)
+{
+    extern __shared__ float staged[];
+    if (blockIdx.x != 0 || threadIdx.x != 0) {
+        return;
+    }
+    staged[k - 1] = (float)BM;
+    c[0] = (float)BM;
+    c[1] = (float)BN;
+    c[2] = (float)k;
+    c[3] = staged[k - 1];
+}
+
+template __global__ void tile<64, 128>(const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, float *, int);
+template __global__ void tile<128, 256>(const __grid_constant__ CUtensorMap, const __grid_constant__ CUtensorMap, float *, int);
+} // namespace gemm

@@ -213,6 +213,20 @@ unsafe extern "C" {
     pub fn tma_copy_2d(src: cuda_kernel::TensorMap<f32, 2>, dst: cuda_kernel::TensorMap<f32, 2>);
 }
 
+#[kernel(ptx = "$OUT_DIR/tma.ptx")]
+unsafe extern "C" {
+    /// `gemm::tile<BM, BN>` of `kernels/cuda/tma.cu`, a Hopper GEMM's launch shape (instances
+    /// `<64, 128>` and `<128, 256>`): writes `BM`, `BN`, `k` and `BM` staged through the last of
+    /// `k` floats of dynamic shared memory to `c[0..4]`.
+    #[kernel(cpp, namespace = "gemm")]
+    pub fn tile<const BM: i32, const BN: i32>(
+        a: cuda_kernel::TensorMap<f32, 2>,
+        b: cuda_kernel::TensorMap<f32, 2>,
+        c: *mut f32,
+        k: i32,
+    );
+}
+
 /// `geo::Mode::Add` of `kernels/cuda/class_templates.cu`.
 pub const MODE_ADD: i32 = 1;
 /// `geo::Mode::Mul` of `kernels/cuda/class_templates.cu`.

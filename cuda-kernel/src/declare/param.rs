@@ -25,7 +25,7 @@ use half::{bf16, f16};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a CUDA kernel parameter type",
     label = "not a kernel parameter type",
-    note = "parameters are bool, i8..i64, u8..u64, usize, isize, f32, f64, half::f16, half::bf16, the vector types of cuda_kernel (Float4, Int2, ...), and *const T / *mut T for device memory"
+    note = "parameters are bool, i8..i64, u8..u64, usize, isize, f32, f64, half::f16, half::bf16, the vector types of cuda_kernel (Float4, Int2, ...), #[derive(KernelParam)] structs, *const T / *mut T for device memory, and TensorMap<T, N> for a TMA descriptor"
 )]
 pub unsafe trait KernelParam: Copy {
     /// Size of the type on the device, in bytes.

@@ -39,11 +39,6 @@ impl Memory {
 /// any condition comparing it.
 pub type Value = Option<i128>;
 
-/// Compiles only for a type that holds no device address (a struct parameter of a kernel
-/// with a contract, or the pointee of one of its pointers).
-#[inline(always)]
-pub const fn address_free<T: crate::AddressFree + ?Sized>() {}
-
 /// An integer parameter's value.
 #[inline(always)]
 pub fn value<T: Integer>(v: T) -> Value {
