@@ -12,8 +12,9 @@
 
 use cuda_kernel_syntax::ast::upper_camel_case;
 
-/// `name` as a Rust identifier: the front end's rule ([`rust_ident`]), which the macro
-/// follows for the names it makes too.
+// `name` as a Rust identifier: the front end's rule (`ast::rust_ident`), which the macro
+// follows for the names it makes too. (A doc comment on this re-export, with a link, stops
+// rustdoc 1.95 with an internal error.)
 pub use cuda_kernel_syntax::ast::rust_ident as ident;
 
 /// A module's name for a C++ namespace's (`b` of `b::Pair`): [`ident`], and one starting
@@ -210,7 +211,7 @@ impl TypeNames {
         self.claim_where(candidates, |_, _| true)
     }
 
-    /// [`claim`](Self::claim), of the candidates `free` also accepts.
+    /// `claim`, of the candidates `free` also accepts.
     fn claim_where(
         &mut self,
         candidates: &[String],

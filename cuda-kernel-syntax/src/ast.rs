@@ -2,6 +2,8 @@
 use proc_macro2::Ident;
 use syn::{Attribute, DeriveInput, Expr, LitStr, Member as FieldMember, Type, Visibility};
 
+pub mod contract;
+
 use crate::attr::TypeName;
 
 /// A `#[kernel] extern "C" { ... }` block.
@@ -109,7 +111,7 @@ pub struct Kernel {
     pub members: Option<Members>,
     /// `#[requires(...)]`: when a launch is memory-safe, checked before each one; the
     /// launcher of a kernel with a contract is safe to call.
-    pub contract: Option<crate::contract::Contract>,
+    pub contract: Option<contract::Contract>,
 }
 
 /// The entries of a PTX that a pattern (`"u{op}_{T}"`) matches, with what each placeholder
@@ -265,7 +267,7 @@ impl Param {
 pub fn is_descriptor(ty: &Type) -> bool {
     tensor_map(ty).is_some()
         || matches!(ty, Type::Path(p) if p.qself.is_none()
-            && crate::types::by_rust_path(&crate::check::type_text(ty))
+            && crate::types::by_rust_path(&crate::text::type_text(ty))
                 .is_some_and(|t| t.rust == crate::types::TENSOR_MAP[0].rust))
 }
 
@@ -279,22 +281,7 @@ pub fn is_void(ty: &Type) -> bool {
     }))
 }
 
-/// `TensorMap<T, N>` (by its last path segment, as `*const T` is read by its form): the
-/// element type and the rank.
-pub fn tensor_map(ty: &Type) -> Option<(&Type, &syn::GenericArgument)> {
-    let Type::Path(path) = ty else { return None };
-    let last = path.path.segments.last()?;
-    if path.qself.is_some() || last.ident != "TensorMap" {
-        return None;
-    }
-    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
-        return None;
-    };
-    match (args.args.len(), args.args.first(), args.args.last()) {
-        (2, Some(syn::GenericArgument::Type(elem)), Some(rank)) => Some((elem, rank)),
-        _ => None,
-    }
-}
+pub use crate::types::tensor_map;
 
 impl Kernel {
     /// Whether the declaration is generic: one Rust type for many kernels.

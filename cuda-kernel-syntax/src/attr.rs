@@ -104,7 +104,7 @@ pub fn parse_block_args(cx: &mut Errors, args: proc_macro2::TokenStream) -> Bloc
 /// `namespace = "cutlass::gemm"`: a C++ namespace, nested ones joined by `::`.
 fn parse_namespace(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
     let lit: LitStr = meta.value()?.parse()?;
-    if !crate::parse::valid_cpp_name(&lit.value()) {
+    if !crate::cpp::valid_cpp_name(&lit.value()) {
         return Err(syn::Error::new(
             lit.span(),
             "expected the kernel's C++ namespace, nested ones joined by `::` (`ns`, `cutlass::gemm`)",

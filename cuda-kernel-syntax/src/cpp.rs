@@ -21,6 +21,10 @@
 
 use crate::types::{self, BuiltinType};
 
+/// The namespace nvcc puts internal-linkage functions in, as a derived symbol names it (a
+/// source name `10_INTERNAL_`, which [`without_internal_parts`](crate::itanium::without_internal_parts) makes of any run's).
+pub const INTERNAL: &str = "_INTERNAL_";
+
 /// A C++ type as the tools see it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CppType {
@@ -252,7 +256,7 @@ impl CppType {
     pub fn demangled(&self) -> String {
         match self {
             CppType::Builtin(t) => match t.itanium {
-                Some(code) => crate::itanium::fundamental_name(code).to_string(),
+                Some(code) => crate::types::fundamental_name(code).to_string(),
                 None => t.cuda.to_string(),
             },
             CppType::Named(name) => name.clone(),
@@ -361,7 +365,7 @@ impl TemplateArg {
                     .collect::<Option<_>>()?,
             };
             let (internal, name) = match name.split_once("::") {
-                Some((first, rest)) if first.starts_with(crate::itanium::INTERNAL) => (true, rest),
+                Some((first, rest)) if first.starts_with(INTERNAL) => (true, rest),
                 _ => (false, name),
             };
             if !valid_cpp_name(name) {
@@ -434,7 +438,7 @@ pub fn from_syn(ty: &syn::Type, generics: &[&str]) -> Option<CppType> {
         Type::Group(g) => from_syn(&g.elem, generics),
         Type::Paren(p) => from_syn(&p.elem, generics),
         // A typed TMA descriptor is a `CUtensorMap` whatever its element type and rank.
-        Type::Path(_) if crate::ast::tensor_map(ty).is_some() => {
+        Type::Path(_) if crate::types::tensor_map(ty).is_some() => {
             Some(CppType::builtin("RawTensorMap"))
         }
         Type::Path(p) if p.qself.is_none() => {

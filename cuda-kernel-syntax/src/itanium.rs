@@ -13,8 +13,9 @@
 //! assert_eq!(symbol, "_Z7reduce0IfEvPT_S1_j");
 //! ```
 
-pub use crate::cpp::{CppType, TemplateArg};
+pub use crate::cpp::{CppType, INTERNAL, TemplateArg};
 use crate::types;
+pub use crate::types::fundamental_name;
 
 /// The symbol of `void name(params)`, or of the instance `name<args>` of a function template
 /// (whose symbol also encodes the return type, `v`).
@@ -283,28 +284,6 @@ fn base36(mut n: usize) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
-/// The C++ name of a fundamental type's code (`j` is `unsigned int`), as demanglers write it.
-pub fn fundamental_name(code: &str) -> &'static str {
-    match code {
-        "v" => "void",
-        "b" => "bool",
-        "c" => "char",
-        "a" => "signed char",
-        "h" => "unsigned char",
-        "s" => "short",
-        "t" => "unsigned short",
-        "i" => "int",
-        "j" => "unsigned int",
-        "l" => "long",
-        "m" => "unsigned long",
-        "x" => "long long",
-        "y" => "unsigned long long",
-        "f" => "float",
-        "d" => "double",
-        _ => "?",
-    }
-}
-
 /// The symbol a dtype family's member has: `pattern` with `{T}` (or `{NAME}` of another type
 /// parameter) replaced by the type's name as a Rust declaration writes it (`affine_{T}` with
 /// `half::f16` is `affine_f16`), and `{N}` of a const parameter by its value; placeholders
@@ -333,10 +312,6 @@ pub fn template_instance_prefix(name: &str) -> String {
 /// How nvcc names what has internal linkage in a file (`static __device__` functions, the
 /// anonymous namespace): a source name beginning `_INTERNAL_` or `_GLOBAL__N_`.
 const INTERNAL_MARKS: [&str; 2] = [INTERNAL, "_GLOBAL__N_"];
-
-/// The namespace nvcc puts internal-linkage functions in, as a derived symbol names it (a
-/// source name `10_INTERNAL_`, which [`without_internal_parts`] makes of any run's).
-pub const INTERNAL: &str = "_INTERNAL_";
 
 /// `text` (a symbol, or PTX) with the parts of nvcc's internal names that change from run to
 /// run or from checkout to checkout masked: each source name `<length>_INTERNAL_<hash>_<file>_

@@ -53,6 +53,8 @@ pub mod parse;
 pub mod ptx_check;
 #[cfg(feature = "syn")]
 pub mod report;
+#[cfg(feature = "syn")]
+pub mod text;
 
 /// For tests that compare symbols with g++'s: the symbols of `cpp` compiled by g++, as `nm`
 /// lists them.

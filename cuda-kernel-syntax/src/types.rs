@@ -328,10 +328,7 @@ pub fn by_rust_path(path: &str) -> Option<&'static BuiltinType> {
 /// `long long`, `char`): the first of the table's rows of that code that is no C alias
 /// (`u64` for `unsigned long`), else the alias (`ffi::c_longlong` for `long long`).
 pub fn by_fundamental_name(name: &str) -> Option<&'static BuiltinType> {
-    let of_code = |t: &&BuiltinType| {
-        t.itanium
-            .is_some_and(|code| crate::itanium::fundamental_name(code) == name)
-    };
+    let of_code = |t: &&BuiltinType| t.itanium.is_some_and(|code| fundamental_name(code) == name);
     known()
         .filter(|t| t.alias_of.is_none())
         .find(of_code)
@@ -378,6 +375,48 @@ pub fn suggestion(ptx_type: &str, array_len: Option<usize>, size: usize, align: 
         (list, true) => format!("{}, or a pointer *const T / *mut T", list.join(", ")),
         ([one], false) => one.to_string(),
         ([init @ .., last], false) => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+/// The C++ name of a fundamental type's code (`j` is `unsigned int`), as demanglers write it.
+pub fn fundamental_name(code: &str) -> &'static str {
+    match code {
+        "v" => "void",
+        "b" => "bool",
+        "c" => "char",
+        "a" => "signed char",
+        "h" => "unsigned char",
+        "s" => "short",
+        "t" => "unsigned short",
+        "i" => "int",
+        "j" => "unsigned int",
+        "l" => "long",
+        "m" => "unsigned long",
+        "x" => "long long",
+        "y" => "unsigned long long",
+        "f" => "float",
+        "d" => "double",
+        _ => "?",
+    }
+}
+
+#[cfg(feature = "syn")]
+/// `TensorMap<T, N>` (by its last path segment, as `*const T` is read by its form): the
+/// element type and the rank.
+pub fn tensor_map(ty: &syn::Type) -> Option<(&syn::Type, &syn::GenericArgument)> {
+    let syn::Type::Path(path) = ty else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    if path.qself.is_some() || last.ident != "TensorMap" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    match (args.args.len(), args.args.first(), args.args.last()) {
+        (2, Some(syn::GenericArgument::Type(elem)), Some(rank)) => Some((elem, rank)),
+        _ => None,
     }
 }
 

@@ -19,7 +19,7 @@ use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::{CudaStream, SyncOnDrop};
 
 use crate::declare::buffer::put;
-use crate::graph::plan::{PlanMut, PlanRef, PlanTensorMap};
+use crate::declare::plan_handles::{PlanMut, PlanRef, PlanTensorMap};
 use crate::{
     DeviceArg, DeviceArgMut, DeviceArgUntyped, DeviceArgUntypedMut, Error, KernelParam, ParamSlot,
     RawTensorMap, TensorMapArg,

@@ -475,6 +475,35 @@ impl<T> DeviceArgMut<T> for DeviceMemory<T> {
     }
 }
 
+/// What a contract reads of a pointer parameter's memory.
+#[derive(Clone, Copy, Debug)]
+pub struct Memory {
+    /// Its length in elements, where known.
+    pub len: Option<usize>,
+    /// Whether it is NULL.
+    pub null: bool,
+}
+
+impl Memory {
+    /// Of memory a `*const T` parameter reads.
+    #[inline(always)]
+    pub fn of<T, D: DeviceArg<T> + ExactLength + ?Sized>(memory: &D) -> Memory {
+        Memory {
+            len: memory.element_count(),
+            null: memory.is_null(),
+        }
+    }
+
+    /// Of memory a `*mut T` parameter writes.
+    #[inline(always)]
+    pub fn of_mut<T, D: DeviceArgMut<T> + ExactLength + ?Sized>(memory: &D) -> Memory {
+        Memory {
+            len: memory.element_count_mut(),
+            null: memory.is_null(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

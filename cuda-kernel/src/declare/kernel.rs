@@ -240,7 +240,7 @@ fn named_symbol<K: Kernel>(
     let symbol = run_time_symbol::<K>(name)?;
     let internal = K::__internal_symbol(name).and_then(|masked| {
         let members = K::__FAMILY.map_or(&[][..], |f| f.members);
-        crate::load::module::internal_entry(module, &masked, members)
+        crate::driver::module::internal_entry(module, &masked, members)
     });
     Ok(internal.map_or(symbol, Cow::Owned))
 }

@@ -12,6 +12,7 @@ pub(crate) mod kernel;
 pub(crate) mod layout;
 pub mod low_precision;
 pub(crate) mod param;
+pub(crate) mod plan_handles;
 pub(crate) mod symbol;
 pub(crate) mod tensor_map;
 pub mod vector;

@@ -55,17 +55,16 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use cudarc::driver::sys::{self, CUdeviceptr};
+use cudarc::driver::sys;
 use cudarc::driver::{CudaStream, SyncOnDrop};
 
 use crate::declare::args::{Pack, Params};
 use crate::declare::buffer::{ParamBytes, ParamPointers};
+pub use crate::declare::plan_handles::{PlanMut, PlanRef, PlanTensorMap};
 use crate::driver::result;
 use crate::graph::NodeParams;
 use crate::launch::observe::{self, Shown, Site};
-use crate::{
-    Config, DeviceArg, DeviceArgMut, Error, Kernel, Loaded, RawTensorMap, TensorMap, TensorMapMut,
-};
+use crate::{Config, DeviceArg, DeviceArgMut, Error, Kernel, Loaded, TensorMap, TensorMapMut};
 
 /// A kernel a [`Plan`] can record: every `#[kernel]` launcher is one, with its parameters as
 /// a tuple of plan handles (for pointers) and values.
@@ -101,132 +100,6 @@ where
     #[inline(always)]
     fn check_args(args: &Self::Args, config: &Config) -> Result<(), Error> {
         K::__check_plan(args, config)
-    }
-}
-
-/// A shared borrow for `'a` of memory holding `T`s, as a type.
-type Borrows<'a, T> = PhantomData<(&'a (), fn() -> T)>;
-/// A mutable borrow for `'a` of memory holding `T`s, as a type.
-type BorrowsMut<'a, T> = PhantomData<(&'a mut (), fn() -> T)>;
-
-/// A TMA descriptor in a plan, made by [`Plan::tensor_map`] or [`Plan::tensor_map_mut`]: the
-/// argument a recorded launch takes for a `TensorMap<T, N>` parameter. Copy it freely; it is
-/// valid while the plan that made it lives.
-pub struct PlanTensorMap<'a, T, const N: usize> {
-    raw: RawTensorMap,
-    _marker: Borrows<'a, T>,
-}
-
-impl<T, const N: usize> Clone for PlanTensorMap<'_, T, N> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T, const N: usize> Copy for PlanTensorMap<'_, T, N> {}
-
-impl<T, const N: usize> PlanTensorMap<'_, T, N> {
-    /// The descriptor's bytes.
-    pub fn raw(&self) -> RawTensorMap {
-        self.raw
-    }
-}
-
-impl<T, const N: usize> core::fmt::Debug for PlanTensorMap<'_, T, N> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "PlanTensorMap<{}, {N}>", core::any::type_name::<T>())
-    }
-}
-
-/// Device memory a plan's launches read: `*const T` arguments. Copy it freely; it is valid
-/// while the plan that made it lives.
-#[derive(Debug)]
-pub struct PlanRef<'a, T> {
-    ptr: CUdeviceptr,
-    len: Option<usize>,
-    _marker: Borrows<'a, T>,
-}
-
-/// Device memory a plan's launches write (and read): `*mut T` arguments, or through
-/// [`read`](PlanMut::read) `*const T` ones.
-#[derive(Debug)]
-pub struct PlanMut<'a, T> {
-    ptr: CUdeviceptr,
-    len: Option<usize>,
-    _marker: BorrowsMut<'a, T>,
-}
-
-macro_rules! handle_methods {
-    ($($handle:ident),*) => {$(
-        impl<T> Clone for $handle<'_, T> {
-            fn clone(&self) -> Self {
-                *self
-            }
-        }
-        impl<T> Copy for $handle<'_, T> {}
-
-        impl<T> $handle<'_, T> {
-            /// NULL, for a pointer the kernel allows to be NULL.
-            pub const fn null() -> Self {
-                $handle {
-                    ptr: 0,
-                    len: Some(0),
-                    _marker: PhantomData,
-                }
-            }
-
-            /// The device address the launches get.
-            pub fn address(&self) -> CUdeviceptr {
-                self.ptr
-            }
-
-            /// The memory's length in elements, where the memory reports it
-            /// ([`DeviceArg::element_count`]): what a kernel's contract is checked against
-            /// when a launch is recorded or updated.
-            pub fn element_count(&self) -> Option<usize> {
-                self.len
-            }
-
-            /// What a contract reads of the memory: for a recorded launch's checks.
-            #[doc(hidden)]
-            #[inline(always)]
-            pub fn __memory(&self) -> crate::launch::contract::Memory {
-                crate::launch::contract::Memory {
-                    len: self.len,
-                    null: self.ptr == 0,
-                }
-            }
-        }
-    )*};
-}
-
-handle_methods!(PlanRef, PlanMut);
-
-macro_rules! erase {
-    ($($handle:ident $param:literal),*) => {$(
-        impl<'a, T> $handle<'a, T> {
-            #[doc = concat!("The same memory for a `", $param, "` parameter (a kernel taking ")]
-            #[doc = "untyped memory, `void*` in C), its length counted in bytes."]
-            pub fn erase(self) -> $handle<'a, core::ffi::c_void> {
-                $handle {
-                    ptr: self.ptr,
-                    len: self.len.and_then(|n| n.checked_mul(size_of::<T>())),
-                    _marker: PhantomData,
-                }
-            }
-        }
-    )*};
-}
-
-erase!(PlanRef "*const c_void", PlanMut "*mut c_void");
-
-impl<'a, T> PlanMut<'a, T> {
-    /// The same memory for a `*const T` parameter.
-    pub fn read(self) -> PlanRef<'a, T> {
-        PlanRef {
-            ptr: self.ptr,
-            len: self.len,
-            _marker: PhantomData,
-        }
     }
 }
 

@@ -4,36 +4,9 @@
 //! broken condition. Every condition costs a few comparisons; the error is built only when one
 //! fails.
 
-use crate::{Config, DeviceArg, DeviceArgMut, Error, ExactLength};
+use crate::{Config, Error};
 
-/// What a contract reads of a pointer parameter's memory.
-#[derive(Clone, Copy, Debug)]
-pub struct Memory {
-    /// Its length in elements, where known.
-    pub len: Option<usize>,
-    /// Whether it is NULL.
-    pub null: bool,
-}
-
-impl Memory {
-    /// Of memory a `*const T` parameter reads.
-    #[inline(always)]
-    pub fn of<T, D: DeviceArg<T> + ExactLength + ?Sized>(memory: &D) -> Memory {
-        Memory {
-            len: memory.element_count(),
-            null: memory.is_null(),
-        }
-    }
-
-    /// Of memory a `*mut T` parameter writes.
-    #[inline(always)]
-    pub fn of_mut<T, D: DeviceArgMut<T> + ExactLength + ?Sized>(memory: &D) -> Memory {
-        Memory {
-            len: memory.element_count_mut(),
-            null: memory.is_null(),
-        }
-    }
-}
+pub use crate::declare::device_arg::Memory;
 
 /// A term's value: `None` where a length is unknown or the arithmetic overflowed, which breaks
 /// any condition comparing it.

@@ -11,7 +11,7 @@ use crate::driver::cache::PerDevice;
 use crate::driver::image::Image;
 use crate::driver::params::ParamCounts;
 use crate::driver::result;
-use crate::load::module::{check_signature, unplaced};
+use crate::load::check::{check_signature, unplaced};
 use crate::{Error, ParamLayout};
 
 /// A module loaded once for the whole process, not into one context (`cuLibraryLoadData`).
@@ -95,7 +95,7 @@ impl Library {
 /// of it (loading it as a module, in some live context); other errors as they are.
 fn with_jit_log(error: Error, image: *const std::ffi::c_void) -> Error {
     match error {
-        Error::Driver { call, source } if crate::load::module::is_jit_error(source.0) => {
+        Error::Driver { call, source } if crate::driver::module::is_jit_error(source.0) => {
             let log = current_context()
                 .map(|()| result::jit_log(image))
                 .unwrap_or_default();

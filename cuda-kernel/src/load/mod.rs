@@ -3,6 +3,7 @@
 //! compilation and reading PTX.
 
 pub(crate) mod cache;
+pub(crate) mod check;
 pub(crate) mod global;
 pub(crate) mod library;
 pub(crate) mod module;
