@@ -1,0 +1,70 @@
+//! What a file's declarations came to: the generated text and the account of every entry of
+//! the PTX (declared, by hand, elsewhere, warned, or instantiated by toolkit headers).
+
+/// What generating a file's declarations gave.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Generated {
+    /// The Rust source of the block (empty when no kernel could be declared).
+    pub rust: String,
+    /// The kernels declared, by name.
+    pub declared: Vec<String>,
+    /// Kernels left out, each with why.
+    pub warnings: Vec<String>,
+    /// The patterns of [`Options::families`](super::Options::families) declared.
+    pub named_families: Vec<String>,
+    /// What became of each entry of the PTX: "N entries, N declared or warned".
+    pub accounting: Accounting,
+    /// The kernels declared that a header defines, not the file itself: the blocks of other
+    /// files including that header leave them out ([`Options::elsewhere`](super::Options::elsewhere)).
+    pub from_headers: Vec<String>,
+}
+
+/// What became of the PTX's entries: every one is declared (here, by hand, or in the block of
+/// another file that includes the same header) or named in a warning.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Accounting {
+    /// The PTX's `.entry` count.
+    pub entries: usize,
+    /// Entries of kernels this block declares.
+    pub declared: usize,
+    /// Entries of kernels the crate declares by hand.
+    pub by_hand: usize,
+    /// Entries of kernels from a header that another file's block declares.
+    pub elsewhere: usize,
+    /// Entries of kernels named in a warning.
+    pub warned: usize,
+    /// Entries of kernels that toolkit headers define (CUB's, Thrust's), which the file's host
+    /// code instantiates and those headers' host code launches: no Rust launches them.
+    pub toolkit: usize,
+}
+
+impl Accounting {
+    /// Whether every entry is accounted for.
+    pub fn complete(&self) -> bool {
+        self.declared + self.by_hand + self.elsewhere + self.warned + self.toolkit == self.entries
+    }
+}
+
+impl std::fmt::Display for Accounting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} entries in the PTX: {} declared here, {} by hand, {} in another file's block, {} named in warnings",
+            self.entries, self.declared, self.by_hand, self.elsewhere, self.warned
+        )?;
+        if self.toolkit > 0 {
+            write!(
+                f,
+                ", {} instantiated by toolkit headers and launched by their host code",
+                self.toolkit
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The kernel an entry symbol is an instance of, as C++ names it: `scale` of `scale<float>(...)`,
+/// `ns::scale` in a namespace, the symbol itself for `extern "C"`.
+pub fn entry_function(entry: &str) -> String {
+    cuda_kernel_syntax::demangle::function_name(entry).unwrap_or_else(|| entry.to_string())
+}

@@ -1,0 +1,1159 @@
+//! Declarations from the source: the `#[kernel]` block of a `.cu` file, written from its
+//! device-side preprocessed text (`nvcc -E` with the PTX build's architecture and flags, so
+//! that `#if __CUDA_ARCH__` branches and macros expand as they do for the PTX).
+//!
+//! A small scanner of our own rather than tree-sitter: it needs no C compiler at build time,
+//! and preprocessed text leaves only what it must read: `__attribute__((global))` function
+//! definitions, their parameter lists, the typedefs they use and the `extern "C"` and namespace
+//! blocks around them, the struct definitions they take and the template heads over them.
+//! Kernels it cannot express (in a namespace, over a struct with bit-fields or methods, a
+//! template without instances) are named in a warning with the reason, never skipped in
+//! silence.
+
+use std::fmt::Write as _;
+
+use cuda_kernel_syntax::types;
+
+use crate::naming::{self, ident as rust_name};
+
+mod accounting;
+mod families;
+mod read;
+mod rust;
+mod write;
+
+pub use accounting::{Accounting, Generated, entry_function};
+pub use families::NamedFamily;
+use families::*;
+use read::*;
+use rust::*;
+use write::*;
+
+/// What a file's block is generated with.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options<'a> {
+    /// The block's `ptx = "..."` path (`$OUT_DIR/fill.ptx`).
+    pub ptx: &'a str,
+    /// The module type's name.
+    pub module: &'a str,
+    /// Kernels the crate declares by hand: left out.
+    pub hand_written: &'a [String],
+    /// The PTX's entry symbols: a template is declared where it has instances there.
+    pub entries: &'a [String],
+    /// C structs bound to Rust types of the crate (`("Particle", "crate::params::Particle")`).
+    pub structs: &'a [(String, String)],
+    /// Families the build script names for this file (`u{op}_{T}` as `unary`).
+    pub families: &'a [NamedFamily],
+    /// Kernels of headers that the block of a file generated before declares (a header
+    /// included by several files is declared once, in the first whose PTX has its kernels):
+    /// left out.
+    pub elsewhere: &'a [String],
+}
+
+/// The `#[kernel]` block of one `.cu` file, from its preprocessed text; `from_here` tells the
+/// line markers of the file itself and its local headers from system headers' and the build
+/// step's own. Kernels of local headers are declared like the file's own, once.
+pub fn generate(
+    source: &str,
+    preprocessed: &str,
+    from_here: &dyn Fn(&str) -> bool,
+    options: &Options<'_>,
+) -> Generated {
+    let Options {
+        ptx,
+        module,
+        hand_written,
+        entries,
+        structs: bound,
+        families: named,
+        elsewhere,
+    } = *options;
+    // A hand-written name may be a pattern (`u{op}_{T}`): the kernels it matches are its.
+    let tag_names: Vec<String> = family_tags().into_iter().map(|(t, _)| t).collect();
+    let by_hand = |name: &str| {
+        hand_written
+            .iter()
+            .any(|h| h == name || (h.contains('{') && matches(h, name, &tag_names).is_some()))
+    };
+    let Scanned {
+        kernels: found,
+        typedefs,
+        structs: defined,
+        enums,
+        toolkit,
+        enum_defs,
+    } = scan(preprocessed, from_here);
+    // The file's own structs, each once its fields read (nested ones first); bound ones are
+    // the crate's.
+    let mut structs: Vec<(String, String)> = bound.to_vec();
+    let mut struct_items: Vec<(String, String, Vec<String>)> = Vec::new();
+    let mut struct_problems: Vec<(String, String)> = Vec::new();
+    // The file's type names (naming.rs): the module type's, the structs', then the launchers'.
+    let mut types = naming::TypeNames::default();
+    types.reserve(module);
+    // Modules holding structs whose names other types have, by namespace.
+    let mut struct_modules: Vec<(String, String)> = Vec::new();
+    for def in defined.iter().filter(|d| d.here) {
+        let qualified = def.qualified();
+        // Bound by the build script (by its name or its qualified one), or read already.
+        if bound.iter().any(|(c, _)| *c == qualified || *c == def.name)
+            || structs.iter().any(|(c, _)| *c == qualified)
+        {
+            continue;
+        }
+        // Its name, or where another type has it (a struct of another namespace, the module
+        // type), its name in a module named after its namespace (`b::Pair`, `global::Kernels`):
+        // the PTX check and the symbols see the struct by its last segment, as C++ names it.
+        let rust = match types.is_taken(&def.name) || rust_name(&def.name) != def.name {
+            false if naming::free_type_name(&def.name) => {
+                types.claim(std::slice::from_ref(&def.name))
+            }
+            // `Box`, `Float4`: a name #[kernel] reads as its own.
+            false => types.claim(&[format!("{}_", def.name)]),
+            true => {
+                let scope = def
+                    .namespace
+                    .as_deref()
+                    .unwrap_or("global")
+                    .replace("::", "_");
+                let scope = match struct_modules.iter().find(|(n, _)| *n == scope) {
+                    Some((_, m)) => m.clone(),
+                    None => {
+                        let m = types.claim(&[naming::module(&scope)]);
+                        struct_modules.push((scope, m.clone()));
+                        m
+                    }
+                };
+                format!("{scope}::{}", rust_name(&def.name))
+            }
+        };
+        match struct_item(def, &rust, &typedefs, &structs, source) {
+            Ok((item, uses)) => {
+                structs.push((qualified.clone(), rust));
+                struct_items.push((qualified, item, uses));
+            }
+            Err(why) => struct_problems.push((qualified, why)),
+        }
+    }
+    // A struct of the file that could not be read still hides one of the same name in an
+    // enclosing namespace, as in C++: found, and refused (an empty Rust name).
+    for (qualified, _) in &struct_problems {
+        structs.push((qualified.clone(), String::new()));
+    }
+    // The file's enums, for parameters taking a value of one: a `#[repr(C)]` struct of its
+    // base type (`pool_op(1)`), named in symbols by the enum's C++ name, its enumerators as
+    // constants.
+    for def in enum_defs.iter().filter(|d| d.here) {
+        let qualified = qualified(def.namespace.as_deref(), &def.name);
+        if structs.iter().any(|(c, _)| *c == qualified) {
+            continue;
+        }
+        let base = match &def.base[..] {
+            [] => Some("i32".to_string()),
+            words => builtin(&c_spelling(words)).filter(|_| {
+                types::all()
+                    .any(|t| t.cuda == c_spelling(words) && t.class == types::Class::Integer)
+            }),
+        };
+        let Some(base) = base else {
+            struct_problems.push((
+                qualified,
+                "an enum of a base type this generator does not read".into(),
+            ));
+            continue;
+        };
+        // In UpperCamelCase (`pool_op` is `PoolOp`): a tuple struct, which no parameter of the
+        // file or of a launcher (`config`) may be named as.
+        let camel = cuda_kernel_syntax::ast::upper_camel_case(&def.name);
+        let rust = match naming::free_type_name(&camel) {
+            true => types.claim(&[camel.clone(), format!("{camel}Enum")]),
+            false => types.claim(&[format!("{camel}Enum")]),
+        };
+        let consts: String = def
+            .enumerators
+            .iter()
+            .map_while(|(name, value)| value.map(|v| (name, v)))
+            .map(|(name, value)| {
+                format!(
+                    "    /// `{qualified}::{name}`.\n    pub const {}: {rust} = {rust}({value});\n",
+                    rust_name(name)
+                )
+            })
+            .collect();
+        let consts = match consts.is_empty() {
+            true => String::new(),
+            false => format!("#[allow(non_upper_case_globals)]\nimpl {rust} {{\n{consts}}}\n"),
+        };
+        let item = format!(
+            "/// `enum {qualified}` of {source}: a value of it.\n\
+             #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, ::cuda_kernel::KernelParam)]\n\
+             #[kernel_param(cuda_name = \"{qualified}\")]\n#[repr(C)]\n\
+             pub struct {rust}(pub {base});\n{consts}"
+        );
+        structs.push((qualified.clone(), rust));
+        struct_items.push((qualified, item, Vec::new()));
+    }
+    let mut out = Generated::default();
+    let mut kernels: Vec<Declared> = Vec::new();
+    // The fn names of `kernels`, in Rust, each computed once.
+    let mut fn_idents: Vec<String> = Vec::new();
+    // Every kernel the file defines, declared or not: what a named family may match.
+    let defined: Vec<String> = found.iter().map(|k| k.name.clone()).collect();
+    // The kernels considered, as C++ names them (`ns::k` in a namespace): those not declared
+    // in the end are the warned ones.
+    let mut considered: Vec<(String, String)> = Vec::new();
+    for kernel in found {
+        let qualified = qualified(kernel.namespace.as_deref(), &kernel.name);
+        if by_hand(&qualified) || elsewhere.contains(&qualified) {
+            continue;
+        }
+        considered.push((kernel.name.clone(), qualified.clone()));
+        let own = std::path::Path::new(&kernel.file)
+            .file_name()
+            .is_some_and(|f| f.to_string_lossy() == source);
+        if !own {
+            out.from_headers.push(qualified.clone());
+        }
+        let mut warn = |why: String| {
+            out.warnings
+                .push(format!("{source}: `{qualified}` is not generated: {why}"));
+        };
+        // `Self`, `self`, `super`, `crate`, `_`: no Rust identifier, raw or not, spells them,
+        // and a C++ kernel's symbol is derived from its fn's name; a plain one is bound by its
+        // symbol (below), a template's instances have one each.
+        let unspelled = rust_name(&kernel.name).trim_start_matches("r#") != kernel.name;
+        if unspelled && !kernel.extern_c {
+            warn(format!(
+                "named `{}`, which no Rust identifier spells: declare each instance by hand \
+                 with #[kernel(name = \"<its symbol>\")]",
+                kernel.name
+            ));
+            continue;
+        }
+        if kernel
+            .namespace
+            .as_deref()
+            .is_some_and(|ns| ns.split("::").any(str::is_empty))
+        {
+            warn(
+                "in an anonymous namespace: its symbol holds a hash of the source's path, which \
+                 differs from machine to machine; move it out of the anonymous namespace"
+                    .to_string(),
+            );
+            continue;
+        }
+        // A variadic template (`template <typename... Args>`): no Rust generic stands for a
+        // pack, so each instance of the PTX is declared by its symbol.
+        let variadic = kernel
+            .template
+            .as_ref()
+            .is_some_and(|head| head.iter().any(|p| is_pack(p)));
+        if variadic {
+            let instance = cuda_kernel_syntax::itanium::template_instance_prefix(&qualified);
+            let mut any = false;
+            for entry in entries.iter().filter(|e| e.starts_with(&instance)) {
+                any = true;
+                match pack_instance(&kernel, entry, &structs) {
+                    Ok(params) => {
+                        let args = cuda_kernel_syntax::demangle::template_args(entry)
+                            .unwrap_or_default()
+                            .iter()
+                            .map(|a| {
+                                a.chars()
+                                    .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                                    .collect::<String>()
+                            })
+                            .collect::<Vec<_>>()
+                            .join("_");
+                        let base = format!("{}_{}", kernel.name, args)
+                            .trim_end_matches('_')
+                            .replace("__", "_");
+                        // Unique among the block's fn names, and taken from those after it.
+                        let mut name = base.clone();
+                        let mut n = 2;
+                        while kernels.iter().any(|k| k.name == name)
+                            || fn_idents.contains(&rust_name(&name))
+                        {
+                            name = format!("{base}_{n}");
+                            n += 1;
+                        }
+                        fn_idents.push(rust_name(&name));
+                        kernels.push(Declared {
+                            name,
+                            namespace: None,
+                            extern_c: true,
+                            generics: Vec::new(),
+                            params,
+                            twin: 0,
+                            symbol: Some(entry.clone()),
+                            shown: Some(cuda_kernel_syntax::demangle::shown(entry)),
+                        });
+                    }
+                    Err(why) => warn(format!(
+                        "its instance `{}` {why}",
+                        cuda_kernel_syntax::demangle::shown(entry)
+                    )),
+                }
+            }
+            if !any {
+                warn(
+                    "a template the PTX has no instance of (nvcc compiles the instances the \
+                     .cu names: add an explicit instantiation)"
+                        .to_string(),
+                );
+            }
+            continue;
+        }
+        // The names of its parameters and template parameters, one scope.
+        let mut taken: Vec<String> = Vec::new();
+        let generics = match &kernel.template {
+            None => Vec::new(),
+            Some(head) => {
+                let instance = cuda_kernel_syntax::itanium::template_instance_prefix(&qualified);
+                if !entries.iter().any(|e| e.starts_with(&instance)) {
+                    warn(
+                        "a template the PTX has no instance of (nvcc compiles the instances the \
+                         .cu names: add an explicit instantiation)"
+                            .to_string(),
+                    );
+                    continue;
+                }
+                // An instance is declared by the Rust of its arguments: types the runtime
+                // names and values. One whose arguments are class templates
+                // (`DefaultAttention<false, true>`) or other classes no Rust type stands for
+                // cannot be.
+                let readable = entries
+                    .iter()
+                    .filter(|e| e.starts_with(&instance))
+                    .any(|e| {
+                        cuda_kernel_syntax::demangle::template_args(e).is_some_and(|args| {
+                            args.iter().all(|a| {
+                                cuda_kernel_syntax::cpp::TemplateArg::from_demangled(a).is_some()
+                            })
+                        })
+                    });
+                if !readable {
+                    warn(
+                        "a template whose instances in the PTX take arguments no Rust type \
+                         names (class templates): declare it by hand"
+                            .to_string(),
+                    );
+                    continue;
+                }
+                match head
+                    .iter()
+                    .map(|p| {
+                        template_param(
+                            p,
+                            &enums,
+                            kernel.namespace.as_deref(),
+                            &typedefs,
+                            &structs,
+                            &mut taken,
+                        )
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+                {
+                    Ok(generics) => generics,
+                    Err(why) => {
+                        warn(format!("a template with {why}: declare it by hand"));
+                        continue;
+                    }
+                }
+            }
+        };
+        let type_params: Vec<(String, String)> = generics
+            .iter()
+            .filter_map(|g| g.type_param.clone())
+            .collect();
+        let generics: Vec<String> = generics.into_iter().map(|g| g.text).collect();
+        let params: Result<Vec<(String, String)>, String> = kernel
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                param(
+                    p,
+                    i,
+                    &typedefs,
+                    &type_params,
+                    &structs,
+                    kernel.namespace.as_deref(),
+                    &mut taken,
+                )
+                .map_err(|why| format!("parameter {} {why}", i + 1))
+            })
+            .collect();
+        match params {
+            Ok(params) => {
+                let ident = rust_name(&kernel.name);
+                // One Rust name per block: a second kernel of the same name in another
+                // namespace is declared in a block of its own.
+                let twin = fn_idents.iter().filter(|i| **i == ident).count();
+                fn_idents.push(ident);
+                kernels.push(Declared {
+                    namespace: kernel.namespace,
+                    extern_c: kernel.extern_c,
+                    generics,
+                    params,
+                    twin,
+                    name: kernel.name,
+                    symbol: None,
+                    shown: None,
+                })
+            }
+            Err(why) => {
+                // Why a struct of the file could not be generated, where that is the reason.
+                let detail = struct_problems
+                    .iter()
+                    .find(|(name, _)| why.contains(&format!("`{name}`")))
+                    .map(|(name, problem)| format!(" (`{name}`: {problem})"))
+                    .unwrap_or_default();
+                warn(format!("its {why}{detail}"));
+            }
+        }
+    }
+    let families = families(
+        &kernels
+            .iter()
+            .filter(|k| k.twin == 0)
+            .cloned()
+            .collect::<Vec<_>>(),
+        hand_written,
+        named,
+        entries,
+        &mut out.warnings,
+        source,
+    );
+    let mut items = String::new();
+    // The launcher types' names (naming.rs): families first, then kernels of the global
+    // namespace, then those of namespaces, each in the file's order.
+    let camel = |name: &str| cuda_kernel_syntax::ast::upper_camel_case(name);
+    let rename = |claimed: String, name: &str| match claimed == camel(name) {
+        true => String::new(),
+        false => format!(", rename = {claimed}"),
+    };
+    let family_renames: Vec<String> = families
+        .iter()
+        .map(|f| rename(types.claim(&[camel(&f.name)]), &f.name))
+        .collect();
+    let in_family = |kernel: &Declared| {
+        kernel.twin == 0 && families.iter().any(|f| f.members.contains(&kernel.name))
+    };
+    let mut order: Vec<usize> = (0..kernels.len())
+        .filter(|&i| !in_family(&kernels[i]))
+        .collect();
+    order.sort_by_key(|&i| kernels[i].namespace.is_some());
+    let mut kernel_renames: Vec<String> = vec![String::new(); kernels.len()];
+    for i in order {
+        let claimed = types.launcher(&kernels[i].qualified());
+        kernel_renames[i] = rename(claimed, &rust_name(&kernels[i].name));
+    }
+    for (family, rename) in families.iter().zip(&family_renames) {
+        let list: Vec<String> = family
+            .params
+            .iter()
+            .map(|(n, t)| format!("{n}: {t}"))
+            .collect();
+        let _ = write!(
+            items,
+            "    /// `{}` of {source}: {}.\n    #[kernel(name = \"{}\"{rename})]\n    \
+             #[allow(non_snake_case)]\n    pub fn {}<{}>({});\n",
+            family.pattern,
+            family.members.join(", "),
+            family.pattern,
+            family.name,
+            family.type_params.join(", "),
+            list.join(", ")
+        );
+        out.declared.extend(family.members.iter().cloned());
+        if named.iter().any(|n| n.pattern == family.pattern) {
+            out.named_families.push(family.pattern.clone());
+        }
+    }
+    for family in named {
+        let matched = defined
+            .iter()
+            .any(|k| matches(&family.pattern, k, &tag_names).is_some());
+        if !matched {
+            out.warnings.push(format!(
+                "{source}: the family `{}` ({}) matches no kernel of the file",
+                family.pattern, family.name
+            ));
+        }
+    }
+    // Twins (`other::plain` beside `ns::plain`), each block of them after the main one.
+    let mut twin_blocks: Vec<String> = Vec::new();
+    for (kernel, rename) in kernels
+        .iter()
+        .zip(&kernel_renames)
+        .filter(|(k, _)| !in_family(k))
+    {
+        // A type parameter named as the launcher itself (`n<N>` is `N<N>`) takes a `_`, in the
+        // parameters' types too.
+        let launcher = match rename.split_once("rename = ") {
+            Some((_, name)) => name.to_string(),
+            None => cuda_kernel_syntax::ast::upper_camel_case(&rust_name(&kernel.name)),
+        };
+        let mut generics_list: Vec<String> = kernel.generics.clone();
+        let mut param_types: Vec<String> = kernel.params.iter().map(|(_, t)| t.clone()).collect();
+        if let Some(at) = generics_list.iter().position(|g| *g == launcher) {
+            let mut renamed = format!("{launcher}_");
+            while generics_list.contains(&renamed) {
+                renamed.push('_');
+            }
+            for ty in &mut param_types {
+                *ty = replace_words(ty, |w| (w == launcher).then_some(renamed.as_str()));
+            }
+            generics_list[at] = renamed;
+        }
+        // A parameter named as a type of the file (a tuple struct) or `None` takes a `_`, and
+        // stays unique among the kernel's.
+        let mut used: Vec<String> = kernel
+            .params
+            .iter()
+            .map(|(n, _)| n.rsplit(' ').next().unwrap_or(n).to_string())
+            .collect();
+        let list: Vec<String> = kernel
+            .params
+            .iter()
+            .zip(&param_types)
+            .map(|((n, _), t)| {
+                let (attr, name) = match n.rsplit_once(' ') {
+                    Some((attr, name)) => (format!("{attr} "), name),
+                    None => (String::new(), n.as_str()),
+                };
+                let mut unshadowed = naming::unshadowed(name, &types);
+                if unshadowed != name {
+                    while used.contains(&unshadowed) || types.is_taken(&unshadowed) {
+                        unshadowed.push('_');
+                    }
+                    used.push(unshadowed.clone());
+                }
+                format!("{attr}{unshadowed}: {t}")
+            })
+            .collect();
+        // A name a raw identifier cannot spell (`Self`, declared `Self_`) gives its symbol.
+        let fn_ident = rust_name(&kernel.name);
+        let spelled = fn_ident.trim_start_matches("r#") == kernel.name;
+        let cpp = match (kernel.extern_c, &kernel.namespace) {
+            // An instance of a variadic template, by its symbol.
+            _ if kernel.symbol.is_some() => format!(
+                "    #[kernel(name = \"{}\"{rename})]\n",
+                kernel.symbol.as_deref().unwrap_or_default()
+            ),
+            (true, _) if !spelled => format!("    #[kernel(name = \"{}\"{rename})]\n", kernel.name),
+
+            (true, _) if rename.is_empty() => String::new(),
+            (true, _) => format!("    #[kernel({})]\n", &rename[2..]),
+            (false, None) => format!("    #[kernel(cpp{rename})]\n"),
+            (false, Some(ns)) => format!("    #[kernel(cpp, namespace = \"{ns}\"{rename})]\n"),
+        };
+        let generics = if kernel.generics.is_empty() {
+            String::new()
+        } else {
+            let list: Vec<String> = generics_list
+                .iter()
+                .map(|g| naming::unshadowed_generic(g, &types))
+                .collect();
+            format!("<{}>", list.join(", "))
+        };
+        // Names as the source writes them (`N`, `transposeNaive`, `const blockSize: u32`).
+        let allow = if kernel.generics.is_empty() {
+            "#[allow(non_snake_case)]"
+        } else {
+            "#[allow(non_snake_case, non_camel_case_types, non_upper_case_globals)]"
+        };
+        let item = format!(
+            "    /// `{}` of {source}.\n{cpp}    {allow}\n    pub fn {}{generics}({});\n",
+            kernel.shown.clone().unwrap_or_else(|| kernel.qualified()),
+            rust_name(&kernel.name),
+            list.join(", ")
+        );
+        match kernel.twin {
+            0 => items.push_str(&item),
+            n => {
+                if twin_blocks.len() < n {
+                    twin_blocks.resize(n, String::new());
+                }
+                twin_blocks[n - 1].push_str(&item);
+            }
+        }
+        out.declared
+            .push(kernel.symbol.clone().unwrap_or_else(|| kernel.qualified()));
+    }
+    // Every entry of the PTX, by the kernel it belongs to.
+    let declared_here: Vec<String> = kernels.iter().map(Declared::qualified).collect();
+    let warned: Vec<&str> = considered
+        .iter()
+        .filter(|(_, qualified)| !declared_here.contains(qualified))
+        .map(|(_, qualified)| qualified.as_str())
+        .collect();
+    out.from_headers.retain(|name| declared_here.contains(name));
+    out.accounting.entries = entries.len();
+    for entry in entries {
+        let function = entry_function(entry);
+        let bucket = if declared_here.contains(&function) || out.declared.iter().any(|d| d == entry)
+        {
+            &mut out.accounting.declared
+        } else if by_hand(entry) || by_hand(&function) {
+            &mut out.accounting.by_hand
+        } else if elsewhere.contains(&function) {
+            &mut out.accounting.elsewhere
+        } else if warned.contains(&function.as_str()) {
+            &mut out.accounting.warned
+        } else if toolkit.contains(&function)
+            || TOOLKIT_NAMESPACES
+                .iter()
+                .any(|ns| function.starts_with(&format!("{ns}::")))
+        {
+            &mut out.accounting.toolkit
+        } else {
+            // Defined where the scanner does not read (a system header: CUB's kernels), or
+            // not found by it: named all the same.
+            out.warnings.push(format!(
+                "{source}: `{}` of the PTX is not generated: it is defined outside the file and \
+                 its local headers (a system or toolkit header); declare it by hand",
+                cuda_kernel_syntax::demangle::shown(entry)
+            ));
+            &mut out.accounting.warned
+        };
+        *bucket += 1;
+    }
+    if !out.declared.is_empty() {
+        // The file's structs the declared kernels take, and those they hold.
+        let mut used: Vec<String> = Vec::new();
+        let mut todo: Vec<String> = struct_items
+            .iter()
+            .filter(|(name, _, _)| {
+                let Some((_, rust)) = structs.iter().find(|(c, _)| c == name) else {
+                    return false;
+                };
+                mentions(&items, rust) || twin_blocks.iter().any(|b| mentions(b, rust))
+            })
+            .map(|(name, _, _)| name.clone())
+            .collect();
+        while let Some(name) = todo.pop() {
+            if used.contains(&name) {
+                continue;
+            }
+            if let Some((_, _, uses)) = struct_items.iter().find(|(n, _, _)| *n == name) {
+                todo.extend(uses.iter().cloned());
+            }
+            used.push(name);
+        }
+        let struct_text = struct_text(
+            &struct_items
+                .iter()
+                .filter(|(name, _, _)| used.contains(name))
+                .map(|(_, item, _)| item.as_str())
+                .collect::<Vec<_>>(),
+        );
+        out.rust = format!(
+            "// Generated by cuda-kernel-build from {source}: every kernel the file defines that\n\
+             // no hand-written #[kernel] block of the crate declares. Do not edit.\n\
+             // {}.\n\
+             {struct_text}\
+             #[::cuda_kernel::kernel(ptx = \"{ptx}\", module = pub {module})]\n\
+             unsafe extern \"C\" {{\n{items}}}\n",
+            out.accounting
+        );
+        for block in &twin_blocks {
+            let _ = write!(
+                out.rust,
+                "// Kernels named as one above, in another namespace: not in `{module}`.\n\
+                 #[::cuda_kernel::kernel(ptx = \"{ptx}\")]\nunsafe extern \"C\" {{\n{block}}}\n"
+            );
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT: &str = r#"
+# 1 "cuda/k.cu"
+typedef unsigned long size_t;
+typedef float floatX;
+# 1 "/usr/local/cuda/include/cuda_runtime.h" 1
+extern "C" __attribute__((global)) void from_a_header(float *x) { }
+# 5 "cuda/k.cu" 2
+extern "C" __attribute__((global)) void fill_f32(float *buf, float value, const size_t numel) { }
+extern "C" {
+__attribute__((global)) void __attribute__((launch_bounds(256, 2))) inside(const floatX *__restrict__ x, floatX * const y, unsigned n, long long big) { }
+}
+__attribute__((global)) void cpp_kernel(const float* const* rows, int, char c[]) { }
+template <typename T> __attribute__((global)) void templ(T *x) { }
+namespace ns { __attribute__((global)) void spaced(float *x) { } }
+namespace other { namespace inner { __attribute__((global)) void spaced(int *x) { } } }
+namespace geo { struct Pt { float x; float y; }; __attribute__((global)) void shift(Pt p, const ::geo::Pt *q, geo::Pt *r) { } }
+struct P { int a; float b[3], *c; };
+struct __attribute__((aligned(16))) Q { P inner; unsigned long long n; };
+struct Bits { int a : 3; };
+struct Unused { int x; };
+__attribute__((global)) void takes_struct(P p, Q q) { }
+__attribute__((global)) void takes_bits(Bits b) { }
+__attribute__((global)) void declared_only(float *x);
+extern "C" __attribute__((global)) void by_hand(float *x) { }
+extern "C" __attribute__((global)) void keyword_param(int type, const size_t) { }
+"#;
+
+    fn here(file: &str) -> bool {
+        file == "cuda/k.cu"
+    }
+
+    #[test]
+    fn kernels_of_the_file_are_declared_as_their_source_writes_them() {
+        let g = generate(
+            "cuda/k.cu",
+            TEXT,
+            &here,
+            &Options {
+                ptx: "$OUT_DIR/k.ptx",
+                module: "Kernels",
+                hand_written: &["by_hand".into()],
+                ..Options::default()
+            },
+        );
+        assert_eq!(
+            g.declared,
+            [
+                "fill_f32",
+                "inside",
+                "cpp_kernel",
+                "ns::spaced",
+                "other::inner::spaced",
+                "geo::shift",
+                "takes_struct",
+                "keyword_param"
+            ],
+            "{}",
+            g.rust
+        );
+        // A kernel in a namespace, declared in it.
+        assert!(
+            g.rust.contains(
+                "    #[kernel(cpp, namespace = \"ns\")]\n    #[allow(non_snake_case)]\n    pub fn spaced(x: *mut f32);"
+            ),
+            "{}",
+            g.rust
+        );
+        // A struct of a namespace, by its CUDA name, however the kernel qualifies it.
+        assert!(
+            g.rust.contains(
+                "#[kernel_param(cuda_name = \"geo::Pt\")]\n#[repr(C)]\n\
+                 #[allow(non_snake_case, non_camel_case_types)]\npub struct Pt {"
+            ),
+            "{}",
+            g.rust
+        );
+        assert!(
+            g.rust
+                .contains("pub fn shift(p: Pt, q: *const Pt, r: *mut Pt);"),
+            "{}",
+            g.rust
+        );
+        // One of the same name in another namespace: a block of its own, renamed.
+        assert!(
+            g.rust.contains(
+                "// Kernels named as one above, in another namespace: not in `Kernels`.\n\
+                 #[::cuda_kernel::kernel(ptx = \"$OUT_DIR/k.ptx\")]\n\
+                 unsafe extern \"C\" {\n    \
+                 /// `other::inner::spaced` of cuda/k.cu.\n    \
+                 #[kernel(cpp, namespace = \"other::inner\", rename = OtherInnerSpaced)]\n    \
+                 #[allow(non_snake_case)]\n    pub fn spaced(x: *mut i32);\n}"
+            ),
+            "{}",
+            g.rust
+        );
+        assert!(
+            g.rust
+                .contains("pub fn keyword_param(r#type: i32, arg1: ::cuda_kernel::ffi::size_t);"),
+            "{}",
+            g.rust
+        );
+        assert!(
+            g.rust.contains(
+                "pub fn fill_f32(buf: *mut f32, value: f32, numel: ::cuda_kernel::ffi::size_t);"
+            ),
+            "{}",
+            g.rust
+        );
+        assert!(g.rust.contains(
+            "pub fn inside(x: *const f32, y: *mut f32, n: u32, big: ::cuda_kernel::ffi::c_longlong);"
+        ), "{}", g.rust);
+        assert!(g.rust.contains(
+            "    #[kernel(cpp)]\n    #[allow(non_snake_case)]\n    pub fn cpp_kernel(rows: *const *const f32, arg1: i32, c: *mut ::cuda_kernel::ffi::c_char);"
+        ), "{}", g.rust);
+        let warned: Vec<&str> = g
+            .warnings
+            .iter()
+            .map(|w| w.split('`').nth(1).unwrap())
+            .collect();
+        assert_eq!(warned, ["templ", "takes_bits"], "{:?}", g.warnings);
+        assert!(
+            g.warnings[1].contains("takes `Bits`, a struct")
+                && g.warnings[1].contains("(`Bits`: it has a bit-field)"),
+            "{}",
+            g.warnings[1]
+        );
+        // The file's structs the declared kernels take, nested ones too, as KernelParam types.
+        assert!(
+            g.rust.contains(
+                "#[repr(C)]\n#[allow(non_snake_case, non_camel_case_types)]\npub struct P {\n    \
+             pub a: i32,\n    pub b: [f32; 3],\n    pub c: *mut f32,\n}"
+            ),
+            "{}",
+            g.rust
+        );
+        assert!(g.rust.contains(
+            "#[repr(C, align(16))]\n#[allow(non_snake_case, non_camel_case_types)]\npub struct Q {\n    \
+             pub inner: P,\n    pub n: ::cuda_kernel::ffi::c_ulonglong,\n}"
+        ), "{}", g.rust);
+        assert!(
+            g.rust.contains("pub fn takes_struct(p: P, q: Q);"),
+            "{}",
+            g.rust
+        );
+        assert!(!g.rust.contains("Unused"), "{}", g.rust);
+    }
+
+    /// Hopper kernels, as nvcc's preprocessor leaves them (`__grid_constant__` is
+    /// `__attribute__((grid_constant))`): a TMA descriptor is a `RawTensorMap`, which C types by
+    /// neither element nor rank; another grid constant says so.
+    #[test]
+    fn grid_constants_and_tma_descriptors_are_declared_as_such() {
+        let text = "# 1 \"cuda/k.cu\"\n\
+            struct __attribute__((aligned(64))) Tile { float v[16]; };\n\
+            extern \"C\" __attribute__((global)) void tma(unsigned a, const __attribute__((grid_constant)) CUtensorMap m, float *out) { }\n\
+            extern \"C\" __attribute__((global)) void tile(const __grid_constant__ Tile t, float *out) { }\n\
+            extern \"C\" __attribute__((global)) void plain_map(CUtensorMap m) { }\n";
+        let g = generate("cuda/k.cu", text, &here, &Options::default());
+        assert!(
+            g.rust
+                .contains("pub fn tma(a: u32, m: ::cuda_kernel::RawTensorMap, out: *mut f32);"),
+            "{}",
+            g.rust
+        );
+        assert!(
+            g.rust
+                .contains("pub fn tile(#[kernel(grid_constant)] t: Tile, out: *mut f32);"),
+            "{}",
+            g.rust
+        );
+        assert!(
+            g.warnings
+                .iter()
+                .any(|w| w.contains("plain_map") && w.contains("not `const __grid_constant__`")),
+            "{:?}",
+            g.warnings
+        );
+    }
+
+    #[test]
+    fn nothing_to_declare_writes_nothing() {
+        let g = generate(
+            "cuda/k.cu",
+            "# 1 \"cuda/k.cu\"\nint x;\n",
+            &here,
+            &Options::default(),
+        );
+        assert_eq!(g, Generated::default());
+    }
+
+    const TEMPLATES_AND_FAMILIES: &str = r#"
+# 1 "cuda/k.cu"
+typedef unsigned long size_t;
+template <typename T, unsigned int BLOCK = 128>
+__attribute__((global)) void red(const T *x, T *y, unsigned n) { }
+template <typename T> __attribute__((global)) void never(T *x) { }
+extern "C" __attribute__((global)) void fill_u8(unsigned char *b, unsigned char v, size_t n) { }
+extern "C" __attribute__((global)) void fill_f32(float *b, float v, size_t n) { }
+extern "C" __attribute__((global)) void fill_f64(double *b, double v, size_t n) { }
+extern "C" __attribute__((global)) void odd_f32(float *b, size_t n) { }
+extern "C" __attribute__((global)) void odd_f64(double *b, int n) { }
+extern "C" __attribute__((global)) void copy_f32(const float *a, float *b) { }
+extern "C" __attribute__((global)) void copy_f64(const double *a, double *b) { }
+"#;
+
+    #[test]
+    fn templates_with_instances_and_dtype_families_are_declared_once() {
+        let entries = ["_Z3redIfLj128EEvPKT_PS0_j".to_string()];
+        let g = generate(
+            "k.cu",
+            TEMPLATES_AND_FAMILIES,
+            &|f| f == "cuda/k.cu",
+            &Options {
+                ptx: "k.ptx",
+                module: "K",
+                hand_written: &["copy_f64".into()],
+                entries: &entries,
+                ..Options::default()
+            },
+        );
+        assert!(
+            g.rust.contains(
+                "    #[kernel(cpp)]\n    #[allow(non_snake_case, non_camel_case_types, non_upper_case_globals)]\n    \
+                 pub fn red<T, const BLOCK: u32>(x: *const T, y: *mut T, n: u32);"
+            ),
+            "{}",
+            g.rust
+        );
+        assert!(
+            g.rust.contains(
+                "#[kernel(name = \"fill_{T}\")]\n    #[allow(non_snake_case)]\n    \
+                 pub fn fill<T>(b: *mut T, v: T, n: ::cuda_kernel::ffi::size_t);"
+            ),
+            "{}",
+            g.rust
+        );
+        // Members of other shapes stay kernels of their own; so does the rest of a family one
+        // of whose members the crate declares by hand.
+        for single in ["pub fn odd_f32(", "pub fn odd_f64(", "pub fn copy_f32("] {
+            assert!(g.rust.contains(single), "{single}\n{}", g.rust);
+        }
+        assert!(!g.rust.contains("copy_f64(") && !g.rust.contains("fn fill_f32("));
+        assert_eq!(g.warnings.len(), 1, "{:?}", g.warnings);
+        assert!(
+            g.warnings[0].contains("`never` is not generated: a template the PTX has no instance")
+        );
+    }
+
+    /// A template value parameter of an enum type, as vLLM's paged attention and flashinfer
+    /// write theirs (`vllm::Fp8KVCacheDataType kv_dt`, `PosEncodingMode POS` inside the enum's
+    /// namespace): `#[kernel(enum = "...")] const kv_dt: i32`, the enum qualified as C++ finds
+    /// it; a value of a type that is no enum is still named in a warning.
+    #[test]
+    fn enum_template_values_are_declared_by_the_enums_name() {
+        let text = "# 1 \"cuda/k.cu\"\n\
+            namespace vllm { enum class Fp8KVCacheDataType { kAuto = 0, kFp8E4M3 = 1 }; }\n\
+            namespace flashinfer { enum class PosEncodingMode : unsigned char { kNone = 0 };\n\
+            template <typename T, PosEncodingMode POS, unsigned B> __attribute__((global)) void decode(T *x) { } }\n\
+            namespace vllm { template <typename scalar_t, vllm::Fp8KVCacheDataType kv_dt> __attribute__((global)) void gather(const scalar_t *x, float *y) { } }\n\
+            template <typename T, Unknown U> __attribute__((global)) void unknown(T *x) { }\n\
+            template <typename P> __attribute__((global)) void by_params(const __attribute__((grid_constant)) P p) { }\n";
+        let entries = [
+            "_ZN10flashinfer6decodeIfLNS_15PosEncodingModeE0ELj128EEEvPT_".to_string(),
+            "_ZN4vllm6gatherIfLNS_18Fp8KVCacheDataTypeE1EEEvPKT_Pf".to_string(),
+            "_Z7unknownIfL7Unknown0EEvPT_".to_string(),
+            // flashinfer's decode kernels take their Params, a class template, by value.
+            "_Z9by_paramsIN2ns6ParamsIfEEEvT_".to_string(),
+        ];
+        let g = generate(
+            "k.cu",
+            text,
+            &here,
+            &Options {
+                entries: &entries,
+                ..Options::default()
+            },
+        );
+        assert!(
+            g.rust.contains(
+                "pub fn decode<T, #[kernel(enum = \"flashinfer::PosEncodingMode\")] const POS: i32, \
+                 const B: u32>(x: *mut T);"
+            ),
+            "{}",
+            g.rust
+        );
+        assert!(
+            g.rust.contains(
+                "pub fn gather<scalar_t, #[kernel(enum = \"vllm::Fp8KVCacheDataType\")] const kv_dt: i32>\
+                 (x: *const scalar_t, y: *mut f32);"
+            ),
+            "{}",
+            g.rust
+        );
+        assert_eq!(
+            g.declared,
+            ["flashinfer::decode", "vllm::gather"],
+            "{:?}",
+            g.warnings
+        );
+        assert!(
+            g.warnings.len() == 2
+                && g.warnings[0].contains("`unknown` is not generated")
+                && g.warnings[0].contains("`Unknown`")
+                && g.warnings[1].contains("`by_params` is not generated")
+                && g.warnings[1].contains("class templates"),
+            "{:?}",
+            g.warnings
+        );
+    }
+
+    /// C++11's `alignas(N)` on a struct, as mistral.rs's LoRA kernels write their descriptor
+    /// (`struct alignas(8) AdapterWeight`), aligns it as `__align__(N)` does; an alignment
+    /// given by a type is not guessed.
+    #[test]
+    fn alignas_aligns_a_struct() {
+        let text = "# 1 \"cuda/k.cu\"\n\
+            namespace lora { struct alignas(16) Adapter { unsigned long long a; float scale; }; \
+            __attribute__((global)) void apply(const Adapter *w, Adapter one, float *y) { } }\n\
+            struct alignas(float4) ByType { float x; };\n\
+            __attribute__((global)) void by_type(ByType t) { }\n";
+        let g = generate("k.cu", text, &here, &Options::default());
+        assert!(
+            g.rust.contains(
+                "#[kernel_param(cuda_name = \"lora::Adapter\")]\n#[repr(C, align(16))]\n\
+                 #[allow(non_snake_case, non_camel_case_types)]\npub struct Adapter {\n    \
+                 pub a: ::cuda_kernel::ffi::c_ulonglong,\n    pub scale: f32,\n}"
+            ),
+            "{}",
+            g.rust
+        );
+        assert!(
+            g.rust
+                .contains("pub fn apply(w: *const Adapter, one: Adapter, y: *mut f32);"),
+            "{}",
+            g.rust
+        );
+        assert_eq!(g.declared, ["lora::apply"], "{:?}", g.warnings);
+        assert!(
+            g.warnings.len() == 1 && g.warnings[0].contains("`by_type` is not generated"),
+            "{:?}",
+            g.warnings
+        );
+    }
+
+    /// Untyped memory, as ggml's and mistral.rs's quantized kernels take their blocks
+    /// (`const void * __restrict__ vx`): `*const c_void`, for C and C++ kernels alike.
+    #[test]
+    fn void_pointers_are_untyped_memory() {
+        let text = "# 1 \"cuda/k.cu\"\n\
+            extern \"C\" __attribute__((global)) void deq(const void * __restrict__ vx, float * __restrict__ y, int n) { }\n\
+            __attribute__((global)) void quantize(const float *x, void *vy, void **rows) { }\n";
+        let g = generate("k.cu", text, &here, &Options::default());
+        assert!(g.warnings.is_empty(), "{:?}", g.warnings);
+        assert!(
+            g.rust.contains(
+                "pub fn deq(vx: *const ::cuda_kernel::ffi::c_void, y: *mut f32, n: i32);"
+            ),
+            "{}",
+            g.rust
+        );
+        assert!(
+            g.rust.contains(
+                "pub fn quantize(x: *const f32, vy: *mut ::cuda_kernel::ffi::c_void, \
+                 rows: *mut *mut ::cuda_kernel::ffi::c_void);"
+            ),
+            "{}",
+            g.rust
+        );
+    }
+
+    /// A kernel in an anonymous namespace (mistral.rs's `dflash_selector.cu` keeps one there):
+    /// one warning saying so, and its PTX entry, whose symbol spells the namespace with a hash
+    /// of the source's path, is counted as that warning's, not named again as a kernel of a
+    /// system header.
+    #[test]
+    fn a_kernel_in_an_anonymous_namespace_is_named_once() {
+        let text = "# 1 \"cuda/k.cu\"\n\
+            namespace { __attribute__((global)) void fill(float *x, int n) { } }\n\
+            namespace outer { namespace { __attribute__((global)) void fill(float *x, int n) { } } }\n\
+            extern \"C\" __attribute__((global)) void plain(float *x) { }\n";
+        let entries = [
+            "_ZN36_GLOBAL__N__a278e39b_4_k_cu_ad1a73184fillEPfi".to_string(),
+            "_ZN5outer36_GLOBAL__N__a278e39b_4_k_cu_ad1a73184fillEPfi".to_string(),
+            "plain".to_string(),
+        ];
+        let g = generate(
+            "k.cu",
+            text,
+            &here,
+            &Options {
+                entries: &entries,
+                ..Options::default()
+            },
+        );
+        assert_eq!(g.declared, ["plain"], "{}", g.rust);
+        assert_eq!(g.warnings.len(), 2, "{:?}", g.warnings);
+        assert!(
+            g.warnings[0].starts_with(
+                "k.cu: `(anonymous namespace)::fill` is not generated: in an anonymous namespace"
+            ),
+            "{:?}",
+            g.warnings
+        );
+        assert!(
+            g.warnings[1].starts_with(
+                "k.cu: `outer::(anonymous namespace)::fill` is not generated: in an anonymous"
+            ),
+            "{:?}",
+            g.warnings
+        );
+        assert_eq!(
+            (
+                g.accounting.entries,
+                g.accounting.declared,
+                g.accounting.warned
+            ),
+            (3, 1, 2)
+        );
+    }
+
+    #[test]
+    fn named_families_take_the_kernels_their_pattern_matches() {
+        let named = |list: &[(&str, &str)]| -> Vec<NamedFamily> {
+            list.iter()
+                .map(|(pattern, name)| NamedFamily {
+                    pattern: pattern.to_string(),
+                    name: name.to_string(),
+                })
+                .collect()
+        };
+        let run = |families: &[NamedFamily]| {
+            generate(
+                "k.cu",
+                TEMPLATES_AND_FAMILIES,
+                &|f| f == "cuda/k.cu",
+                &Options {
+                    families,
+                    ..Options::default()
+                },
+            )
+        };
+        // A run-time part: the shape most kernels share (fill's three), the rest apart.
+        let g = run(&named(&[("{op}_{T}", "any")]));
+        assert!(
+            g.rust.contains(
+                "#[kernel(name = \"{op}_{T}\")]\n    #[allow(non_snake_case)]\n    \
+                 pub fn any<T>(b: *mut T, v: T, n: ::cuda_kernel::ffi::size_t);"
+            ),
+            "{}",
+            g.rust
+        );
+        assert!(
+            g.rust
+                .contains("/// `{op}_{T}` of k.cu: fill_u8, fill_f32, fill_f64.")
+        );
+        for apart in ["pub fn odd_f32(", "pub fn odd_f64(", "pub fn copy<T>("] {
+            assert!(g.rust.contains(apart), "{apart}\n{}", g.rust);
+        }
+        assert_eq!(g.named_families, ["{op}_{T}"]);
+        // Without one, every kernel it matches must fit: odd_f64 takes an int.
+        let g = run(&named(&[("odd_{T}", "odd")]));
+        let warning = g.warnings.iter().find(|w| w.contains("odd_{T}")).unwrap();
+        assert_eq!(
+            warning,
+            "k.cu: the family `odd_{T}` (odd) is not generated: odd_f64 matches it with other \
+             parameters (a pattern without a part chosen at run time takes every kernel it \
+             matches)"
+        );
+        assert!(g.rust.contains("pub fn odd_f32(") && g.named_families.is_empty());
+        // A pattern no kernel of the file matches says so.
+        let g = run(&named(&[("scale_{T}", "scale")]));
+        assert_eq!(
+            g.warnings.last().map(String::as_str),
+            Some("k.cu: the family `scale_{T}` (scale) matches no kernel of the file")
+        );
+        // A name of its own for a family found anyway.
+        let g = run(&named(&[("copy_{T}", "copy_elements")]));
+        assert!(
+            g.rust
+                .contains("pub fn copy_elements<T>(a: *const T, b: *mut T);")
+        );
+        assert!(g.rust.contains("pub fn fill<T>("));
+    }
+}
