@@ -1,0 +1,706 @@
+//! A kernel's launcher: its type, `load`, `launch`, `pack`, the contract's methods and the
+//! `Kernel` impl through which the runtime loads and launches it; or, after an error, the same
+//! signatures with `unreachable!()` bodies.
+
+use proc_macro2::{Delimiter, Ident, TokenStream};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::Path;
+use syn::ext::IdentExt;
+use syn::spanned::Spanned;
+
+use cuda_kernel_syntax::ast::{Kernel, KernelGeneric, ParamKind, is_void};
+use cuda_kernel_syntax::{check, types};
+
+use crate::code::Code;
+
+use super::*;
+
+/// The generated type with its constants and methods, and the compile-time checks of a real
+/// launcher. Every method delegates to the runtime (`__ck`, the block's glob import) in one
+/// call. Written as [`Code`]: text, with the declaration's names and types spliced in.
+pub(super) fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> TokenStream {
+    let full = format!("{}::__private", quote!(#krate));
+    let ty = kernel.type_ident();
+    let ck = runtime();
+    let p = &ck;
+    let attrs = &kernel.attrs;
+    let symbol = &kernel.symbol;
+    let real = body == Body::Real;
+    let (unsafety, safety_doc) = launch_safety(kernel);
+    let contract_methods = contract_methods(p, kernel, body);
+    let contract_bounds = match (&kernel.contract, body) {
+        (Some(_), Body::Real) => crate::contract::bounds(p, kernel).0,
+        _ => quote!(),
+    };
+    // A method that only calls the runtime, or in a stand-in `unreachable!()`.
+    let delegate = |call: &str| match body {
+        Body::Real => format!("{{ {call} }}"),
+        Body::StandIn => "{ __ck::core::unreachable!() }".to_string(),
+    };
+    let run_time = kernel
+        .run_time_name
+        .as_ref()
+        .map(|name| format_ident!("{}", sanitized(name)));
+    let (load, load_library, name_param) = match &run_time {
+        Some(arg) => (
+            delegate(&format!("__ck::Kernel::load_named(module, {arg})")),
+            delegate(&format!("__ck::Kernel::load_library_named(library, {arg})")),
+            format!(", {arg}: &str"),
+        ),
+        None => (
+            delegate("__ck::Kernel::load(module)"),
+            delegate("__ck::Kernel::load_library(library)"),
+            String::new(),
+        ),
+    };
+    let (member_bound, member_trait) = match real {
+        true => member_check(krate, kernel),
+        false => (None, None),
+    };
+    let member_bound = member_bound.unwrap_or_default();
+    let checks = (real && !kernel.symbol_at_load()).then(|| expand_checks(p, kernel));
+    let tensor_map_uses = tensor_map_uses(p, kernel);
+    let (impl_generics, ty_generics, struct_generics) = generics(p, kernel);
+    let type_params: Vec<Ident> = kernel
+        .generics
+        .iter()
+        .filter_map(|g| match g {
+            KernelGeneric::Type(ident) => Some(ident.clone()),
+            KernelGeneric::Const { .. } => None,
+        })
+        .collect();
+    let symbol_item = if let Some(arg) = &run_time {
+        let body = if real {
+            symbol_body(p, kernel, Some(quote!(#arg)), false)
+        } else {
+            quote!(#p::core::unreachable!())
+        };
+        let doc = format!(
+            " The entry symbol of `{symbol}` with `{{{}}}` given by `{arg}`, in its module.",
+            kernel.run_time_name.as_deref().unwrap_or_default()
+        );
+        quote! {
+            #[doc = #doc]
+            #[inline]
+            pub fn symbol_named(#arg: &str) -> ::std::string::String {
+                #body
+            }
+        }
+    } else if kernel.is_generic() {
+        let body = if real {
+            symbol_body(p, kernel, None, false)
+        } else {
+            quote!(#p::core::unreachable!())
+        };
+        let doc = format!(" The entry symbol of this instance of `{symbol}` in its module.");
+        quote! {
+            #[doc = #doc]
+            #[inline]
+            pub fn symbol() -> ::std::string::String {
+                #body
+            }
+        }
+    } else {
+        quote!()
+    };
+    let struct_names = real.then(|| struct_name_asserts(p, kernel));
+    let kernel_impl = real.then(|| expand_kernel_impl(krate, kernel));
+
+    // The parameters' names in text, where their spans do not matter (rustc points at `launch`'s).
+    let names: Vec<String> = kernel.params.iter().map(|p| p.ident.to_string()).collect();
+    let by_val = by_val(kernel);
+    let mut c = Code::new();
+    // The type.
+    type_docs(&mut c, kernel);
+    let stand_in_allows = match real {
+        true => "",
+        false => "#[allow(dead_code, unused_variables, clippy::diverging_sub_expression)]",
+    };
+    c.stream(&quote!(#(#attrs)*))
+        .text(stand_in_allows)
+        .text("#[derive(Debug, Clone)] #[repr(transparent)]")
+        .stream(&kernel.vis.to_token_stream())
+        .text("struct")
+        .tokens(&ty)
+        .stream(&struct_generics)
+        .group(Delimiter::Parenthesis, |c| {
+            c.text(&format!("{full}::Loaded"));
+            if kernel.is_generic() {
+                c.text(&format!(", {full}::PhantomData<fn() ->"))
+                    .group(Delimiter::Parenthesis, |c| {
+                        for t in &type_params {
+                            c.tokens(t).text(",");
+                        }
+                    })
+                    .text(">");
+            }
+        })
+        .text(";");
+
+    // Its constants and methods. The kernel's C signature fixes the argument count: `launch`
+    // takes three more (clippy's limit is 7).
+    c.stream(&quote!(#(#attrs)*)).text(stand_in_allows);
+    if kernel.params.len() + 3 > 7 {
+        c.text("#[allow(clippy::too_many_arguments)]");
+    }
+    c.text("impl")
+        .stream(&impl_generics)
+        .tokens(&ty)
+        .stream(&ty_generics);
+    c.group(Delimiter::Brace, |c| {
+        if run_time.is_none() && !kernel.is_generic() {
+            c.text("/// The kernel's entry symbol in its module.\npub const NAME: &str =")
+                .text(&Code::string(symbol))
+                .text(";");
+        } else {
+            c.stream(&symbol_item);
+        }
+        c.text(
+            "/// Where each parameter sits in the launch's parameter buffer.\n\
+             pub const LAYOUT: __ck::ParamLayout =",
+        );
+        if real {
+            c.text("__ck::layout!").group(Delimiter::Parenthesis, |c| {
+                for (i, param) in kernel.params.iter().enumerate() {
+                    if i > 0 {
+                        c.text(",");
+                    }
+                    c.text(&Code::string(&param.ident.unraw().to_string()))
+                        .text(":");
+                    match param.kind() {
+                        ParamKind::TensorMap(..) => c.text("__ck::RawTensorMap"),
+                        // Spanned on the type, so a type that is not a parameter type is
+                        // reported there.
+                        _ => c.tokens(&param.ty),
+                    };
+                }
+            });
+        } else {
+            c.text("__ck::ParamLayout::EMPTY");
+        }
+        c.text(";");
+
+        let doc = format!(" Looks up `{symbol}` in `module`, checked against the layout.");
+        c.text(&format!(
+            "#[doc = {}] #[inline] pub fn load(module: &__ck::Arc<__ck::CudaModule> {name_param}) \
+             -> __ck::Result<Self>",
+            Code::string(&doc)
+        ))
+        .stream(&member_bound)
+        .text(&load);
+        let doc = format!(
+            " Looks up `{symbol}` in `library`, for every GPU, checked against the layout."
+        );
+        c.text(&format!(
+            "#[doc = {}] #[inline] pub fn load_library(library: &__ck::Arc<__ck::Library> \
+             {name_param}) -> __ck::Result<Self>",
+            Code::string(&doc)
+        ))
+        .stream(&member_bound)
+        .text(&load_library);
+        c.text(
+            "/// The function, for attributes and occupancy (`None` from a library).\n\
+             #[inline] pub fn function(&self) -> __ck::core::option::Option<&__ck::CudaFunction>",
+        )
+        .text(&delegate("__ck::Kernel::function(self)"));
+
+        // `pack` takes device memory as addresses, everything else as for `launch`.
+        c.text(
+            "/// The parameter buffer `launch` would pass, device memory given as addresses.\n\
+             #[inline] pub fn pack",
+        )
+        .group(Delimiter::Parenthesis, |c| {
+            for (param, name) in kernel.params.iter().zip(&names) {
+                c.text(if real { name } else { "_" }).text(":");
+                match (param.kind(), &param.type_error) {
+                    (_, Some(_)) => c.text("impl __ck::core::marker::Sized"),
+                    (ParamKind::Value, None) => c.tokens(&param.ty),
+                    (ParamKind::TensorMap(..), None) => c.text("__ck::RawTensorMap"),
+                    _ => c.text("__ck::CUdeviceptr"),
+                };
+                c.text(",");
+            }
+        })
+        .text("-> __ck::ParamBytes");
+        if real {
+            c.group(Delimiter::Brace, |c| {
+                c.text("__ck::pack::<Self, _>")
+                    .group(Delimiter::Parenthesis, |c| {
+                        arguments(c, kernel, &names, &by_val);
+                    });
+            });
+        } else {
+            c.text(&delegate(""));
+        }
+
+        c.stream(&contract_methods);
+
+        let doc = format!(
+            " Launches `{symbol}` on `stream`: each argument at its [`LAYOUT`](Self::LAYOUT) \
+             offset, ordered after earlier work on its memory."
+        );
+        c.text(&format!("#[doc = {}] {safety_doc}", Code::string(&doc)))
+            .text("#[track_caller] pub")
+            .text(if unsafety {
+                "unsafe fn launch"
+            } else {
+                "fn launch"
+            })
+            .group(Delimiter::Parenthesis, |c| {
+                c.text(
+                    "&self, stream: &__ck::CudaStream, \
+                     config: impl __ck::core::convert::Into<__ck::Config>,",
+                );
+                launcher_args(c, kernel, body, "&mut");
+            })
+            .text("-> __ck::Result<()>")
+            .stream(&contract_bounds);
+        if real {
+            // SAFETY (in the generated code): the caller's (an unsafe launcher) or the
+            // declaration's author's (a safe one).
+            c.group(Delimiter::Brace, |c| {
+                if kernel.contract.is_some() {
+                    let memory = contract_memory(p, kernel);
+                    c.tokens(&quote! {
+                        let config: #p::Config = #p::core::convert::Into::into(config);
+                        #p::contract_holds(self, Self::__contract(&config, #(#memory),*))?;
+                    });
+                }
+                c.text("unsafe").group(Delimiter::Brace, |c| {
+                    c.text("__ck::launch").group(Delimiter::Parenthesis, |c| {
+                        c.text("self, stream, config,");
+                        arguments(c, kernel, &names, &by_val);
+                    });
+                });
+            });
+        } else {
+            c.text(&delegate(""));
+        }
+    });
+
+    c.tokens(&quote! {
+        #(#attrs)*
+        #kernel_impl
+        #struct_names
+        #checks
+        #tensor_map_uses
+        #member_trait
+    });
+    c.finish()
+}
+
+/// A parameter's name in a generated signature: as declared, or `_` in a stand-in (so that names
+/// the checks refused cannot cause errors of their own).
+pub(super) fn param_name(c: &mut Code, param: &cuda_kernel_syntax::ast::Param, body: Body) {
+    match body {
+        Body::Real => c.tokens(&param.ident),
+        Body::StandIn => c.text("_"),
+    };
+}
+
+/// The arguments as the runtime takes them, as one tuple (see [`nested`]): each by name, in
+/// text, but a value of a type that is not one of ours (a primitive, a vector or low-precision
+/// type), which goes through `val`, whose bound is spanned on the declared type (where the
+/// layout reports a type that is not a parameter type: rustc then reports it once).
+pub(super) fn arguments(c: &mut Code, kernel: &Kernel, names: &[String], by_val: &[bool]) {
+    let buffer = by_val
+        .contains(&true)
+        .then(|| buffer_type(&runtime(), kernel));
+    nested(c, names.len(), &|c, i| {
+        match &buffer {
+            Some(buffer) if by_val[i] => {
+                let (ty, name) = (&kernel.params[i].ty, &kernel.params[i].ident);
+                c.tokens(&quote_spanned!(ty.span()=> __ck::val::<#ty, #buffer>(#name)))
+            }
+            _ => c.text(&names[i]),
+        };
+    });
+}
+
+/// Which parameters [`arguments`] passes through `val`: values of a type that is not one of ours.
+pub(super) fn by_val(kernel: &Kernel) -> Vec<bool> {
+    let ours = |ty: &syn::Type| {
+        matches!(ty, syn::Type::Path(path) if path.qself.is_none()
+            && types::by_rust_path(&check::type_text(ty)).is_some())
+    };
+    kernel
+        .params
+        .iter()
+        .map(|param| matches!(param.kind(), ParamKind::Value) && !ours(&param.ty))
+        .collect()
+}
+
+/// Items (`item` writes the `i`th) as one tuple, nested in tuples of at most
+/// [`MAX_TUPLE`](cuda_kernel_syntax::layout::MAX_TUPLE) (the runtime's impls) where there are
+/// more: `(a, b, c,)`, `((a, ..., l,), (m,),)`.
+pub(super) fn nested(c: &mut Code, count: usize, item: &dyn Fn(&mut Code, usize)) {
+    use cuda_kernel_syntax::layout::MAX_TUPLE;
+    // How many items each element of the outermost tuple holds.
+    let mut per = 1;
+    while count.div_ceil(per) > MAX_TUPLE {
+        per *= MAX_TUPLE;
+    }
+    pub(super) fn tuple(
+        c: &mut Code,
+        items: std::ops::Range<usize>,
+        per: usize,
+        item: &dyn Fn(&mut Code, usize),
+    ) {
+        c.group(Delimiter::Parenthesis, |c| {
+            let mut start = items.start;
+            while start < items.end {
+                let end = (start + per).min(items.end);
+                match per {
+                    1 => item(c, start),
+                    _ => tuple(c, start..end, per / MAX_TUPLE, item),
+                }
+                c.text(",");
+                start = end;
+            }
+        });
+    }
+    tuple(c, 0..count, per, item);
+}
+
+/// Items as one tuple, as [`nested`] writes them, in tokens.
+pub(super) fn nested_tokens(items: &[TokenStream]) -> TokenStream {
+    let mut c = Code::new();
+    nested(&mut c, items.len(), &|c, i| {
+        c.tokens(&items[i]);
+    });
+    c.finish()
+}
+
+/// The type `val` names a value's launch by: a parameter buffer sized by the layout, whose
+/// evaluation fails where a parameter's type is not a parameter type (so that its bound then
+/// names that failure, and rustc reports only the layout's error); for a generic kernel, whose
+/// size depends on its type arguments, `ParamBytes`.
+pub(super) fn buffer_type(p: &dyn ToTokens, kernel: &Kernel) -> TokenStream {
+    let ty = kernel.type_ident();
+    if kernel.is_generic() {
+        quote!(#p::ParamBytes)
+    } else {
+        quote!(#p::ParamBuffer<{ #ty::LAYOUT.size }>)
+    }
+}
+
+/// The method bodies of a launcher: real, or `unreachable!()` in a stand-in.
+/// `Kernel`: the hooks through which the runtime loads, launches, records and updates any
+/// launcher (cxx's generated `UniquePtrTarget` impls, with `UniquePtr<T>` doing the rest): its
+/// layout, its parameters' kinds, its buffer and, where the declaration derives it, its symbol.
+pub(super) fn expand_kernel_impl(krate: &Path, kernel: &Kernel) -> TokenStream {
+    let p = &runtime();
+    let ty = kernel.type_ident();
+    let (_, ty_generics, _) = generics(p, kernel);
+    let bounded = bounded_generics(p, kernel);
+    let symbol = if kernel.run_time_name.is_some() {
+        Some(symbol_body(p, kernel, None, false))
+    } else if kernel.is_generic() {
+        Some(quote!(Self::symbol()))
+    } else {
+        struct_symbol_body(p, kernel)
+    };
+    // `__NAME` (below) is what the default `symbol()` returns: a kernel that overrides it has
+    // none.
+    let symbol = symbol.map(|body| {
+        quote! {
+            fn symbol() -> #p::Cow<'static, str> {
+                #p::Cow::Owned(#body)
+            }
+        }
+    });
+    let run_time = kernel.run_time_name.as_ref().map(|name| {
+        quote! {
+            const RUN_TIME_NAME: #p::core::option::Option<&'static str> =
+                #p::core::option::Option::Some(#name);
+            fn symbol_named(name: &str) -> #p::Cow<'static, str> {
+                #p::Cow::Owned(Self::symbol_named(name))
+            }
+        }
+    });
+    // A template over a device function: the instance for a `static` one.
+    let internal = kernel.device_fn.as_ref().map(|_| {
+        let body = symbol_body(p, kernel, Some(quote!(name)), true);
+        quote! {
+            fn __internal_symbol(name: &str) -> #p::core::option::Option<::std::string::String> {
+                #p::core::option::Option::Some(#body)
+            }
+        }
+    });
+    // The members, and a C++ template's instances as the Rust that loads them, for the error
+    // of one a module lacks.
+    let family = kernel.members.as_ref().map(|members| {
+        let pattern = &kernel.symbol;
+        let file = &members.file;
+        let symbols = members.entries.iter().map(|m| &m.symbol);
+        let instances = match kernel.cpp {
+            Some(_) => instances_as_rust(krate, kernel, members),
+            None => Vec::new(),
+        };
+        quote! {
+            const __FAMILY: #p::core::option::Option<&'static #p::Family> =
+                #p::core::option::Option::Some(&#p::Family {
+                    pattern: #pattern,
+                    file: #file,
+                    members: &[#(#symbols),*],
+                    instances: &[#(#instances),*],
+                });
+        }
+    });
+    // The contract, checked with the lengths a plan's handles carry.
+    let check_plan = kernel.contract.as_ref().map(|_| {
+        let mut memory = Vec::new();
+        let mut names = Vec::new();
+        for param in &kernel.params {
+            let name = format_ident!("__{}", param.ident.unraw());
+            memory.push(match param.kind() {
+                ParamKind::ConstPtr(_) | ParamKind::MutPtr(_) => quote!(#name.__memory()),
+                ParamKind::TensorMap(..) => quote!(()),
+                ParamKind::Value => quote!(*#name),
+            });
+            names.push(name);
+        }
+        let names: Vec<TokenStream> = names.iter().map(|name| quote!(#name)).collect();
+        let pattern = nested_tokens(&names);
+        quote! {
+            fn __check_plan(
+                #pattern: &<Self::__Params as #p::Params>::Plan<'_>,
+                config: &#p::Config,
+            ) -> #p::core::result::Result<(), #p::Error> {
+                Self::__contract(config, #(#memory),*)
+            }
+        }
+    });
+    // SAFETY (of the impl): the type is `#[repr(transparent)]` over `Loaded`; LAYOUT is the
+    // layout of the parameters `__Params` names; the runtime only hands `__from_loaded` a
+    // function it checked against it.
+    let mut c = Code::new();
+    c.text("unsafe impl")
+        .stream(&quote!(<#(#bounded),*>))
+        .text("__ck::Kernel for")
+        .tokens(&ty)
+        .stream(&ty_generics)
+        .group(Delimiter::Brace, |c| {
+            c.text("const LAYOUT: __ck::ParamLayout = Self::LAYOUT;");
+            if symbol.is_none() {
+                c.text("const __NAME: &str =")
+                    .text(&Code::string(&kernel.symbol))
+                    .text(";");
+            }
+            // The parameters' kinds: `(In<f32>, Out<f32>, Val<u32>)`.
+            c.text("type __Params =");
+            nested(c, kernel.params.len(), &|c, i| {
+                let param = &kernel.params[i];
+                match param.kind() {
+                    ParamKind::ConstPtr(elem) if is_void(elem) => c.text("__ck::InUntyped"),
+                    ParamKind::MutPtr(elem) if is_void(elem) => c.text("__ck::OutUntyped"),
+                    ParamKind::ConstPtr(elem) => {
+                        c.text("__ck::In<").tokens(&device_element(elem)).text(">")
+                    }
+                    ParamKind::MutPtr(elem) => {
+                        c.text("__ck::Out<").tokens(&device_element(elem)).text(">")
+                    }
+                    ParamKind::TensorMap(elem, rank) => c.tokens(&quote!(#p::Tma<#elem, #rank>)),
+                    ParamKind::Value => c.text("__ck::Val<").tokens(&param.ty).text(">"),
+                };
+            });
+            c.text(";")
+                .tokens(&quote!(#symbol #run_time #internal #family #check_plan));
+        });
+    c.finish()
+}
+
+/// The launcher's arguments after `stream` and `config`, each followed by a comma: device
+/// memory borrowed, values by value. In a stand-in, unnamed (`_`, so that names the checks
+/// refused cannot cause errors of their own), and a parameter whose type was refused takes any
+/// value. With a contract, memory must vouch for its length (`ExactLength`). `written` is how
+/// memory a `*mut T` parameter writes is borrowed: `&mut` for `launch`, `&` for
+/// `check_contract`, which only reads lengths.
+pub(super) fn launcher_args(c: &mut Code, kernel: &Kernel, body: Body, written: &str) {
+    // `&impl DeviceArg<T>`, or with a contract `&(impl DeviceArg<T> + ExactLength)`.
+    let contract = kernel.contract.is_some();
+    let bound = |c: &mut Code, borrow: &str, arg: &str, elem: &syn::Type| {
+        c.text(borrow);
+        let bound = |c: &mut Code| {
+            c.text("impl")
+                .text(arg)
+                .tokens(&device_element(elem))
+                .text(">");
+        };
+        if contract {
+            c.group(Delimiter::Parenthesis, |c| {
+                bound(c);
+                c.text("+ __ck::ExactLength");
+            });
+        } else {
+            bound(c);
+        }
+    };
+    for param in &kernel.params {
+        param_name(c, param, body);
+        c.text(":");
+        if param.type_error.is_some() {
+            c.text("impl __ck::core::marker::Sized,");
+            continue;
+        }
+        match param.kind() {
+            // Untyped memory (`void*`): any element type.
+            ParamKind::ConstPtr(elem) if is_void(elem) => {
+                c.text("&impl __ck::DeviceArgUntyped");
+            }
+            ParamKind::MutPtr(elem) if is_void(elem) => {
+                c.text(written).text("impl __ck::DeviceArgUntypedMut");
+            }
+            ParamKind::ConstPtr(elem) => bound(c, "&", "__ck::DeviceArg<", elem),
+            ParamKind::MutPtr(elem) => bound(c, written, "__ck::DeviceArgMut<", elem),
+            ParamKind::TensorMap(elem, rank) => {
+                let p = runtime();
+                c.tokens(&quote!(impl #p::TensorMapArg<#elem, #rank>));
+            }
+            ParamKind::Value => {
+                c.tokens(&param.ty);
+            }
+        }
+        c.text(",");
+    }
+}
+
+/// The arguments of `__contract` from a launcher's (or `check_contract`'s): `contract::Memory`
+/// of each pointer's, each value as it is.
+pub(super) fn contract_memory(p: &dyn ToTokens, kernel: &Kernel) -> Vec<TokenStream> {
+    kernel
+        .params
+        .iter()
+        .map(|param| {
+            let name = &param.ident;
+            match param.kind() {
+                ParamKind::ConstPtr(elem) => {
+                    let elem = device_element(elem);
+                    quote!(#p::contract::Memory::of::<#elem, _>(#name))
+                }
+                ParamKind::MutPtr(elem) => {
+                    let elem = device_element(elem);
+                    quote!(#p::contract::Memory::of_mut::<#elem, _>(&*#name))
+                }
+                ParamKind::TensorMap(..) => quote!(()),
+                ParamKind::Value => quote!(#name),
+            }
+        })
+        .collect()
+}
+
+/// A launcher's contract methods: `__contract`, the checks, and `check_contract`, which runs
+/// them on a launch's arguments without launching.
+pub(super) fn contract_methods(p: &dyn ToTokens, kernel: &Kernel, body: Body) -> TokenStream {
+    let Some(contract) = &kernel.contract else {
+        return quote!();
+    };
+    let real = body == Body::Real;
+    let name = |param: &cuda_kernel_syntax::ast::Param| {
+        if real {
+            param.ident.clone()
+        } else {
+            format_ident!("_")
+        }
+    };
+    let params = kernel.params.iter().map(|param| {
+        let ident = name(param);
+        match param.kind() {
+            ParamKind::ConstPtr(_) | ParamKind::MutPtr(_) => quote!(#ident: #p::contract::Memory),
+            ParamKind::TensorMap(..) => quote!(#ident: ()),
+            ParamKind::Value => {
+                let ty = &param.ty;
+                quote!(#ident: #ty)
+            }
+        }
+    });
+    let mut args = Code::new();
+    launcher_args(&mut args, kernel, body, "&");
+    let args = args.finish();
+    let (checks, check_body, bounds) = if real {
+        let memory = contract_memory(p, kernel);
+        (
+            crate::contract::checks(p, kernel, contract),
+            quote!(Self::__contract(&#p::core::convert::Into::into(config), #(#memory),*)),
+            crate::contract::bounds(p, kernel).0,
+        )
+    } else {
+        let unreachable = quote!(#p::core::unreachable!());
+        (unreachable.clone(), unreachable, quote!())
+    };
+    let listed: String = contract
+        .conditions
+        .iter()
+        .map(|c| format!(" - `{c}`\n"))
+        .collect();
+    let doc = format!(
+        " Checks the kernel's contract for a launch with `config` and these arguments,\n \
+         without launching: what [`launch`](Self::launch) checks before it calls the driver.\n\n\
+         {listed}\n Returns [`Error::ContractViolated`](::cuda_kernel::Error::ContractViolated) \
+         for the first condition that does not hold."
+    );
+    quote! {
+        #[doc(hidden)]
+        #[inline]
+        #[allow(clippy::too_many_arguments, unused_variables, non_snake_case)]
+        pub fn __contract(config: &#p::Config, #(#params),*) -> #p::core::result::Result<(), #p::Error> {
+            #checks
+        }
+
+        #[doc = #doc]
+        #[inline]
+        #[allow(clippy::too_many_arguments)]
+        pub fn check_contract(
+            config: impl #p::core::convert::Into<#p::Config>,
+            #args
+        ) -> #p::core::result::Result<(), #p::Error> #bounds {
+            #check_body
+        }
+    }
+}
+
+/// The user's doc comments, then a line on what the type is.
+pub(super) fn type_docs(c: &mut Code, kernel: &Kernel) {
+    let docs = &kernel.docs;
+    if !docs.is_empty() {
+        c.tokens(&quote!(#(#docs)*)).text("#[doc = \"\"]");
+    }
+    let params: Vec<String> = kernel
+        .params
+        .iter()
+        .map(|p| format!("{}: {}", p.ident, check::type_text(&p.ty)))
+        .collect();
+    let line = format!(
+        " Typed launcher for the CUDA kernel `{}({})`, generated by `#[kernel]`: \
+         [`load`](Self::load) it from a module, then [`launch`](Self::launch) it.",
+        kernel.symbol,
+        params.join(", ")
+    );
+    c.text(&format!("#[doc = {}]", Code::string(&line)));
+}
+
+/// Whether `launch` is unsafe, and its `# Safety` or `# Contract` section as doc attributes in
+/// text (nothing for a kernel declared `safe fn`).
+pub(super) fn launch_safety(kernel: &Kernel) -> (bool, String) {
+    let doc = |text: &str| format!("#[doc = {}]", Code::string(text));
+    if let Some(contract) = &kernel.contract {
+        let mut text = String::from(
+            " # Contract\n\n Safe to call: before the driver is called, the launch checks that\n",
+        );
+        for condition in &contract.conditions {
+            text.push_str(&format!(" - `{condition}`\n"));
+        }
+        text.push_str(
+            "\n and is refused with [`Error::ContractViolated`](::cuda_kernel::Error::ContractViolated)\n \
+             (inside [`Error::Launch`](::cuda_kernel::Error::Launch)) where one does not hold. The\n \
+             declaration's author vouched that the kernel stays inside its memory when they do.",
+        );
+        return (false, format!("{} {}", doc(""), doc(&text)));
+    }
+    if kernel.safe {
+        return (false, String::new());
+    }
+    let text = " The caller guarantees that the kernel, for `config`'s grid, stays inside the \
+                memory of its arguments and writes none it reads through `*const`.";
+    (true, format!("{} {}", doc(" # Safety"), doc(text)))
+}
