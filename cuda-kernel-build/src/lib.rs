@@ -42,7 +42,10 @@
 //!
 //! Where nvcc is missing (a user without the CUDA toolkit, docs.rs), the committed PTX is used;
 //! its recorded hash says whether it was made from the current sources. So a published crate
-//! carries its PTX and builds anywhere.
+//! carries its PTX and builds anywhere. A crate's first build with nvcc writes the committed
+//! PTX (and generated declarations) that do not exist yet, and says so once: commit them.
+//! Without nvcc and without them, the build stops with what is missing, how to get nvcc and
+//! what the first build writes.
 //!
 //! A committed PTX that is not current (a `.cu` edited, even a comment; a declaration added)
 //! never stops an ordinary build: with nvcc the build uses nvcc's fresh PTX, without it the
@@ -321,7 +324,8 @@ impl Build {
     /// a `cargo:warning` naming it and why: declare it by hand, and a hand-written declaration
     /// of a kernel always wins (the kernel is left out of the generated block). With
     /// [`committed_ptx`](Build::committed_ptx) the generated file is committed beside the PTX
-    /// (written with `CUDA_KERNEL_WRITE_PTX=1`), so that machines without nvcc build from it.
+    /// (written by the first build with nvcc, and after with `CUDA_KERNEL_WRITE_PTX=1`), so
+    /// that machines without nvcc build from it.
     pub fn generate_declarations(&mut self, on: bool) -> &mut Build {
         self.generate = on;
         self
@@ -839,9 +843,16 @@ fn generate_all(
                 };
                 if let Some(path) = &committed_path {
                     let old = std::fs::read_to_string(path).ok();
-                    if write {
+                    if write || (old.is_none() && !strict) {
+                        // Asked for, or a crate's first build with nvcc: written, to commit.
                         if let Err(e) = std::fs::write(path, &rust) {
                             problems.push(format!("cannot write {}: {e}", path.display()));
+                        } else if !write {
+                            warnings.push(format!(
+                                "wrote {}, the declarations generated from {shown}: commit it, \
+                                 and machines without nvcc (docs.rs, CI) build from it",
+                                path.display()
+                            ));
                         }
                     } else if old.as_deref() != Some(rust.as_str()) {
                         let what = match old {

@@ -208,12 +208,19 @@ fn a_first_build_with_nvcc_writes_the_committed_ptx_and_later_ones_use_it() {
         .try_compile()
         .unwrap();
     assert!(!dir.join("ptx/axpy.ptx").exists());
-    // An ordinary first build writes it.
+    assert!(!dir.join("ptx/axpy.rs").exists());
+    // An ordinary first build writes it, and the generated declarations.
     build(&dir)
         .committed_ptx("ptx")
+        .generate_declarations(true)
         .check_committed(false)
         .try_compile()
         .unwrap();
+    let generated = std::fs::read_to_string(dir.join("ptx/axpy.rs")).unwrap();
+    assert_eq!(
+        generated,
+        std::fs::read_to_string(dir.join("out/cuda-kernel/axpy.rs")).unwrap()
+    );
     let written = std::fs::read_to_string(dir.join("ptx/axpy.ptx")).unwrap();
     assert_eq!(
         written,
