@@ -12,6 +12,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 target=${CARGO_TARGET_DIR:-$root/target}/downstream
 for crate in "$root"/tests/downstream/*/; do
+    # `candle` is scripts run on demand (tests/downstream/candle/README.md), not a crate.
+    [ -e "$crate/Cargo.toml" ] || continue
     echo "== $(basename "$crate")"
     if [ -e "$crate/check-only" ]; then
         # rustc looks up the static archives cudarc's static-linking names even for `cargo
