@@ -3,7 +3,11 @@
 # for the GPU machine: the first part of issue 47 (candle on cuda-kernel), the original tree.
 # The port's tree will be built the same way, so that both suites run in one device call.
 #
-#   tests/downstream/candle/build-tests.sh [WORK]   (default: target/candle-work)
+#   tests/downstream/candle/build-tests.sh [original|port] [WORK]   (default: original,
+#   target/candle-work)
+#
+# `port` lays the files of tests/downstream/candle/port/ over the tree and depends on this
+# checkout's crates by path (today: candle-kernels' PTX through cuda_kernel_build).
 #
 # 1. candle-core and candle-kernels 0.11.1 as cargo downloads them from crates.io, copied to
 #    WORK/original, candle-core pointed at that candle-kernels by path.
@@ -14,12 +18,14 @@
 #    driver's other symbols are resolved when the binaries run on the GPU machine.
 # 3. `cargo test --features cuda --no-run` (CUDA_COMPUTE_CAP=90: candle-kernels' build asks
 #    nvidia-smi otherwise), every test binary stripped and packed with the tests' data into
-#    .device/candle/original.tar.xz (about 18 MB).
+#    .device/candle/$which.tar.xz (about 18 MB).
 # On the GPU machine: tar xJf .device/candle/original.tar.xz -C .device/candle, then each
 # .device/candle/bin/* with LD_LIBRARY_PATH=/usr/local/cuda/lib64, from .device/candle.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
-work=${1:-$root/target/candle-work}
+which=${1:-original}
+work=${2:-$root/target/candle-work}
+case "$which" in original | port) ;; *) echo "usage: $0 [original|port] [WORK]" >&2; exit 2 ;; esac
 command -v nvcc >/dev/null || { echo "needs nvcc on PATH (scripts/install-nvcc.sh)" >&2; exit 1; }
 nvcc_lib=$(cd "$(dirname "$(command -v nvcc)")/../lib" && pwd)
 mkdir -p "$work"
@@ -34,7 +40,7 @@ src_of() {
     cargo metadata --format-version 1 --manifest-path "$fetch/Cargo.toml" |
         python3 -c "import json, os, sys; d = json.load(sys.stdin); print(next(os.path.dirname(p['manifest_path']) for p in d['packages'] if p['name'] == sys.argv[1] and p['version'] == '0.11.1'))" "$1"
 }
-tree="$work/original"
+tree="$work/$which"
 rm -rf "$tree"
 mkdir -p "$tree"
 cp -r "$(src_of candle-core)" "$tree/candle-core"
@@ -47,6 +53,11 @@ text = text.replace('[dependencies.candle-kernels]\nversion = "0.11.1"\n',
                     '[dependencies.candle-kernels]\nversion = "0.11.1"\npath = "../candle-kernels"\n', 1)
 open(path, "w").write(text + "\n[workspace]\n")
 PY
+if [ "$which" = port ]; then
+    cp -r "$root/tests/downstream/candle/port/." "$tree/"
+    printf '\n[build-dependencies.cuda-kernel-build]\npath = "%s/cuda-kernel-build"\n' "$root" \
+        >>"$tree/candle-kernels/Cargo.toml"
+fi
 
 # 2. The libraries the test binaries link.
 libs="$work/libs"
@@ -64,7 +75,7 @@ ln -sf "$nvcc_lib/libcudart.so.13" "$libs/libcudart.so"
 gcc -O2 -shared -fPIC -o "$libs/libcuda.so" "$root/examples/c/stub_driver.c" -ldl
 
 # 3. The test binaries, packed.
-bins="$work/original-bins"
+bins="$work/$which-bins"
 rm -rf "$bins"
 mkdir -p "$bins/bin"
 (cd "$tree/candle-core" &&
@@ -84,5 +95,5 @@ for line in sys.stdin:
 done
 cp -r "$tree/candle-core/tests" "$bins/tests"
 mkdir -p "$root/.device/candle"
-tar cf - -C "$bins" bin tests | xz -T1 --lzma2=preset=6,dict=256MiB >"$root/.device/candle/original.tar.xz"
-ls -la "$root/.device/candle/original.tar.xz"
+tar cf - -C "$bins" bin tests | xz -T1 --lzma2=preset=6,dict=256MiB >"$root/.device/candle/$which.tar.xz"
+ls -la "$root/.device/candle/$which.tar.xz"
