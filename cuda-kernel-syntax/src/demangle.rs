@@ -41,6 +41,15 @@ pub fn for_messages(text: &str) -> String {
     text.replace("CUtensorMap_st", "CUtensorMap")
 }
 
+/// The parameter types of a C++ symbol read back as C++ types; `None` where one is not a type
+/// the model knows.
+pub fn param_cpp_types(symbol: &str) -> Option<Vec<crate::cpp::CppType>> {
+    param_types(symbol)?
+        .iter()
+        .map(|t| crate::cpp::CppType::from_cpp(t))
+        .collect()
+}
+
 /// The parameter types of a C++ symbol, as the demangler writes them (`float const*`).
 pub fn param_types(symbol: &str) -> Option<Vec<String>> {
     let text = demangle(symbol)?;

@@ -65,10 +65,7 @@ pub(super) fn entry_with_structs(
         if demangle::function_name(&e.name).as_deref() != Some(qualified) {
             return None;
         }
-        let types: Vec<CppType> = demangle::param_types(&e.name)?
-            .iter()
-            .map(|t| CppType::from_cpp(t))
-            .collect::<Option<_>>()?;
+        let types = demangle::param_cpp_types(&e.name)?;
         let fits =
             types.len() == declared.len() && declared.iter().zip(&types).all(|(d, t)| fit(d, t));
         fits.then(|| {

@@ -46,33 +46,14 @@ pub(super) fn struct_names_in_instance(
     args: &[TemplateArg],
     entry: &str,
 ) -> Option<Vec<(usize, String)>> {
-    pub(super) fn substituted(ty: &CppType, types: &[&CppType]) -> Option<CppType> {
-        Some(match ty {
-            CppType::Param(i) => (*types.get(*i)?).clone(),
-            CppType::Pointer { to_const, to } => CppType::Pointer {
-                to_const: *to_const,
-                to: Box::new(substituted(to, types)?),
-            },
-            other => other.clone(),
-        })
-    }
-    let types: Vec<&CppType> = args
-        .iter()
-        .filter_map(|a| match a {
-            TemplateArg::Type(ty) => Some(ty),
-            _ => None,
-        })
-        .collect();
-    let found: Vec<CppType> = demangle::param_types(entry)?
-        .iter()
-        .map(|t| CppType::from_cpp(t))
-        .collect::<Option<_>>()?;
+    let types = type_args(args);
+    let found = demangle::param_cpp_types(entry)?;
     if found.len() != params.len() {
         return None;
     }
     let mut names = Vec::new();
     for (i, (declared, found)) in params.iter().zip(&found).enumerate() {
-        let declared = substituted(declared, &types)?;
+        let declared = substitute(declared, &types)?;
         if !declared.same_but_class_names(found) {
             return None;
         }
@@ -145,13 +126,7 @@ pub(super) fn template_instances(
                 }
             }
         }
-        let type_args: Vec<&CppType> = args
-            .iter()
-            .filter_map(|a| match a {
-                TemplateArg::Type(ty) => Some(ty),
-                _ => None,
-            })
-            .collect();
+        let type_args = type_args(&args);
         let types: Vec<Option<MemberType>> = type_args
             .iter()
             .map(|ty| ty.as_builtin().map(|t| MemberType::Builtin(t.rust)))
@@ -425,21 +400,10 @@ pub(super) fn instance_params_differ(
         let Some(args) = instance_args(kernel, &entry.name) else {
             continue;
         };
-        let Some(found) = demangle::param_types(&entry.name).and_then(|types| {
-            types
-                .iter()
-                .map(|t| CppType::from_cpp(t))
-                .collect::<Option<Vec<_>>>()
-        }) else {
+        let Some(found) = demangle::param_cpp_types(&entry.name) else {
             continue;
         };
-        let type_args: Vec<&CppType> = args
-            .iter()
-            .filter_map(|a| match a {
-                TemplateArg::Type(ty) => Some(ty),
-                _ => None,
-            })
-            .collect();
+        let type_args = type_args(&args);
         let partings = partings(params, &found, &type_args);
         if partings.is_empty() {
             continue; // the declaration's but for something else (a struct's C++ name)
@@ -553,7 +517,9 @@ pub(super) fn partings(
     found: &[CppType],
     type_args: &[&CppType],
 ) -> Vec<Parting> {
-    let same = |d: &CppType, f: &CppType| substitute(d, type_args).same_but_class_names(f);
+    let same = |d: &CppType, f: &CppType| {
+        substitute(d, type_args).is_some_and(|d| d.same_but_class_names(f))
+    };
     if declared.len() == found.len() {
         return declared
             .iter()
@@ -598,16 +564,27 @@ pub(super) fn parameters_of(ty: &CppType, type_args: &[&CppType]) -> CppType {
     }
 }
 
-/// `ty` with the template's type parameters replaced by an instance's arguments.
-pub(super) fn substitute(ty: &CppType, type_args: &[&CppType]) -> CppType {
-    match ty {
-        CppType::Param(i) => type_args.get(*i).map_or(ty.clone(), |t| (*t).clone()),
+/// An instance's type arguments, in order (its values and device functions left out).
+pub(super) fn type_args(args: &[TemplateArg]) -> Vec<&CppType> {
+    args.iter()
+        .filter_map(|a| match a {
+            TemplateArg::Type(ty) => Some(ty),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `ty` with the template's type parameters replaced by an instance's arguments (`None` for a
+/// parameter the instance has no argument for).
+pub(super) fn substitute(ty: &CppType, type_args: &[&CppType]) -> Option<CppType> {
+    Some(match ty {
+        CppType::Param(i) => (*type_args.get(*i)?).clone(),
         CppType::Pointer { to_const, to } => CppType::Pointer {
             to_const: *to_const,
-            to: Box::new(substitute(to, type_args)),
+            to: Box::new(substitute(to, type_args)?),
         },
         other => other.clone(),
-    }
+    })
 }
 
 /// `found` (an instance's parameter type) with the template's type parameter back where the

@@ -434,23 +434,25 @@ pub fn raise_shared_memory_limit(
 /// 48 KiB of dynamic shared memory per block.
 pub(crate) trait KernelSharedMemory {
     /// The dynamic shared memory it may use per block now
-    /// (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`, 48 KiB unless raised), and its static
-    /// shared memory (`CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES`).
-    fn shared_memory(&self) -> Result<(u32, u32), Error>;
+    /// (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`, 48 KiB unless raised).
+    fn shared_memory_limit(&self) -> Result<u32, Error>;
+
+    /// Its static shared memory (`CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES`).
+    fn static_shared_memory(&self) -> Result<u32, Error>;
 
     /// Lets it use `bytes` of dynamic shared memory per block.
     fn raise_shared_memory(&self, bytes: u32) -> Result<(), Error>;
 }
 
 impl KernelSharedMemory for sys::CUfunction {
-    fn shared_memory(&self) -> Result<(u32, u32), Error> {
-        use sys::CUfunction_attribute::{
-            CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES as DYNAMIC,
-            CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES as STATIC,
-        };
-        let dynamic = result::func_attribute(*self, DYNAMIC)?;
-        let fixed = result::func_attribute(*self, STATIC)?;
-        Ok((dynamic.max(0) as u32, fixed.max(0) as u32))
+    fn shared_memory_limit(&self) -> Result<u32, Error> {
+        let attribute = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+        Ok(result::func_attribute(*self, attribute)?.max(0) as u32)
+    }
+
+    fn static_shared_memory(&self) -> Result<u32, Error> {
+        let attribute = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES;
+        Ok(result::func_attribute(*self, attribute)?.max(0) as u32)
     }
 
     fn raise_shared_memory(&self, bytes: u32) -> Result<(), Error> {

@@ -131,11 +131,13 @@ fn fit_shared_memory(
     limits: &DeviceLimits,
     kernel: &impl KernelSharedMemory,
 ) -> Result<(), Error> {
-    let (limit, fixed) = kernel.shared_memory()?;
-    if bytes <= limit {
+    // Once raised, one query per launch, as before the raise; the static size only to raise.
+    if bytes <= kernel.shared_memory_limit()? {
         return Ok(());
     }
-    let most = limits.max_shared_memory_optin.saturating_sub(fixed);
+    let most = limits
+        .max_shared_memory_optin
+        .saturating_sub(kernel.static_shared_memory()?);
     if bytes > most {
         return Err(Error::SharedMemoryLimit {
             bytes,
@@ -526,8 +528,12 @@ mod tests {
     struct Shared(std::cell::Cell<u32>, u32);
 
     impl KernelSharedMemory for Shared {
-        fn shared_memory(&self) -> Result<(u32, u32), Error> {
-            Ok((self.0.get(), self.1))
+        fn shared_memory_limit(&self) -> Result<u32, Error> {
+            Ok(self.0.get())
+        }
+
+        fn static_shared_memory(&self) -> Result<u32, Error> {
+            Ok(self.1)
         }
 
         fn raise_shared_memory(&self, bytes: u32) -> Result<(), Error> {
@@ -540,7 +546,11 @@ mod tests {
     struct Unasked;
 
     impl KernelSharedMemory for Unasked {
-        fn shared_memory(&self) -> Result<(u32, u32), Error> {
+        fn shared_memory_limit(&self) -> Result<u32, Error> {
+            unreachable!()
+        }
+
+        fn static_shared_memory(&self) -> Result<u32, Error> {
             unreachable!()
         }
 
