@@ -360,6 +360,10 @@ impl Build {
     ///     .compile();
     /// ```
     ///
+    /// A pattern may have a run-time part alone: `.family("cuda/q.cu", "get_rows_{q}",
+    /// "get_rows")` declares `get_rows_q4_0`, `get_rows_q8_0`, ... as one launcher chosen by
+    /// name (`kernels.get_rows("q4_0")`). At most one part is chosen at run time.
+    ///
     /// The members are the kernels the pattern matches whose parameters are one shape once
     /// their element types are the type parameters; with a run-time part, the others it matches
     /// are declared apart (the macro leaves an entry another declaration binds out of a

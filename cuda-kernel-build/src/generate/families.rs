@@ -238,10 +238,11 @@ pub(super) fn families(
                 family.name
             ));
         };
-        if run_time > 1 || type_params.is_empty() {
+        // `get_rows_{q}` (a name chosen at run time) or `fill_{T}` (a type) at least.
+        if run_time > 1 || holes.is_empty() {
             warn(
-                "a family pattern has one or more type parameters (`{T}`) and at most one part \
-                 chosen at run time (`{op}`)"
+                "a family pattern has at most one part chosen at run time (`{op}`) and type \
+                 parameters (`{T}`) for the others, and at least one of them"
                     .to_string(),
             );
             continue;

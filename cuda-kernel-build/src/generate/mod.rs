@@ -455,15 +455,19 @@ pub fn generate(
             .iter()
             .map(|(n, t)| format!("{n}: {t}"))
             .collect();
+        // `get_rows_{q}`, chosen by name alone, has no type parameter.
+        let generics = match family.type_params.is_empty() {
+            true => String::new(),
+            false => format!("<{}>", family.type_params.join(", ")),
+        };
         let _ = write!(
             items,
             "    /// `{}` of {source}: {}.\n    #[kernel(name = \"{}\"{rename})]\n    \
-             #[allow(non_snake_case)]\n    pub fn {}<{}>({});\n",
+             #[allow(non_snake_case)]\n    pub fn {}{generics}({});\n",
             family.pattern,
             family.members.join(", "),
             family.pattern,
             family.name,
-            family.type_params.join(", "),
             list.join(", ")
         );
         out.declared.extend(family.members.iter().cloned());
@@ -1148,6 +1152,25 @@ extern "C" __attribute__((global)) void copy_f64(const double *a, double *b) { }
             g.warnings.last().map(String::as_str),
             Some("k.cu: the family `scale_{T}` (scale) matches no kernel of the file")
         );
+        // A part chosen at run time and no type: candle's `get_rows_q4_0`, `get_rows_q8_0`
+        // (`odd_{q}` takes odd_f32 by its name `f32`; odd_f64, of other parameters, apart).
+        let g = run(&named(&[("odd_{q}", "odd")]));
+        assert!(
+            g.rust.contains(
+                "#[kernel(name = \"odd_{q}\")]\n    #[allow(non_snake_case)]\n    \
+                 pub fn odd(b: *mut f32, n: ::cuda_kernel::ffi::size_t);"
+            ),
+            "{}",
+            g.rust
+        );
+        assert!(g.rust.contains("pub fn odd_f64(b: *mut f64, n: i32);"));
+        assert_eq!(g.named_families, ["odd_{q}"]);
+        // Neither a type nor a run-time part, or two run-time parts: not a family.
+        for pattern in ["odd_f32", "{a}_{b}"] {
+            let g = run(&named(&[(pattern, "odd")]));
+            let warning = g.warnings.iter().find(|w| w.contains(pattern)).unwrap();
+            assert!(warning.ends_with("and at least one of them"), "{warning}");
+        }
         // A name of its own for a family found anyway.
         let g = run(&named(&[("copy_{T}", "copy_elements")]));
         assert!(

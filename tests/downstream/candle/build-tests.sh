@@ -1,31 +1,38 @@
 #!/usr/bin/env bash
 # candle-core 0.11.1's own test suite with the `cuda` feature, built on a machine without a GPU
-# for the GPU machine: the first part of issue 47 (candle on cuda-kernel), the original tree.
-# The port's tree will be built the same way, so that both suites run in one device call.
+# for the GPU machine, from the registry's sources as they are (`original`) or with cuda-kernel
+# (`port`: issue 47, candle on cuda-kernel), so that both suites run in one device call.
 #
-#   tests/downstream/candle/build-tests.sh [original|port] [WORK]   (default: original,
-#   target/candle-work)
-#
-# `port` lays the files of tests/downstream/candle/port/ over the tree and depends on this
-# checkout's crates by path (today: candle-kernels' PTX through cuda_kernel_build).
+#   tests/downstream/candle/build-tests.sh [original|port|check] [WORK]   (default: original,
+#   target/candle-work; `check` only checks the port tree, as CI does)
 #
 # 1. candle-core and candle-kernels 0.11.1 as cargo downloads them from crates.io, copied to
-#    WORK/original, candle-core pointed at that candle-kernels by path.
+#    WORK/$which, candle-core pointed at that candle-kernels by path. `port` applies
+#    port/candle.patch (every launch of candle-core typed; candle-kernels' PTX and declarations
+#    through cuda_kernel_build), lays port/candle-kernels/ptx (the committed PTX and
+#    declarations) over the tree, and adds this checkout's cuda-kernel to both manifests by
+#    path (`cuda` turns it on in candle-core).
 # 2. candle turns on cudarc's `dynamic-linking` (libcuda, cublas, cublasLt, curand, nvrtc), so
 #    its tests link those libraries: NVIDIA's PyPI wheels give cublas and curand, the nvcc
 #    folder (scripts/install-nvcc.sh) cudart and nvrtc, and the stub driver of examples/c stands
 #    for `libcuda.so` (an empty library would be dropped from the binaries' needs); the
 #    driver's other symbols are resolved when the binaries run on the GPU machine.
 # 3. `cargo test --features cuda --no-run` (CUDA_COMPUTE_CAP=90: candle-kernels' build asks
-#    nvidia-smi otherwise), every test binary stripped and packed with the tests' data into
-#    .device/candle/$which.tar.xz (about 18 MB).
-# On the GPU machine: tar xJf .device/candle/original.tar.xz -C .device/candle, then each
-# .device/candle/bin/* with LD_LIBRARY_PATH=/usr/local/cuda/lib64, from .device/candle.
+#    nvidia-smi otherwise), and the launch-bound benchmark of bench/ as an example in release,
+#    every binary stripped and packed with the tests' data into .device/candle/$which.tar.xz
+#    (about 18 MB).
+# On the GPU machine: tar xJf .device/candle/$which.tar.xz -C DIR, then each DIR/bin/* with
+# LD_LIBRARY_PATH=/usr/local/cuda/lib64, from DIR.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 which=${1:-original}
 work=${2:-$root/target/candle-work}
-case "$which" in original | port) ;; *) echo "usage: $0 [original|port] [WORK]" >&2; exit 2 ;; esac
+check=
+case "$which" in
+original | port) ;;
+check) which=port check=1 ;;
+*) echo "usage: $0 [original|port|check] [WORK]" >&2; exit 2 ;;
+esac
 command -v nvcc >/dev/null || { echo "needs nvcc on PATH (scripts/install-nvcc.sh)" >&2; exit 1; }
 nvcc_lib=$(cd "$(dirname "$(command -v nvcc)")/../lib" && pwd)
 mkdir -p "$work"
@@ -43,20 +50,47 @@ src_of() {
 tree="$work/$which"
 rm -rf "$tree"
 mkdir -p "$tree"
-cp -r "$(src_of candle-core)" "$tree/candle-core"
-cp -r "$(src_of candle-kernels)" "$tree/candle-kernels"
+cp -rp "$(src_of candle-core)" "$tree/candle-core"
+cp -rp "$(src_of candle-kernels)" "$tree/candle-kernels"
 python3 - "$tree/candle-core/Cargo.toml" <<'PY'
 import sys
 path = sys.argv[1]
 text = open(path).read()
 text = text.replace('[dependencies.candle-kernels]\nversion = "0.11.1"\n',
                     '[dependencies.candle-kernels]\nversion = "0.11.1"\npath = "../candle-kernels"\n', 1)
+# The launch-bound benchmark (bench/launch_bound.rs), an example of both trees.
+text += '\n[[example]]\nname = "launch_bound"\npath = "examples/launch_bound.rs"\nrequired-features = ["cuda"]\n'
 open(path, "w").write(text + "\n[workspace]\n")
 PY
+cp "$root/tests/downstream/candle/bench/launch_bound.rs" "$tree/candle-core/examples/"
 if [ "$which" = port ]; then
-    cp -r "$root/tests/downstream/candle/port/." "$tree/"
-    printf '\n[build-dependencies.cuda-kernel-build]\npath = "%s/cuda-kernel-build"\n' "$root" \
-        >>"$tree/candle-kernels/Cargo.toml"
+    patch -s -p1 -d "$tree" <"$root/tests/downstream/candle/port/candle.patch"
+    cp -r "$root/tests/downstream/candle/port/candle-kernels/." "$tree/candle-kernels/"
+    python3 - "$tree" "$root" <<'PY'
+import sys
+tree, root = sys.argv[1], sys.argv[2]
+path = f"{tree}/candle-core/Cargo.toml"
+text = open(path).read()
+feature = 'cuda = [\n    "cudarc",\n    "dep:candle-kernels",\n]'
+assert feature in text, "candle-core's cuda feature is not as 0.11.1 has it"
+text = text.replace(feature, feature[:-2] + '\n    "dep:cuda-kernel",\n]')
+text = text.replace("\n[workspace]\n", f'\n[dependencies.cuda-kernel]\npath = "{root}/cuda-kernel"\noptional = true\n\n[workspace]\n')
+open(path, "w").write(text)
+path = f"{tree}/candle-kernels/Cargo.toml"
+text = open(path).read()
+text += f'\n[dependencies.cuda-kernel]\npath = "{root}/cuda-kernel"\n'
+text += f'\n[build-dependencies.cuda-kernel-build]\npath = "{root}/cuda-kernel-build"\n'
+open(path, "w").write(text)
+PY
+fi
+
+# `check` (CI's): the port tree compiles, lib, tests and examples, and candle-kernels' committed
+# PTX and declarations are current (CI=true makes a difference an error).
+if [ -n "$check" ]; then
+    # 80: the committed PTX's architecture, which cudaforge's build of the static library
+    # would otherwise ask nvidia-smi for.
+    cd "$tree/candle-core"
+    CUDA_COMPUTE_CAP=80 exec cargo check --features cuda --tests --examples
 fi
 
 # 2. The libraries the test binaries link.
@@ -93,6 +127,12 @@ for line in sys.stdin:
     case "$name" in cutile_tests | metal_concurrent_tests) continue ;; esac
     strip -o "$bins/bin/$name" "$exe"
 done
+(cd "$tree/candle-core" &&
+    CUDA_COMPUTE_CAP=90 \
+    RUSTFLAGS="-L native=$libs -C link-arg=-Wl,--unresolved-symbols=ignore-in-object-files" \
+    CARGO_TARGET_DIR="$root/target/candle" \
+    cargo build --release --features cuda --example launch_bound --quiet)
+strip -o "$bins/bin/launch_bound" "$root/target/candle/release/examples/launch_bound"
 cp -r "$tree/candle-core/tests" "$bins/tests"
 mkdir -p "$root/.device/candle"
 tar cf - -C "$bins" bin tests | xz -T1 --lzma2=preset=6,dict=256MiB >"$root/.device/candle/$which.tar.xz"
