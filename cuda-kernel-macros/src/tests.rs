@@ -70,9 +70,16 @@ fn vector_add_expands_to_a_type_with_layout_load_and_launch() {
         "{out}"
     );
     assert!(out.contains("n: u32,"), "{out}");
-    // Each method is one call into the runtime, with the arguments as one tuple.
+    // Each method is one call into the runtime: `launch` with one erased argument per
+    // parameter (nothing compiled per signature), `pack` with the arguments as one tuple.
+    let flat: String = out.0.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        out.contains("unsafe { __ck::launch(self, stream, config, (a, b, c, n)) }"),
+        flat.contains(
+            "unsafe { __ck::launch( &self.0, &<Self as __ck::Kernel>::LAYOUT, stream, \
+             __ck::core::convert::Into::into(config), &mut [ \
+             __ck::LaunchArg::input::<f32, _>(a), __ck::LaunchArg::input::<f32, _>(b), \
+             __ck::LaunchArg::output::<f32, _>(c), __ck::LaunchArg::value(&n), ], ) }"
+        ),
         "{out}"
     );
     assert!(out.contains("__ck::pack::<Self, _>((a, b, c, n))"), "{out}");
@@ -412,7 +419,9 @@ fn vector_add_expansion_stays_small() {
     if std::env::var_os("PRINT_EXPANSION").is_some() {
         println!("{out}");
     }
-    assert!(lines <= 60, "{lines} lines:\n{out}");
+    // (The launch's arguments, one per line, are most of it: each an erased argument, so that
+    // nothing in the runtime is compiled per signature.)
+    assert!(lines <= 75, "{lines} lines:\n{out}");
 }
 
 /// Nothing a user writes in or on a `#[kernel]` block may panic the macro: mutations of the

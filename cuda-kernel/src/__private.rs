@@ -2,13 +2,13 @@
 
 pub use crate::__layout as layout;
 pub use crate::declare::args::{
-    Arg, In, InUntyped, Out, OutUntyped, Pack, Params, Tma, Val, Value, val,
+    In, InUntyped, LaunchArg, Out, OutUntyped, Pack, Params, Tma, Val, Value, val,
 };
 pub use crate::declare::buffer::put;
 pub use crate::declare::cuda_declaration::{
     ConstText, DECLARATION_CAPACITY, FieldDims, struct_declaration,
 };
-pub use crate::declare::kernel::Family;
+pub use crate::declare::kernel::{Family, KernelInfo};
 pub use crate::declare::layout::{struct_align, struct_size};
 pub use crate::declare::symbol::{family_name, family_name_with, template_arg};
 pub use crate::driver::module::{load_ptx, load_ptx_file};

@@ -247,7 +247,8 @@ pub(super) fn struct_text(items: &[&str]) -> String {
     for (scope, body) in modules {
         let _ = write!(
             plain,
-            "/// Structs of the file whose names other items have.\npub mod {scope} {{\n\
+            "/// Structs of the file whose names other items have.\n\
+             #[allow(non_snake_case)]\npub mod {scope} {{\n\
              #[allow(unused_imports)]\nuse super::*;\n{body}}}\n"
         );
     }

@@ -69,9 +69,11 @@ pub(super) fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> Toke
             KernelGeneric::Const { .. } => None,
         })
         .collect();
+    // The body is the `Kernel` impl's (which loading calls); these delegate to it, so that a
+    // crate that only loads compiles one function per kernel.
     let symbol_item = if let Some(arg) = &run_time {
         let body = if real {
-            symbol_body(p, kernel, Some(quote!(#arg)), false)
+            quote!(#p::Cow::into_owned(<Self as #p::Kernel>::symbol_named(#arg)))
         } else {
             quote!(#p::core::unreachable!())
         };
@@ -88,7 +90,7 @@ pub(super) fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> Toke
         }
     } else if kernel.is_generic() {
         let body = if real {
-            symbol_body(p, kernel, None, false)
+            quote!(#p::Cow::into_owned(<Self as #p::Kernel>::symbol()))
         } else {
             quote!(#p::core::unreachable!())
         };
@@ -268,8 +270,13 @@ pub(super) fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> Toke
                 }
                 c.text("unsafe").group(Delimiter::Brace, |c| {
                     c.text("__ck::launch").group(Delimiter::Parenthesis, |c| {
-                        c.text("self, stream, config,");
-                        arguments(c, kernel, &names, &by_val);
+                        c.text(
+                            "&self.0, &<Self as __ck::Kernel>::LAYOUT, stream, \
+                             __ck::core::convert::Into::into(config), &mut",
+                        )
+                        .group(Delimiter::Bracket, |c| {
+                            launch_arguments(c, kernel, &names, &by_val);
+                        });
                     });
                 });
             });
@@ -315,6 +322,51 @@ pub(super) fn arguments(c: &mut Code, kernel: &Kernel, names: &[String], by_val:
             _ => c.text(&names[i]),
         };
     });
+}
+
+/// The arguments as `launch` hands them to the runtime: one `LaunchArg` per parameter, each
+/// made by its kind's constructor (compiled once per argument type, whatever the kernel), a
+/// value of a type that is not one of ours through `val` as in [`arguments`].
+pub(super) fn launch_arguments(c: &mut Code, kernel: &Kernel, names: &[String], by_val: &[bool]) {
+    let buffer = by_val
+        .contains(&true)
+        .then(|| buffer_type(&runtime(), kernel));
+    for (i, param) in kernel.params.iter().enumerate() {
+        let name = &names[i];
+        match param.kind() {
+            ParamKind::ConstPtr(elem) if is_void(elem) => {
+                c.text(&format!("__ck::LaunchArg::input_untyped({name})"));
+            }
+            ParamKind::MutPtr(elem) if is_void(elem) => {
+                c.text(&format!("__ck::LaunchArg::output_untyped({name})"));
+            }
+            ParamKind::ConstPtr(elem) => {
+                c.text("__ck::LaunchArg::input::<")
+                    .tokens(&device_element(elem))
+                    .text(&format!(", _>({name})"));
+            }
+            ParamKind::MutPtr(elem) => {
+                c.text("__ck::LaunchArg::output::<")
+                    .tokens(&device_element(elem))
+                    .text(&format!(", _>({name})"));
+            }
+            ParamKind::TensorMap(elem, rank) => {
+                c.tokens(&quote!(__ck::LaunchArg::tensor_map::<#elem, #rank, _>))
+                    .text(&format!("(&mut {{ {name} }})"));
+            }
+            ParamKind::Value => match &buffer {
+                Some(buffer) if by_val[i] => {
+                    let (ty, ident) = (&param.ty, &param.ident);
+                    c.tokens(&quote_spanned!(ty.span()=>
+                        __ck::LaunchArg::value_of(&__ck::val::<#ty, #buffer>(#ident))));
+                }
+                _ => {
+                    c.text(&format!("__ck::LaunchArg::value(&{name})"));
+                }
+            },
+        }
+        c.text(",");
+    }
 }
 
 /// Which parameters [`arguments`] passes through `val`: values of a type that is not one of ours.
@@ -393,10 +445,8 @@ pub(super) fn expand_kernel_impl(krate: &Path, kernel: &Kernel) -> TokenStream {
     let ty = kernel.type_ident();
     let (_, ty_generics, _) = generics(p, kernel);
     let bounded = bounded_generics(p, kernel);
-    let symbol = if kernel.run_time_name.is_some() {
+    let symbol = if kernel.run_time_name.is_some() || kernel.is_generic() {
         Some(symbol_body(p, kernel, None, false))
-    } else if kernel.is_generic() {
-        Some(quote!(Self::symbol()))
     } else {
         struct_symbol_body(p, kernel)
     };
@@ -409,12 +459,13 @@ pub(super) fn expand_kernel_impl(krate: &Path, kernel: &Kernel) -> TokenStream {
             }
         }
     });
+    let named_body = symbol_body(p, kernel, Some(quote!(name)), false);
     let run_time = kernel.run_time_name.as_ref().map(|name| {
         quote! {
             const RUN_TIME_NAME: #p::core::option::Option<&'static str> =
                 #p::core::option::Option::Some(#name);
             fn symbol_named(name: &str) -> #p::Cow<'static, str> {
-                #p::Cow::Owned(Self::symbol_named(name))
+                #p::Cow::Owned(#named_body)
             }
         }
     });

@@ -110,7 +110,8 @@ pub(super) fn expand_module(
             pub const PTX: &'static str = #ptx;
 
             /// Loads [`Self::PTX`] into `ctx` as a module and every kernel from it.
-            #[inline]
+            // (Not `#[inline]`: compiled once, in the crate declaring the kernels, however many
+            // crates load them.)
             pub fn load(
                 ctx: &#p::Arc<#p::CudaContext>,
             ) -> #p::core::result::Result<Self, #p::Error> {
@@ -121,7 +122,6 @@ pub(super) fn expand_module(
             /// Loads every kernel from `module`, a module of the same kernels (compiled for
             /// another architecture, say).
             #[doc = #stream_doc]
-            #[inline]
             pub fn from_module(
                 module: &#p::Arc<#p::CudaModule> #stream_param
             ) -> #p::core::result::Result<Self, #p::Error> {
@@ -129,6 +129,26 @@ pub(super) fn expand_module(
             }
 
             #(#cached)*
+        }
+    }
+}
+
+/// `KernelCache::get` (or `get_named`, given a `name`) of the launcher `ty`, written out: the
+/// cache's one function called with the kernel's `TypeId` and description, so that nothing of
+/// the cache is compiled per kernel.
+fn cache_entry(p: &dyn ToTokens, ty: &TokenStream, name: TokenStream) -> TokenStream {
+    quote! {
+        match self.launchers.__entry(
+            #p::core::any::TypeId::of::<#ty>(),
+            #name,
+            <#ty as #p::Kernel>::__INFO,
+        ) {
+            // SAFETY: a launcher is `#[repr(transparent)]` over its `Loaded` function, and the
+            // cache loaded and checked this one as `#ty`'s.
+            #p::core::result::Result::Ok(loaded) => #p::core::result::Result::Ok(unsafe {
+                &*(loaded as *const #p::Loaded as *const #ty)
+            }),
+            #p::core::result::Result::Err(e) => #p::core::result::Result::Err(e),
         }
     }
 }
@@ -151,7 +171,11 @@ pub(super) fn cached_method(p: &dyn ToTokens, kernel: &Kernel, body: Body) -> To
             let arg = format_ident!("{}", sanitized(name));
             (
                 quote!(, #arg: &str),
-                quote!(self.launchers.get_named::<#ty #ty_generics>(#arg)),
+                cache_entry(
+                    p,
+                    &quote!(#ty #ty_generics),
+                    quote!(#p::core::option::Option::Some(#arg)),
+                ),
                 format!(
                     " The launcher of `{symbol}` with `{{{name}}}` given by `{arg}`, loaded and \
                      checked on its first use and kept in [`launchers`](Self::launchers)."
@@ -160,7 +184,11 @@ pub(super) fn cached_method(p: &dyn ToTokens, kernel: &Kernel, body: Body) -> To
         }
         None => (
             quote!(),
-            quote!(self.launchers.get::<#ty #ty_generics>()),
+            cache_entry(
+                p,
+                &quote!(#ty #ty_generics),
+                quote!(#p::core::option::Option::None),
+            ),
             format!(
                 " The launcher of `{symbol}` for these arguments, loaded and checked on its \
                  first use and kept in [`launchers`](Self::launchers)."

@@ -1,12 +1,13 @@
-//! A signature's arguments as one type: how every launch path packs, checks and borrows them,
-//! written once, generically.
+//! A signature's arguments: how every launch path packs, checks and borrows them, written once.
 //!
 //! A generated launcher names its parameters as a tuple of kinds ([`Kernel::__Params`]): [`In`]
 //! for `*const T`, [`Out`] for `*mut T`, the type itself for a value. Its `launch` hands the
-//! runtime its arguments as a tuple of the same shape, which [`Arg`] checks, borrows and writes
-//! into the parameter buffer; its `pack` and a plan's recorded launches hand device addresses
-//! and plan handles, which [`Pack`] writes. Tuples nest (a signature of more than
-//! [`MAX_TUPLE`] parameters is a tuple of tuples), so any parameter count has one path.
+//! runtime one [`LaunchArg`] per parameter, each made by the constructor of its kind
+//! (compiled once per argument type, whatever the kernel), which the one launch path checks,
+//! borrows and writes into the parameter buffer without knowing the types; its `pack` and a
+//! plan's recorded launches hand device addresses and plan handles as a tuple of the same shape,
+//! which [`Pack`] writes. Tuples nest (a signature of more than [`MAX_TUPLE`] parameters is a
+//! tuple of tuples), so any parameter count has one path.
 //!
 //! [`MAX_TUPLE`]: cuda_kernel_syntax::layout::MAX_TUPLE
 //!
@@ -82,6 +83,285 @@ impl<V> Value<V> {
     }
 }
 
+/// The arguments' lengths in elements (`None` where unknown), gathered by the launch's check for the
+/// launch log and the verify mode, and only while one of them is on.
+pub struct Lengths(Option<Vec<Option<usize>>>);
+
+impl Lengths {
+    /// Gathering lengths when `on`, else nothing (and allocating nothing).
+    #[inline]
+    pub(crate) fn new(on: bool) -> Lengths {
+        Lengths(on.then(Vec::new))
+    }
+
+    /// Whether lengths are gathered.
+    #[inline(always)]
+    pub fn on(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// Appends the next argument's length.
+    pub fn push(&mut self, length: Option<usize>) {
+        if let Some(lengths) = &mut self.0 {
+            lengths.push(length);
+        }
+    }
+
+    /// The lengths gathered (empty when none were).
+    pub(crate) fn into_vec(self) -> Vec<Option<usize>> {
+        self.0.unwrap_or_default()
+    }
+}
+
+/// One argument of a launch, its type erased: the argument, and how to check it and write it
+/// into the parameter buffer (functions compiled once per argument type). What a generated
+/// `launch` hands the runtime, one per parameter, in order; the borrow guard its write returns
+/// is kept here until the launch is queued.
+pub struct LaunchArg<'a> {
+    arg: *mut (),
+    check: unsafe fn(*mut (), &CudaStream, &mut Lengths) -> Result<(), Error>,
+    put: unsafe fn(*mut (), &'a CudaStream, &ParamSlot, &mut [u8]) -> Option<SyncOnDrop<'a>>,
+    held: Option<SyncOnDrop<'a>>,
+    _borrow: PhantomData<&'a mut ()>,
+}
+
+impl<'a> LaunchArg<'a> {
+    /// Device memory read as `T`s (a `*const T` parameter).
+    #[inline]
+    pub fn input<T, D: DeviceArg<T>>(memory: &'a D) -> LaunchArg<'a> {
+        unsafe fn check<T, D: DeviceArg<T>>(
+            arg: *mut (),
+            stream: &CudaStream,
+            lengths: &mut Lengths,
+        ) -> Result<(), Error> {
+            // SAFETY: `arg` is the `&'a D` it was made from.
+            let memory = unsafe { &*arg.cast::<D>() };
+            if lengths.on() {
+                lengths.push(memory.element_count());
+            }
+            memory.check(stream)
+        }
+        unsafe fn write<'a, T, D: DeviceArg<T> + 'a>(
+            arg: *mut (),
+            stream: &'a CudaStream,
+            slot: &ParamSlot,
+            out: &mut [u8],
+        ) -> Option<SyncOnDrop<'a>> {
+            // SAFETY: as in `check`, borrowed for `'a`.
+            let memory: &'a D = unsafe { &*arg.cast::<D>() };
+            let (ptr, sync) = memory.device_arg(stream);
+            put(out, slot, &ptr);
+            sync
+        }
+        LaunchArg::new(memory as *const D as *mut (), check::<T, D>, write::<T, D>)
+    }
+
+    /// Device memory written as `T`s (a `*mut T` parameter), borrowed mutably.
+    #[inline]
+    pub fn output<T, D: DeviceArgMut<T>>(memory: &'a mut D) -> LaunchArg<'a> {
+        unsafe fn check<T, D: DeviceArgMut<T>>(
+            arg: *mut (),
+            stream: &CudaStream,
+            lengths: &mut Lengths,
+        ) -> Result<(), Error> {
+            // SAFETY: `arg` is the `&'a mut D` it was made from.
+            let memory = unsafe { &*arg.cast::<D>() };
+            if lengths.on() {
+                lengths.push(memory.element_count_mut());
+            }
+            memory.check_mut(stream)
+        }
+        unsafe fn write<'a, T, D: DeviceArgMut<T> + 'a>(
+            arg: *mut (),
+            stream: &'a CudaStream,
+            slot: &ParamSlot,
+            out: &mut [u8],
+        ) -> Option<SyncOnDrop<'a>> {
+            // SAFETY: as in `check`, the one use of the mutable borrow for `'a`.
+            let memory: &'a mut D = unsafe { &mut *arg.cast::<D>() };
+            let (ptr, sync) = memory.device_arg_mut(stream);
+            put(out, slot, &ptr);
+            sync
+        }
+        LaunchArg::new(
+            core::ptr::from_mut(memory).cast(),
+            check::<T, D>,
+            write::<T, D>,
+        )
+    }
+
+    /// Device memory of any element type (a `*const void` parameter).
+    #[inline]
+    pub fn input_untyped<D: DeviceArgUntyped>(memory: &'a D) -> LaunchArg<'a> {
+        unsafe fn check<D: DeviceArgUntyped>(
+            arg: *mut (),
+            stream: &CudaStream,
+            lengths: &mut Lengths,
+        ) -> Result<(), Error> {
+            // SAFETY: `arg` is the `&'a D` it was made from.
+            let memory = unsafe { &*arg.cast::<D>() };
+            if lengths.on() {
+                lengths.push(memory.byte_count());
+            }
+            memory.check_untyped(stream)
+        }
+        unsafe fn write<'a, D: DeviceArgUntyped + 'a>(
+            arg: *mut (),
+            stream: &'a CudaStream,
+            slot: &ParamSlot,
+            out: &mut [u8],
+        ) -> Option<SyncOnDrop<'a>> {
+            // SAFETY: as in `check`, borrowed for `'a`.
+            let memory: &'a D = unsafe { &*arg.cast::<D>() };
+            let (ptr, sync) = memory.device_arg_untyped(stream);
+            put(out, slot, &ptr);
+            sync
+        }
+        LaunchArg::new(memory as *const D as *mut (), check::<D>, write::<D>)
+    }
+
+    /// Writable device memory of any element type (a `*mut void` parameter).
+    #[inline]
+    pub fn output_untyped<D: DeviceArgUntypedMut>(memory: &'a mut D) -> LaunchArg<'a> {
+        unsafe fn check<D: DeviceArgUntypedMut>(
+            arg: *mut (),
+            stream: &CudaStream,
+            lengths: &mut Lengths,
+        ) -> Result<(), Error> {
+            // SAFETY: `arg` is the `&'a mut D` it was made from.
+            let memory = unsafe { &*arg.cast::<D>() };
+            if lengths.on() {
+                lengths.push(memory.byte_count_mut());
+            }
+            memory.check_untyped_mut(stream)
+        }
+        unsafe fn write<'a, D: DeviceArgUntypedMut + 'a>(
+            arg: *mut (),
+            stream: &'a CudaStream,
+            slot: &ParamSlot,
+            out: &mut [u8],
+        ) -> Option<SyncOnDrop<'a>> {
+            // SAFETY: as in `check`, the one use of the mutable borrow for `'a`.
+            let memory: &'a mut D = unsafe { &mut *arg.cast::<D>() };
+            let (ptr, sync) = memory.device_arg_untyped_mut(stream);
+            put(out, slot, &ptr);
+            sync
+        }
+        LaunchArg::new(core::ptr::from_mut(memory).cast(), check::<D>, write::<D>)
+    }
+
+    /// A TMA descriptor of `N`-dimensional memory of `T`s: written as its bytes, and a use of
+    /// the memory it points into.
+    #[inline]
+    pub fn tensor_map<T, const N: usize, A: TensorMapArg<T, N>>(map: &'a mut A) -> LaunchArg<'a> {
+        unsafe fn check<T, const N: usize, A: TensorMapArg<T, N>>(
+            arg: *mut (),
+            stream: &CudaStream,
+            lengths: &mut Lengths,
+        ) -> Result<(), Error> {
+            // SAFETY: `arg` is the `&'a mut A` it was made from.
+            let map = unsafe { &*arg.cast::<A>() };
+            if lengths.on() {
+                lengths.push(None);
+            }
+            map.check(stream)
+        }
+        unsafe fn write<'a, T, const N: usize, A: TensorMapArg<T, N> + 'a>(
+            arg: *mut (),
+            stream: &'a CudaStream,
+            slot: &ParamSlot,
+            out: &mut [u8],
+        ) -> Option<SyncOnDrop<'a>> {
+            // SAFETY: as in `check`, the one use of the mutable borrow for `'a`.
+            let map: &'a mut A = unsafe { &mut *arg.cast::<A>() };
+            let (raw, guard) = map.use_on(stream);
+            put(out, slot, raw);
+            guard
+        }
+        LaunchArg::new(
+            core::ptr::from_mut(map).cast(),
+            check::<T, N, A>,
+            write::<T, N, A>,
+        )
+    }
+
+    /// A value of a parameter type, passed as its bytes.
+    #[inline]
+    pub fn value<V: KernelParam>(value: &'a V) -> LaunchArg<'a> {
+        unsafe fn write<'a, V: KernelParam + 'a>(
+            arg: *mut (),
+            _: &'a CudaStream,
+            slot: &ParamSlot,
+            out: &mut [u8],
+        ) -> Option<SyncOnDrop<'a>> {
+            // SAFETY: `arg` is the `&'a V` it was made from.
+            put(out, slot, unsafe { &*arg.cast::<V>() });
+            None
+        }
+        LaunchArg::new(value as *const V as *mut (), check_value, write::<V>)
+    }
+
+    /// A value made by [`val`] (of a type that is not one of cuda-kernel's).
+    #[inline]
+    pub fn value_of<V>(value: &'a Value<V>) -> LaunchArg<'a> {
+        unsafe fn write<'a, V: 'a>(
+            arg: *mut (),
+            _: &'a CudaStream,
+            slot: &ParamSlot,
+            out: &mut [u8],
+        ) -> Option<SyncOnDrop<'a>> {
+            // SAFETY: `arg` is the `&'a Value<V>` it was made from.
+            unsafe { &*arg.cast::<Value<V>>() }.put(slot, out);
+            None
+        }
+        LaunchArg::new(value as *const Value<V> as *mut (), check_value, write::<V>)
+    }
+
+    #[inline(always)]
+    fn new(
+        arg: *mut (),
+        check: unsafe fn(*mut (), &CudaStream, &mut Lengths) -> Result<(), Error>,
+        put: unsafe fn(*mut (), &'a CudaStream, &ParamSlot, &mut [u8]) -> Option<SyncOnDrop<'a>>,
+    ) -> LaunchArg<'a> {
+        LaunchArg {
+            arg,
+            check,
+            put,
+            held: None,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// Refuses a launch on `stream` the argument cannot take part in; appends its length to
+    /// `lengths` while they are gathered.
+    #[inline]
+    pub(crate) fn check(&self, stream: &CudaStream, lengths: &mut Lengths) -> Result<(), Error> {
+        // SAFETY: `arg` and `check` were made together, from the borrow this value holds.
+        unsafe { (self.check)(self.arg, stream, lengths) }
+    }
+
+    /// Writes the argument at `slot`, borrowing it on `stream` until [`release`](Self::release)
+    /// (at most once: a second write of memory borrowed mutably would alias).
+    #[inline]
+    pub(crate) fn put(&mut self, stream: &'a CudaStream, slot: &ParamSlot, out: &mut [u8]) {
+        debug_assert!(self.held.is_none());
+        // SAFETY: as in `check`; the launch path writes each argument once.
+        self.held = unsafe { (self.put)(self.arg, stream, slot, out) };
+    }
+
+    /// Drops the borrow's guard, which records the launch's use of the memory.
+    #[inline]
+    pub(crate) fn release(&mut self) {
+        self.held = None;
+    }
+}
+
+/// A value has nothing to check, and no length.
+unsafe fn check_value(_: *mut (), _: &CudaStream, lengths: &mut Lengths) -> Result<(), Error> {
+    lengths.push(None);
+    Ok(())
+}
+
 /// A parameter kind, or a tuple of them: what a plan's recorded launch takes for it.
 pub trait Params: Sized {
     /// The parameters it stands for: 1 for a kind, the sum for a tuple.
@@ -114,35 +394,6 @@ impl<T, const N: usize> Params for Tma<T, N> {
     type Plan<'a> = PlanTensorMap<'a, T, N>;
 }
 
-// A descriptor is written as its bytes, and its launch is a use of the memory it points into.
-impl<T, const N: usize, A: TensorMapArg<T, N>> Arg<Tma<T, N>> for A {
-    type Held<'h>
-        = Option<SyncOnDrop<'h>>
-    where
-        Self: 'h;
-
-    #[inline(always)]
-    fn check(&self, stream: &CudaStream) -> Result<(), Error> {
-        TensorMapArg::check(self, stream)
-    }
-
-    fn lengths(&self, out: &mut Vec<Option<usize>>) {
-        out.push(None);
-    }
-
-    #[inline(always)]
-    fn put<'h>(
-        &'h mut self,
-        stream: &'h CudaStream,
-        slots: &[ParamSlot],
-        out: &mut [u8],
-    ) -> Self::Held<'h> {
-        let (raw, guard) = self.use_on(stream);
-        put(out, &slots[0], raw);
-        guard
-    }
-}
-
 impl<T, const N: usize> Pack<Tma<T, N>> for RawTensorMap {
     #[inline(always)]
     fn pack(&self, slots: &[ParamSlot], out: &mut [u8]) {
@@ -154,142 +405,6 @@ impl<T, const N: usize> Pack<Tma<T, N>> for PlanTensorMap<'_, T, N> {
     #[inline(always)]
     fn pack(&self, slots: &[ParamSlot], out: &mut [u8]) {
         put(out, &slots[0], &self.raw());
-    }
-}
-
-/// A launch argument for a parameter of kind `P`: checked, then borrowed for the launch while
-/// its address (or value) is written into the parameter buffer.
-pub trait Arg<P> {
-    /// What keeps the borrow's bookkeeping until the launch is queued (cudarc's event guard).
-    type Held<'h>
-    where
-        Self: 'h;
-
-    /// Refuses a launch on `stream` this argument cannot take part in.
-    fn check(&self, stream: &CudaStream) -> Result<(), Error>;
-
-    /// Appends the arguments' lengths in elements, where known (for the launch log).
-    fn lengths(&self, out: &mut Vec<Option<usize>>);
-
-    /// Writes the argument at its slot (the first of `slots`, the rest its successors'),
-    /// borrowing it on `stream`.
-    fn put<'h>(
-        &'h mut self,
-        stream: &'h CudaStream,
-        slots: &[ParamSlot],
-        out: &mut [u8],
-    ) -> Self::Held<'h>;
-}
-
-impl<T, D: DeviceArg<T> + ?Sized> Arg<In<T>> for &D {
-    type Held<'h>
-        = Option<SyncOnDrop<'h>>
-    where
-        Self: 'h;
-
-    #[inline(always)]
-    fn check(&self, stream: &CudaStream) -> Result<(), Error> {
-        DeviceArg::<T>::check(*self, stream)
-    }
-
-    fn lengths(&self, out: &mut Vec<Option<usize>>) {
-        out.push(DeviceArg::<T>::element_count(*self));
-    }
-
-    #[inline(always)]
-    fn put<'h>(
-        &'h mut self,
-        stream: &'h CudaStream,
-        slots: &[ParamSlot],
-        out: &mut [u8],
-    ) -> Self::Held<'h> {
-        let (ptr, sync) = DeviceArg::<T>::device_arg(*self, stream);
-        put(out, &slots[0], &ptr);
-        sync
-    }
-}
-
-impl<T, D: DeviceArgMut<T> + ?Sized> Arg<Out<T>> for &mut D {
-    type Held<'h>
-        = Option<SyncOnDrop<'h>>
-    where
-        Self: 'h;
-
-    #[inline(always)]
-    fn check(&self, stream: &CudaStream) -> Result<(), Error> {
-        DeviceArgMut::<T>::check_mut(&**self, stream)
-    }
-
-    fn lengths(&self, out: &mut Vec<Option<usize>>) {
-        out.push(DeviceArgMut::<T>::element_count_mut(&**self));
-    }
-
-    #[inline(always)]
-    fn put<'h>(
-        &'h mut self,
-        stream: &'h CudaStream,
-        slots: &[ParamSlot],
-        out: &mut [u8],
-    ) -> Self::Held<'h> {
-        let (ptr, sync) = DeviceArgMut::<T>::device_arg_mut(&mut **self, stream);
-        put(out, &slots[0], &ptr);
-        sync
-    }
-}
-
-impl<D: DeviceArgUntyped + ?Sized> Arg<InUntyped> for &D {
-    type Held<'h>
-        = Option<SyncOnDrop<'h>>
-    where
-        Self: 'h;
-
-    #[inline(always)]
-    fn check(&self, stream: &CudaStream) -> Result<(), Error> {
-        DeviceArgUntyped::check_untyped(*self, stream)
-    }
-
-    fn lengths(&self, out: &mut Vec<Option<usize>>) {
-        out.push(DeviceArgUntyped::byte_count(*self));
-    }
-
-    #[inline(always)]
-    fn put<'h>(
-        &'h mut self,
-        stream: &'h CudaStream,
-        slots: &[ParamSlot],
-        out: &mut [u8],
-    ) -> Self::Held<'h> {
-        let (ptr, sync) = DeviceArgUntyped::device_arg_untyped(*self, stream);
-        put(out, &slots[0], &ptr);
-        sync
-    }
-}
-
-impl<D: DeviceArgUntypedMut + ?Sized> Arg<OutUntyped> for &mut D {
-    type Held<'h>
-        = Option<SyncOnDrop<'h>>
-    where
-        Self: 'h;
-
-    #[inline(always)]
-    fn check(&self, stream: &CudaStream) -> Result<(), Error> {
-        DeviceArgUntypedMut::check_untyped_mut(&**self, stream)
-    }
-
-    fn lengths(&self, out: &mut Vec<Option<usize>>) {
-        out.push(DeviceArgUntypedMut::byte_count_mut(&**self));
-    }
-
-    #[inline(always)]
-    fn put<'h>(
-        &'h mut self,
-        stream: &'h CudaStream,
-        slots: &[ParamSlot],
-        out: &mut [u8],
-    ) -> Self::Held<'h> {
-        let (ptr, sync) = DeviceArgUntypedMut::device_arg_untyped_mut(&mut **self, stream);
-        put(out, &slots[0], &ptr);
-        sync
     }
 }
 
@@ -311,33 +426,6 @@ impl<V> Pack<Val<V>> for Value<V> {
     #[inline(always)]
     fn pack(&self, slots: &[ParamSlot], out: &mut [u8]) {
         self.put(&slots[0], out);
-    }
-}
-
-// A value borrows nothing: launched as it is packed (bare, or through `val`).
-impl<V, A: Pack<Val<V>>> Arg<Val<V>> for A {
-    type Held<'h>
-        = ()
-    where
-        Self: 'h;
-
-    #[inline(always)]
-    fn check(&self, _: &CudaStream) -> Result<(), Error> {
-        Ok(())
-    }
-
-    fn lengths(&self, out: &mut Vec<Option<usize>>) {
-        out.push(None);
-    }
-
-    #[inline(always)]
-    fn put<'h>(
-        &'h mut self,
-        _: &'h CudaStream,
-        slots: &[ParamSlot],
-        out: &mut [u8],
-    ) -> Self::Held<'h> {
-        self.pack(slots, out);
     }
 }
 
@@ -400,37 +488,6 @@ macro_rules! tuples {
         impl<$($p: Params),*> Params for ($($p,)*) {
             const COUNT: usize = 0 $(+ $p::COUNT)*;
             type Plan<'a> = ($($p::Plan<'a>,)*);
-        }
-
-        // Each element's slots start after its predecessors' (`at`, a constant once inlined).
-        #[allow(unused_variables, unused_mut, unused_assignments, clippy::unused_unit)]
-        impl<$($p: Params, $a: Arg<$p>),*> Arg<($($p,)*)> for ($($a,)*) {
-            type Held<'h> = ($($a::Held<'h>,)*) where Self: 'h;
-
-            #[inline(always)]
-            fn check(&self, stream: &CudaStream) -> Result<(), Error> {
-                $(self.$i.check(stream)?;)*
-                Ok(())
-            }
-
-            fn lengths(&self, out: &mut Vec<Option<usize>>) {
-                $(self.$i.lengths(out);)*
-            }
-
-            #[inline(always)]
-            fn put<'h>(
-                &'h mut self,
-                stream: &'h CudaStream,
-                slots: &[ParamSlot],
-                out: &mut [u8],
-            ) -> Self::Held<'h> {
-                let mut at = 0;
-                ($({
-                    let held = self.$i.put(stream, &slots[at..], out);
-                    at += $p::COUNT;
-                    held
-                },)*)
-            }
         }
 
         #[allow(unused_variables, unused_mut, unused_assignments)]

@@ -72,6 +72,22 @@ pub unsafe trait Kernel: Sized {
     #[doc(hidden)]
     const __FAMILY: Option<&'static Family> = None;
 
+    /// What loading needs of the kernel, as a value: loading and the kernel cache are
+    /// compiled once, not once per kernel (a backend generic over its element type names
+    /// hundreds of launchers).
+    #[doc(hidden)]
+    const __INFO: &'static KernelInfo = &KernelInfo {
+        layout: &Self::LAYOUT,
+        run_time_name: Self::RUN_TIME_NAME,
+        family: Self::__FAMILY,
+        symbol: Self::symbol,
+        // Only a kernel named at run time has these (so that no other compiles them).
+        named: match Self::RUN_TIME_NAME {
+            Some(_) => Some((Self::symbol_named, Self::__internal_symbol)),
+            None => None,
+        },
+    };
+
     /// The entry symbol in its module (for a generic declaration, of this instance). For a
     /// kernel named at run time, the pattern with that part left in braces (`u{op}_f32`).
     fn symbol() -> Cow<'static, str> {
@@ -134,24 +150,32 @@ pub unsafe trait Kernel: Sized {
     /// instances as the Rust that loads them; a kernel named at run time is [`Error::Unsupported`] here (use
     /// [`load_named`](Self::load_named)).
     fn load(module: &Arc<CudaModule>) -> Result<Self, Error> {
-        load_symbol(module, &fixed_symbol::<Self>()?)
+        Self::__INFO
+            .load(&Source::Module(module), None)
+            .map(Self::__from_loaded)
     }
 
     /// [`load`](Self::load) for a kernel named at run time: `name` fills the part of the
     /// symbol its declaration leaves open (`"exp"` for `u{op}_{T}`).
     fn load_named(module: &Arc<CudaModule>, name: &str) -> Result<Self, Error> {
-        load_symbol(module, &named_symbol::<Self>(Some(module), name)?)
+        Self::__INFO
+            .load(&Source::Module(module), Some(name))
+            .map(Self::__from_loaded)
     }
 
     /// Looks the kernel up in `library`, loaded once for every GPU of the process, and checks
     /// its parameters once; the launcher then launches on a stream of any device.
     fn load_library(library: &Arc<Library>) -> Result<Self, Error> {
-        load_library_symbol(library, &fixed_symbol::<Self>()?)
+        Self::__INFO
+            .load(&Source::Library(library), None)
+            .map(Self::__from_loaded)
     }
 
     /// [`load_library`](Self::load_library) for a kernel named at run time.
     fn load_library_named(library: &Arc<Library>, name: &str) -> Result<Self, Error> {
-        load_library_symbol(library, &named_symbol::<Self>(None, name)?)
+        Self::__INFO
+            .load(&Source::Library(library), Some(name))
+            .map(Self::__from_loaded)
     }
 
     /// The function of a launcher loaded from a module, for attributes, occupancy and graph
@@ -184,7 +208,7 @@ pub unsafe trait Kernel: Sized {
 }
 
 /// A launcher is its `Loaded` function by another name (`#[repr(transparent)]`).
-const fn assert_transparent<K>() {
+pub(crate) const fn assert_transparent<K>() {
     assert!(
         size_of::<K>() == size_of::<Loaded>() && align_of::<K>() == align_of::<Loaded>(),
         "a #[kernel] launcher is #[repr(transparent)] over its Loaded function"
@@ -208,55 +232,87 @@ pub struct Family {
     pub instances: &'static [&'static str],
 }
 
-/// The symbol of a kernel whose declaration fixes it (or whose type arguments do).
-fn fixed_symbol<K: Kernel>() -> Result<Cow<'static, str>, Error> {
-    match K::RUN_TIME_NAME {
-        None => Ok(K::symbol()),
-        Some(_) => Err(Error::Unsupported(
-            "this kernel's symbol has a part chosen at run time: load it with load_named \
-             (or the module type's method taking the name)",
-        )),
+/// What loading needs of a [`Kernel`], as a value ([`Kernel::__INFO`]): its layout, how its
+/// symbol is made and the family it belongs to.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct KernelInfo {
+    /// [`Kernel::LAYOUT`].
+    pub layout: &'static ParamLayout,
+    /// [`Kernel::RUN_TIME_NAME`].
+    pub run_time_name: Option<&'static str>,
+    /// [`Kernel::__FAMILY`].
+    pub family: Option<&'static Family>,
+    /// [`Kernel::symbol`].
+    pub symbol: fn() -> Cow<'static, str>,
+    /// For a kernel named at run time, [`Kernel::symbol_named`] and
+    /// [`Kernel::__internal_symbol`].
+    pub named: Option<NamedSymbol>,
+}
+
+/// How the symbol of a kernel named at run time is made from the name: [`Kernel::symbol_named`]
+/// and [`Kernel::__internal_symbol`].
+#[doc(hidden)]
+pub type NamedSymbol = (fn(&str) -> Cow<'static, str>, fn(&str) -> Option<String>);
+
+/// Where a kernel is loaded from.
+pub(crate) enum Source<'a> {
+    Module(&'a Arc<CudaModule>),
+    Library(&'a Arc<Library>),
+}
+
+impl KernelInfo {
+    /// The kernel's function in `source`, checked against its layout: `name` fills the part of
+    /// the symbol chosen at run time (`None` for a kernel whose declaration fixes it).
+    pub(crate) fn load(&self, source: &Source<'_>, name: Option<&str>) -> Result<Loaded, Error> {
+        let symbol = match name {
+            None => self.fixed_symbol()?,
+            Some(name) => self.named_symbol(source, name)?,
+        };
+        let loaded = match source {
+            Source::Module(module) => {
+                crate::load::module::load_placed(module, &symbol, self.layout)
+                    .map(|(function, placed)| Loaded::module(function, &symbol).with_layout(placed))
+            }
+            Source::Library(library) => crate::LibraryKernel::load(library, &symbol, self.layout)
+                .map(|kernel| Loaded::library(Arc::new(kernel), &symbol)),
+        };
+        loaded.map_err(|e| member_error(e, self.family, self.run_time_name.is_some(), self.symbol))
     }
-}
 
-/// The symbol of a kernel named at run time, with `name` filled in.
-fn run_time_symbol<K: Kernel>(name: &str) -> Result<Cow<'static, str>, Error> {
-    match K::RUN_TIME_NAME {
-        Some(_) => Ok(K::symbol_named(name)),
-        None => Err(Error::Unsupported(
-            "this kernel's declaration fixes its symbol: load it with load, without a name",
-        )),
+    /// The symbol of a kernel whose declaration fixes it (or whose type arguments do).
+    fn fixed_symbol(&self) -> Result<Cow<'static, str>, Error> {
+        match self.run_time_name {
+            None => Ok((self.symbol)()),
+            Some(_) => Err(Error::Unsupported(
+                "this kernel's symbol has a part chosen at run time: load it with load_named \
+                 (or the module type's method taking the name)",
+            )),
+        }
     }
-}
 
-/// The symbol `load_named` looks up: the run-time part filled in, or for a template over a
-/// `static` device function, the instance as the module's nvcc run named it (found among the
-/// entries of `module` where this crate loaded it, else of the PTX the declaration was checked
-/// against).
-fn named_symbol<K: Kernel>(
-    module: Option<&Arc<CudaModule>>,
-    name: &str,
-) -> Result<Cow<'static, str>, Error> {
-    let symbol = run_time_symbol::<K>(name)?;
-    let internal = K::__internal_symbol(name).and_then(|masked| {
-        let members = K::__FAMILY.map_or(&[][..], |f| f.members);
-        crate::driver::module::internal_entry(module, &masked, members)
-    });
-    Ok(internal.map_or(symbol, Cow::Owned))
-}
-
-fn load_symbol<K: Kernel>(module: &Arc<CudaModule>, symbol: &str) -> Result<K, Error> {
-    crate::load::module::load_placed(module, symbol, &K::LAYOUT)
-        .map(|(function, placed)| {
-            K::__from_loaded(Loaded::module(function, symbol).with_layout(placed))
-        })
-        .map_err(|e| member_error(e, K::__FAMILY, K::RUN_TIME_NAME.is_some(), K::symbol))
-}
-
-fn load_library_symbol<K: Kernel>(library: &Arc<Library>, symbol: &str) -> Result<K, Error> {
-    crate::LibraryKernel::load(library, symbol, &K::LAYOUT)
-        .map(|kernel| K::__from_loaded(Loaded::library(Arc::new(kernel), symbol)))
-        .map_err(|e| member_error(e, K::__FAMILY, K::RUN_TIME_NAME.is_some(), K::symbol))
+    /// The symbol `load_named` looks up: the run-time part filled in, or for a template over a
+    /// `static` device function, the instance as the module's nvcc run named it (found among
+    /// the entries of the module where this crate loaded it, else of the PTX the declaration
+    /// was checked against).
+    fn named_symbol(&self, source: &Source<'_>, name: &str) -> Result<Cow<'static, str>, Error> {
+        let (Some(_), Some((symbol_named, internal_symbol))) = (self.run_time_name, self.named)
+        else {
+            return Err(Error::Unsupported(
+                "this kernel's declaration fixes its symbol: load it with load, without a name",
+            ));
+        };
+        let symbol = symbol_named(name);
+        let module = match source {
+            Source::Module(module) => Some(*module),
+            Source::Library(_) => None,
+        };
+        let internal = internal_symbol(name).and_then(|masked| {
+            let members = self.family.map_or(&[][..], |f| f.members);
+            crate::driver::module::internal_entry(module, &masked, members)
+        });
+        Ok(internal.map_or(symbol, Cow::Owned))
+    }
 }
 
 /// A kernel not found, as a member of `family`: with the members there are for the same type

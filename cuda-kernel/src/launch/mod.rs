@@ -8,7 +8,7 @@ use cudarc::driver::{CudaStream, sys};
 
 use std::panic::Location;
 
-use crate::declare::args::{Arg, Pack};
+use crate::declare::args::{LaunchArg, Lengths, Pack};
 use crate::declare::buffer::{ParamBytes, ParamPointers, buffer_extra, extra_or_null};
 use crate::driver::result::{self, Entered};
 use crate::{Config, Error, Kernel, Loaded};
@@ -148,69 +148,49 @@ fn fit_shared_memory(
     kernel.raise_shared_memory(most)
 }
 
-/// Launches `kernel` on `stream` with `args`, a tuple of its arguments: what a generated
-/// `launch` calls, so that checking, borrowing, packing and launching are written once, for
-/// every signature.
+/// Launches `loaded` on `stream` with `args`, one per parameter: what a generated `launch`
+/// calls, so that checking, borrowing, packing and launching are written once, for every
+/// signature, and compiled once (each argument brings the functions of its type, made once
+/// per type whatever the kernel: [`LaunchArg`]).
 ///
 /// Each argument is checked first (memory of another context is refused), then the stream's
 /// context entered, each argument borrowed on the stream (ordering the launch after earlier
-/// work on its memory, as cudarc's own launches do) and written at its slot of `K::LAYOUT` in
-/// one buffer on the stack ([`ParamBytes`]), and the buffer launched through [`launch_packed`], which makes the
-/// one launch check. A failure is an [`Error::Launch`] naming the kernel and the caller's line.
+/// work on its memory, as cudarc's own launches do) and written at its slot of the layout in
+/// one buffer on the stack ([`ParamBytes`]), and the buffer launched through [`launch_packed`],
+/// which makes the one launch check; the borrows' guards record the launch before the caller's
+/// context is given back. A failure is an [`Error::Launch`] naming the kernel and the caller's
+/// line.
 ///
 /// # Safety
 /// The kernel runs with these arguments unchecked: as for the generated `launch` (the caller's,
-/// or the declaration's author's for a safe one).
-#[inline]
+/// or the declaration's author's for a safe one); `declared` is the layout of the kernel
+/// `loaded` was loaded and checked as, `args` its arguments in order.
+#[inline(never)]
 #[track_caller]
-pub unsafe fn launch<K: Kernel, A: Arg<K::__Params>>(
-    kernel: &K,
-    stream: &CudaStream,
-    config: impl Into<Config>,
-    args: A,
-) -> Result<(), Error> {
-    let at = Location::caller();
-    // SAFETY: the caller's.
-    unsafe {
-        launch_args(
-            kernel.__loaded(),
-            const { &K::LAYOUT },
-            stream,
-            &config.into(),
-            args,
-            at,
-        )
-    }
-}
-
-/// [`launch`] for any kernel of the signature `P`, its declared layout given as a value: the
-/// body is compiled once per signature and arguments rather than once per kernel (a backend's
-/// generic code launches dozens of kernels of one signature for each element type).
-///
-/// # Safety
-/// As for [`launch`], `declared` being the layout of the kernel `loaded` was loaded as.
-#[inline]
-unsafe fn launch_args<P, A: Arg<P>>(
+pub unsafe fn launch<'a>(
     loaded: &Loaded,
     declared: &'static crate::ParamLayout,
-    stream: &CudaStream,
-    config: &Config,
-    mut args: A,
-    at: &'static Location<'static>,
+    stream: &'a CudaStream,
+    config: Config,
+    args: &mut [LaunchArg<'a>],
 ) -> Result<(), Error> {
+    let at = Location::caller();
     let refused = |e| observe::refused(loaded, at, e);
-    args.check(stream).map_err(refused)?;
+    // With the launch log or the verify mode on, the memory's lengths too, read before the
+    // borrows (which hold `*mut` arguments).
+    let mut lengths = Lengths::new(observe::observing());
+    for arg in args.iter() {
+        arg.check(stream, &mut lengths).map_err(refused)?;
+    }
+    let lengths = lengths.into_vec();
     // The stream's context, current until the end (the caller's is given back after the
     // borrows' guards have recorded the launch).
     let entered = enter(stream).map_err(refused)?;
     let layout = layout_in(loaded, declared).map_err(refused)?;
-    if observe::observing() {
-        // SAFETY: the caller's.
-        return unsafe { launch_observed(loaded, declared, &entered, stream, config, args, at) };
-    }
-    with_params(layout.size, |buf| {
-        // The guards are held until the launch is queued.
-        let _held = args.put(stream, layout.params, buf);
+    let launched = with_params(layout.size, &mut |buf| {
+        for (arg, slot) in args.iter_mut().zip(layout.params) {
+            arg.put(stream, slot, buf);
+        }
         // SAFETY: the buffer holds every parameter at the offset the declaration gives it;
         // the declaration's soundness is the caller's.
         unsafe {
@@ -218,46 +198,18 @@ unsafe fn launch_args<P, A: Arg<P>>(
                 loaded,
                 &entered,
                 stream,
-                config,
-                layout,
-                buf,
-                Site::new(at, &[]),
-            )
-        }
-    })
-}
-
-/// [`launch`] while the launch log or the verify mode is on: with the memory's lengths, read
-/// before the borrows (which hold `*mut` arguments).
-#[cold]
-#[inline(never)]
-unsafe fn launch_observed<P, A: Arg<P>>(
-    loaded: &Loaded,
-    declared: &'static crate::ParamLayout,
-    entered: &Entered,
-    stream: &CudaStream,
-    config: &Config,
-    mut args: A,
-    at: &'static Location<'static>,
-) -> Result<(), Error> {
-    let mut lengths = Vec::new();
-    args.lengths(&mut lengths);
-    let layout = layout_in(loaded, declared)?;
-    with_params(layout.size, |buf| {
-        let _held = args.put(stream, layout.params, buf);
-        // SAFETY: as in `launch`.
-        unsafe {
-            launch_packed(
-                loaded,
-                entered,
-                stream,
-                config,
+                &config,
                 layout,
                 buf,
                 Site::new(at, &lengths),
             )
         }
-    })
+    });
+    for arg in args.iter_mut() {
+        arg.release();
+    }
+    drop(entered);
+    launched
 }
 
 /// The layout `kernel`'s launches pack by: its declaration's where that holds on every GPU (a
@@ -317,25 +269,27 @@ pub(crate) fn repack(
 }
 
 /// Runs `f` on `len` zeroed bytes: on the stack up to [`ParamBytes::INLINE`] (the 4 KiB every
-/// driver takes), on the heap above. With `len` a constant (a declaration's layout) only one way
-/// is compiled in, and its stack array is the smallest of 128, 512 and 4096 bytes that holds
-/// the parameters (a frame above a page probes the stack on every call).
-#[inline(always)]
-fn with_params<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
+/// driver takes), on the heap above. The stack array is the smallest of 128, 512 and 4096
+/// bytes that holds the parameters, each size in a frame of its own (a frame above a page
+/// probes the stack on every call).
+fn with_params(len: usize, f: &mut dyn FnMut(&mut [u8]) -> Result<(), Error>) -> Result<(), Error> {
     if len <= 128 {
-        on_stack::<128, R>(len, f)
+        on_stack::<128>(len, f)
     } else if len <= 512 {
-        on_stack::<512, R>(len, f)
+        on_stack::<512>(len, f)
     } else if len <= ParamBytes::INLINE {
-        on_stack::<{ ParamBytes::INLINE }, R>(len, f)
+        on_stack::<{ ParamBytes::INLINE }>(len, f)
     } else {
         f(&mut vec![0; len])
     }
 }
 
 /// [`with_params`] in an array of `N` bytes, `len` of them zeroed and handed to `f`.
-#[inline(always)]
-fn on_stack<const N: usize, R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
+#[inline(never)]
+fn on_stack<const N: usize>(
+    len: usize,
+    f: &mut dyn FnMut(&mut [u8]) -> Result<(), Error>,
+) -> Result<(), Error> {
     #[repr(C, align(16))]
     struct Stack<const N: usize>([core::mem::MaybeUninit<u8>; N]);
     let mut stack = Stack::<N>([core::mem::MaybeUninit::uninit(); N]);

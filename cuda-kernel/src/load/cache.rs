@@ -1,13 +1,14 @@
 //! Keeping typed launchers: the first use of a kernel in a module loads and checks it, later
 //! uses from any thread find it without a lock.
 
-use std::any::{Any, TypeId};
+use std::any::TypeId;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::CudaModule;
 
-use crate::{Error, Kernel, Library};
+use crate::declare::kernel::{KernelInfo, Source as From};
+use crate::{Error, Kernel, Library, Loaded};
 
 /// The typed launchers of one module (or [`Library`]), each loaded and checked on its first
 /// use and kept for every later one.
@@ -51,15 +52,17 @@ enum Source {
 }
 
 /// A table of slots, each set once; a full table chains to one twice its size.
-struct Segment {
-    slots: Box<[OnceLock<Slot>]>,
-    next: OnceLock<Box<Segment>>,
+/// (Generic over the launcher only so that its tests need no GPU.)
+struct Segment<L = Loaded> {
+    slots: Box<[OnceLock<Slot<L>>]>,
+    next: OnceLock<Box<Segment<L>>>,
 }
 
-struct Slot {
+struct Slot<L = Loaded> {
     kernel: TypeId,
     name: Box<str>,
-    launcher: Box<dyn Any + Send + Sync>,
+    /// The launcher, which is its `Loaded` function by another name (`#[repr(transparent)]`).
+    launcher: L,
 }
 
 const FIRST_SEGMENT: usize = 32;
@@ -95,34 +98,41 @@ impl KernelCache {
     /// tries again.
     #[inline]
     pub fn get<K: Kernel + Send + Sync + 'static>(&self) -> Result<&K, Error> {
-        self.entry("", || match &self.source {
-            Source::Module(module) => K::load(module),
-            Source::Library(library) => K::load_library(library),
-        })
+        // (A match rather than `?` or `map`: nothing more compiled per kernel.)
+        match self.__entry(TypeId::of::<K>(), None, K::__INFO) {
+            // SAFETY: a launcher is `#[repr(transparent)]` over the `Loaded` function it
+            // launches (the `Kernel` contract), and this one was loaded and checked as `K`'s.
+            Ok(loaded) => Ok(unsafe { &*(loaded as *const Loaded as *const K) }),
+            Err(e) => Err(e),
+        }
     }
 
     /// The launcher `K` of a kernel named at run time, for the name `name` (`"exp"` for
     /// `u{op}_{T}`): loaded on first use of that name ([`Kernel::load_named`]), kept per name.
     #[inline]
     pub fn get_named<K: Kernel + Send + Sync + 'static>(&self, name: &str) -> Result<&K, Error> {
-        self.entry(name, || match &self.source {
-            Source::Module(module) => K::load_named(module, name),
-            Source::Library(library) => K::load_library_named(library, name),
-        })
+        match self.__entry(TypeId::of::<K>(), Some(name), K::__INFO) {
+            // SAFETY: as in `get`.
+            Ok(loaded) => Ok(unsafe { &*(loaded as *const Loaded as *const K) }),
+            Err(e) => Err(e),
+        }
     }
 
-    /// The fast path, small enough to inline into the caller: a hash and a probe.
-    #[inline]
-    fn entry<K: Send + Sync + 'static>(
+    /// The launcher of the kernel `kernel` describes (named `name` at run time): a hash and a
+    /// probe, or the first load. Not generic, so compiled once for every kernel; what
+    /// [`get`](Self::get), [`get_named`](Self::get_named) and a module type's methods call.
+    #[doc(hidden)]
+    pub fn __entry(
         &self,
-        name: &str,
-        load: impl FnOnce() -> Result<K, Error>,
-    ) -> Result<&K, Error> {
-        let kernel = TypeId::of::<K>();
-        let hash = hash(kernel, name);
-        match self.lookup(kernel, name, hash) {
-            Some(slot) => Ok(downcast(slot)),
-            None => self.load_and_keep(kernel, name, hash, load),
+        kernel: TypeId,
+        name: Option<&str>,
+        info: &'static KernelInfo,
+    ) -> Result<&Loaded, Error> {
+        let key = name.unwrap_or("");
+        let hash = hash(kernel, key);
+        match self.lookup(kernel, key, hash) {
+            Some(slot) => Ok(&slot.launcher),
+            None => self.load_and_keep(kernel, name, hash, info),
         }
     }
 
@@ -144,22 +154,26 @@ impl KernelCache {
     /// to the same kernel takes the winner's launcher and drops its own.
     #[cold]
     #[inline(never)]
-    fn load_and_keep<K: Send + Sync + 'static>(
+    fn load_and_keep(
         &self,
         kernel: TypeId,
-        name: &str,
+        name: Option<&str>,
         hash: u64,
-        load: impl FnOnce() -> Result<K, Error>,
-    ) -> Result<&K, Error> {
+        info: &'static KernelInfo,
+    ) -> Result<&Loaded, Error> {
+        let source = match &self.source {
+            Source::Module(module) => From::Module(module),
+            Source::Library(library) => From::Library(library),
+        };
         let mut pending = Slot {
             kernel,
-            name: name.into(),
-            launcher: Box::new(load()?),
+            name: name.unwrap_or("").into(),
+            launcher: info.load(&source, name)?,
         };
         let mut segment = &self.first;
         loop {
             match segment.insert(pending, hash) {
-                Ok(slot) => return Ok(downcast(slot)),
+                Ok(slot) => return Ok(&slot.launcher),
                 Err(back) => pending = back,
             }
             segment = segment
@@ -169,15 +183,15 @@ impl KernelCache {
     }
 }
 
-enum Probe<'a> {
-    Found(&'a Slot),
+enum Probe<'a, L> {
+    Found(&'a Slot<L>),
     Vacant,
     Full,
 }
 
-impl Segment {
+impl<L> Segment<L> {
     /// `len` is a power of two, so that a hash finds its slot by a mask.
-    fn new(len: usize) -> Segment {
+    fn new(len: usize) -> Segment<L> {
         debug_assert!(len.is_power_of_two());
         Segment {
             slots: (0..len).map(|_| OnceLock::new()).collect(),
@@ -188,7 +202,7 @@ impl Segment {
     /// Linear probing from the hash's slot: the matching slot, or whether an empty one ends
     /// the run (nothing further can match) or the segment is full.
     #[inline]
-    fn find(&self, kernel: TypeId, name: &str, hash: u64) -> Probe<'_> {
+    fn find(&self, kernel: TypeId, name: &str, hash: u64) -> Probe<'_, L> {
         let mask = self.slots.len() - 1;
         let start = hash as usize;
         for i in 0..=mask {
@@ -205,7 +219,7 @@ impl Segment {
 
     /// Puts `pending` in the first empty slot of its run, or returns the slot another thread
     /// filled with the same kernel first; gives `pending` back when the segment is full.
-    fn insert(&self, mut pending: Slot, hash: u64) -> Result<&Slot, Slot> {
+    fn insert(&self, mut pending: Slot<L>, hash: u64) -> Result<&Slot<L>, Slot<L>> {
         let mask = self.slots.len() - 1;
         let start = hash as usize;
         for i in 0..=mask {
@@ -229,17 +243,6 @@ impl Segment {
         }
         Err(pending)
     }
-}
-
-/// The slot's launcher as `K`, which the caller found the slot by.
-#[inline]
-fn downcast<K: 'static>(slot: &Slot) -> &K {
-    debug_assert!(slot.kernel == TypeId::of::<K>());
-    let launcher: *const (dyn Any + Send + Sync) = &*slot.launcher;
-    // SAFETY: every slot is found by comparing its `kernel` with `TypeId::of::<K>()`, and a
-    // slot's `kernel` is the TypeId of the launcher it holds (set together in `entry`), so the
-    // box holds a `K` (what `downcast_ref` would check again through the vtable).
-    unsafe { &*launcher.cast::<K>() }
 }
 
 /// FxHash of the kernel's type and the run-time name: a few multiplications, no allocation.
@@ -311,55 +314,56 @@ mod tests {
     use super::*;
 
     /// The table alone, with stand-in launchers: no GPU needed.
-    fn table() -> Segment {
+    fn table() -> Segment<u64> {
         Segment::new(4)
     }
 
-    fn slot<K: Send + Sync + 'static>(name: &str, value: K) -> Slot {
+    /// A slot of the kernel type `K`, holding `value` for its launcher.
+    fn slot<K: 'static>(name: &str, value: u64) -> Slot<u64> {
         Slot {
             kernel: TypeId::of::<K>(),
             name: name.into(),
-            launcher: Box::new(value),
+            launcher: value,
         }
     }
 
     #[test]
     fn finds_what_it_keeps_by_type_and_name() {
         let t = table();
-        let a = slot("exp", 1u32);
+        let a = slot::<u32>("exp", 1);
         let h = hash(a.kernel, "exp");
         assert!(matches!(t.find(a.kernel, "exp", h), Probe::Vacant));
         t.insert(a, h).ok().unwrap();
         let Probe::Found(found) = t.find(TypeId::of::<u32>(), "exp", h) else {
             panic!("not found")
         };
-        assert_eq!(*downcast::<u32>(found), 1);
+        assert_eq!(found.launcher, 1);
         // Same name, another type; same type, another name: other slots.
-        let b = slot("exp", 2u64);
+        let b = slot::<u64>("exp", 2);
         let hb = hash(b.kernel, "exp");
         assert!(!matches!(t.find(b.kernel, "exp", hb), Probe::Found(_)));
         t.insert(b, hb).ok().unwrap();
-        let c = slot("sqrt", 3u32);
+        let c = slot::<u32>("sqrt", 3);
         let hc = hash(c.kernel, "sqrt");
         t.insert(c, hc).ok().unwrap();
         let Probe::Found(found) = t.find(TypeId::of::<u32>(), "sqrt", hc) else {
             panic!("not found")
         };
-        assert_eq!(*downcast::<u32>(found), 3);
+        assert_eq!(found.launcher, 3);
         // A second insert of the same key returns the first launcher.
-        let again = t.insert(slot("exp", 9u32), h).ok().unwrap();
-        assert_eq!(*downcast::<u32>(again), 1);
+        let again = t.insert(slot::<u32>("exp", 9), h).ok().unwrap();
+        assert_eq!(again.launcher, 1);
     }
 
     #[test]
     fn a_full_table_gives_the_slot_back() {
         let t = table();
         for i in 0..4u32 {
-            let s = slot(&i.to_string(), i);
+            let s = slot::<u32>(&i.to_string(), u64::from(i));
             let h = hash(s.kernel, &s.name);
             t.insert(s, h).ok().unwrap();
         }
-        let s = slot("4", 4u32);
+        let s = slot::<u32>("4", 4);
         let h = hash(s.kernel, "4");
         assert!(matches!(t.find(s.kernel, "4", h), Probe::Full));
         assert!(t.insert(s, h).is_err());

@@ -53,6 +53,7 @@ impl Act {
     pub const gelu: Act = Act(2);
 }
 /// Structs of the file whose names other items have.
+#[allow(non_snake_case)]
 pub mod global {
 #[allow(unused_imports)]
 use super::*;
@@ -73,6 +74,7 @@ pub struct r#ref {
 }
 }
 /// Structs of the file whose names other items have.
+#[allow(non_snake_case)]
 pub mod b {
 #[allow(unused_imports)]
 use super::*;
