@@ -71,14 +71,15 @@ fn vector_add_expands_to_a_type_with_layout_load_and_launch() {
     );
     assert!(out.contains("n: u32,"), "{out}");
     // Each method is one call into the runtime: `launch` with one erased argument per
-    // parameter (nothing compiled per signature), `pack` with the arguments as one tuple.
+    // parameter as one tuple (compiled per parameter count, not per signature), `pack` with the
+    // arguments as one tuple.
     let flat: String = out.0.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
         flat.contains(
             "unsafe { __ck::launch( &self.0, &<Self as __ck::Kernel>::LAYOUT, stream, \
-             __ck::core::convert::Into::into(config), &mut [ \
+             __ck::core::convert::Into::into(config), ( \
              __ck::LaunchArg::input::<f32, _>(a), __ck::LaunchArg::input::<f32, _>(b), \
-             __ck::LaunchArg::output::<f32, _>(c), __ck::LaunchArg::value(&n), ], ) }"
+             __ck::LaunchArg::output::<f32, _>(c), __ck::LaunchArg::value(&n), ), ) }"
         ),
         "{out}"
     );

@@ -2,7 +2,7 @@
 
 pub use crate::__layout as layout;
 pub use crate::declare::args::{
-    In, InUntyped, LaunchArg, Out, OutUntyped, Pack, Params, Tma, Val, Value, val,
+    In, InUntyped, LaunchArg, LaunchArgs, Out, OutUntyped, Pack, Params, Tma, Val, Value, val,
 };
 pub use crate::declare::buffer::put;
 pub use crate::declare::cuda_declaration::{

@@ -272,11 +272,9 @@ pub(super) fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> Toke
                     c.text("__ck::launch").group(Delimiter::Parenthesis, |c| {
                         c.text(
                             "&self.0, &<Self as __ck::Kernel>::LAYOUT, stream, \
-                             __ck::core::convert::Into::into(config), &mut",
+                             __ck::core::convert::Into::into(config),",
                         )
-                        .group(Delimiter::Bracket, |c| {
-                            launch_arguments(c, kernel, &names, &by_val);
-                        });
+                        .stream(&launch_arguments(kernel, &names, &by_val));
                     });
                 });
             });
@@ -325,14 +323,16 @@ pub(super) fn arguments(c: &mut Code, kernel: &Kernel, names: &[String], by_val:
 }
 
 /// The arguments as `launch` hands them to the runtime: one `LaunchArg` per parameter, each
-/// made by its kind's constructor (compiled once per argument type, whatever the kernel), a
-/// value of a type that is not one of ours through `val` as in [`arguments`].
-pub(super) fn launch_arguments(c: &mut Code, kernel: &Kernel, names: &[String], by_val: &[bool]) {
+/// made by its kind's constructor (compiled once per argument type, whatever the kernel), as
+/// one tuple (see [`nested`]); a value of a type that is not one of ours through `val` as in
+/// [`arguments`].
+pub(super) fn launch_arguments(kernel: &Kernel, names: &[String], by_val: &[bool]) -> TokenStream {
     let buffer = by_val
         .contains(&true)
         .then(|| buffer_type(&runtime(), kernel));
-    for (i, param) in kernel.params.iter().enumerate() {
-        let name = &names[i];
+    let mut c = Code::new();
+    nested(&mut c, kernel.params.len(), &|c, i| {
+        let (param, name) = (&kernel.params[i], &names[i]);
         match param.kind() {
             ParamKind::ConstPtr(elem) if is_void(elem) => {
                 c.text(&format!("__ck::LaunchArg::input_untyped({name})"));
@@ -364,9 +364,9 @@ pub(super) fn launch_arguments(c: &mut Code, kernel: &Kernel, names: &[String], 
                     c.text(&format!("__ck::LaunchArg::value(&{name})"));
                 }
             },
-        }
-        c.text(",");
-    }
+        };
+    });
+    c.finish()
 }
 
 /// Which parameters [`arguments`] passes through `val`: values of a type that is not one of ours.

@@ -115,13 +115,11 @@ impl Lengths {
 
 /// One argument of a launch, its type erased: the argument, and how to check it and write it
 /// into the parameter buffer (functions compiled once per argument type). What a generated
-/// `launch` hands the runtime, one per parameter, in order; the borrow guard its write returns
-/// is kept here until the launch is queued.
+/// `launch` hands the runtime, one per parameter, in order.
 pub struct LaunchArg<'a> {
     arg: *mut (),
     check: unsafe fn(*mut (), &CudaStream, &mut Lengths) -> Result<(), Error>,
     put: unsafe fn(*mut (), &'a CudaStream, &ParamSlot, &mut [u8]) -> Option<SyncOnDrop<'a>>,
-    held: Option<SyncOnDrop<'a>>,
     _borrow: PhantomData<&'a mut ()>,
 }
 
@@ -327,7 +325,6 @@ impl<'a> LaunchArg<'a> {
             arg,
             check,
             put,
-            held: None,
             _borrow: PhantomData,
         }
     }
@@ -340,26 +337,103 @@ impl<'a> LaunchArg<'a> {
         unsafe { (self.check)(self.arg, stream, lengths) }
     }
 
-    /// Writes the argument at `slot`, borrowing it on `stream` until [`release`](Self::release)
-    /// (at most once: a second write of memory borrowed mutably would alias).
+    /// Writes the argument at `slot`, borrowing it on `stream`: the guard, dropped once the
+    /// launch is queued, records the launch's use of the memory. Taking `self` by value, once:
+    /// a second write of memory borrowed mutably would alias.
     #[inline]
-    pub(crate) fn put(&mut self, stream: &'a CudaStream, slot: &ParamSlot, out: &mut [u8]) {
-        debug_assert!(self.held.is_none());
-        // SAFETY: as in `check`; the launch path writes each argument once.
-        self.held = unsafe { (self.put)(self.arg, stream, slot, out) };
-    }
-
-    /// Drops the borrow's guard, which records the launch's use of the memory.
-    #[inline]
-    pub(crate) fn release(&mut self) {
-        self.held = None;
+    pub(crate) fn put(
+        self,
+        stream: &'a CudaStream,
+        slot: &ParamSlot,
+        out: &mut [u8],
+    ) -> Option<SyncOnDrop<'a>> {
+        // SAFETY: as in `check`; `self` is consumed, so the argument is written once.
+        unsafe { (self.put)(self.arg, stream, slot, out) }
     }
 }
 
 /// A value has nothing to check, and no length.
+#[inline]
 unsafe fn check_value(_: *mut (), _: &CudaStream, lengths: &mut Lengths) -> Result<(), Error> {
-    lengths.push(None);
+    if lengths.on() {
+        lengths.push(None);
+    }
     Ok(())
+}
+
+/// A launch's arguments, each erased ([`LaunchArg`]), as a tuple (nested past
+/// [`MAX_TUPLE`](cuda_kernel_syntax::layout::MAX_TUPLE)): what the one launch path checks,
+/// writes and releases. Generic over the tuple's shape alone, so compiled once per parameter
+/// count whatever the kernels; in an optimized build, where the launch inlines into the
+/// launcher, each argument's functions are known and inline too.
+pub trait LaunchArgs<'a> {
+    /// The parameters it stands for: 1 for an argument, the sum for a tuple.
+    const COUNT: usize;
+    /// Checks each argument in order ([`LaunchArg::check`]).
+    fn check(&self, stream: &CudaStream, lengths: &mut Lengths) -> Result<(), Error>;
+    /// The borrows' guards, kept until the launch is queued.
+    type Held;
+    /// Writes each argument at its slot, the first of `slots` (its successors' after it).
+    fn put(self, stream: &'a CudaStream, slots: &[ParamSlot], out: &mut [u8]) -> Self::Held;
+}
+
+impl<'a> LaunchArgs<'a> for LaunchArg<'a> {
+    const COUNT: usize = 1;
+
+    #[inline(always)]
+    fn check(&self, stream: &CudaStream, lengths: &mut Lengths) -> Result<(), Error> {
+        LaunchArg::check(self, stream, lengths)
+    }
+
+    type Held = Option<SyncOnDrop<'a>>;
+
+    #[inline(always)]
+    fn put(self, stream: &'a CudaStream, slots: &[ParamSlot], out: &mut [u8]) -> Self::Held {
+        LaunchArg::put(self, stream, &slots[0], out)
+    }
+}
+
+macro_rules! launch_tuples {
+    ($( ($($a:ident $i:tt),*) )*) => {$(
+        #[allow(unused_variables, unused_mut, unused_assignments, clippy::unused_unit)]
+        impl<'a, $($a: LaunchArgs<'a>),*> LaunchArgs<'a> for ($($a,)*) {
+            const COUNT: usize = 0 $(+ $a::COUNT)*;
+
+            #[inline(always)]
+            fn check(&self, stream: &CudaStream, lengths: &mut Lengths) -> Result<(), Error> {
+                $(self.$i.check(stream, lengths)?;)*
+                Ok(())
+            }
+
+            type Held = ($($a::Held,)*);
+
+            #[inline(always)]
+            fn put(self, stream: &'a CudaStream, slots: &[ParamSlot], out: &mut [u8]) -> Self::Held {
+                let mut at = 0;
+                ($({
+                    let held = self.$i.put(stream, &slots[at..], out);
+                    at += $a::COUNT;
+                    held
+                },)*)
+            }
+        }
+    )*};
+}
+
+launch_tuples! {
+    ()
+    (A0 0)
+    (A0 0, A1 1)
+    (A0 0, A1 1, A2 2)
+    (A0 0, A1 1, A2 2, A3 3)
+    (A0 0, A1 1, A2 2, A3 3, A4 4)
+    (A0 0, A1 1, A2 2, A3 3, A4 4, A5 5)
+    (A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6)
+    (A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7)
+    (A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7, A8 8)
+    (A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7, A8 8, A9 9)
+    (A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7, A8 8, A9 9, A10 10)
+    (A0 0, A1 1, A2 2, A3 3, A4 4, A5 5, A6 6, A7 7, A8 8, A9 9, A10 10, A11 11)
 }
 
 /// A parameter kind, or a tuple of them: what a plan's recorded launch takes for it.

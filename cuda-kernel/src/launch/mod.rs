@@ -8,7 +8,7 @@ use cudarc::driver::{CudaStream, sys};
 
 use std::panic::Location;
 
-use crate::declare::args::{LaunchArg, Lengths, Pack};
+use crate::declare::args::{LaunchArgs, Lengths, Pack};
 use crate::declare::buffer::{ParamBytes, ParamPointers, buffer_extra, extra_or_null};
 use crate::driver::result::{self, Entered};
 use crate::{Config, Error, Kernel, Loaded};
@@ -150,8 +150,8 @@ fn fit_shared_memory(
 
 /// Launches `loaded` on `stream` with `args`, one per parameter: what a generated `launch`
 /// calls, so that checking, borrowing, packing and launching are written once, for every
-/// signature, and compiled once (each argument brings the functions of its type, made once
-/// per type whatever the kernel: [`LaunchArg`]).
+/// signature, and compiled once per parameter count (each argument brings the functions of its
+/// type, made once per type whatever the kernel: [`LaunchArg`](crate::__private::LaunchArg)).
 ///
 /// Each argument is checked first (memory of another context is refused), then the stream's
 /// context entered, each argument borrowed on the stream (ordering the launch after earlier
@@ -165,32 +165,31 @@ fn fit_shared_memory(
 /// The kernel runs with these arguments unchecked: as for the generated `launch` (the caller's,
 /// or the declaration's author's for a safe one); `declared` is the layout of the kernel
 /// `loaded` was loaded and checked as, `args` its arguments in order.
-#[inline(never)]
+// `#[inline]`: one function in a debug build, however many kernels launch; in an optimized
+// one, inlined into each launcher, where the arguments' functions are known and inlined too.
+#[inline]
 #[track_caller]
-pub unsafe fn launch<'a>(
+pub unsafe fn launch<'a, A: LaunchArgs<'a>>(
     loaded: &Loaded,
     declared: &'static crate::ParamLayout,
     stream: &'a CudaStream,
     config: Config,
-    args: &mut [LaunchArg<'a>],
+    args: A,
 ) -> Result<(), Error> {
     let at = Location::caller();
     let refused = |e| observe::refused(loaded, at, e);
     // With the launch log or the verify mode on, the memory's lengths too, read before the
     // borrows (which hold `*mut` arguments).
     let mut lengths = Lengths::new(observe::observing());
-    for arg in args.iter() {
-        arg.check(stream, &mut lengths).map_err(refused)?;
-    }
+    args.check(stream, &mut lengths).map_err(refused)?;
     let lengths = lengths.into_vec();
     // The stream's context, current until the end (the caller's is given back after the
     // borrows' guards have recorded the launch).
     let entered = enter(stream).map_err(refused)?;
     let layout = layout_in(loaded, declared).map_err(refused)?;
-    let launched = with_params(layout.size, &mut |buf| {
-        for (arg, slot) in args.iter_mut().zip(layout.params) {
-            arg.put(stream, slot, buf);
-        }
+    with_params(layout.size, |buf| {
+        // The guards are held until the launch is queued.
+        let _held = args.put(stream, layout.params, buf);
         // SAFETY: the buffer holds every parameter at the offset the declaration gives it;
         // the declaration's soundness is the caller's.
         unsafe {
@@ -204,12 +203,7 @@ pub unsafe fn launch<'a>(
                 Site::new(at, &lengths),
             )
         }
-    });
-    for arg in args.iter_mut() {
-        arg.release();
-    }
-    drop(entered);
-    launched
+    })
 }
 
 /// The layout `kernel`'s launches pack by: its declaration's where that holds on every GPU (a
@@ -269,27 +263,26 @@ pub(crate) fn repack(
 }
 
 /// Runs `f` on `len` zeroed bytes: on the stack up to [`ParamBytes::INLINE`] (the 4 KiB every
-/// driver takes), on the heap above. The stack array is the smallest of 128, 512 and 4096
-/// bytes that holds the parameters, each size in a frame of its own (a frame above a page
-/// probes the stack on every call).
-fn with_params(len: usize, f: &mut dyn FnMut(&mut [u8]) -> Result<(), Error>) -> Result<(), Error> {
+/// driver takes), on the heap above. With `len` a constant (a declaration's layout, once the
+/// launch is inlined into its launcher) only one way is compiled in, and its stack array is the
+/// smallest of 128, 512 and 4096 bytes that holds the parameters (a frame above a page probes
+/// the stack on every call).
+#[inline(always)]
+fn with_params<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
     if len <= 128 {
-        on_stack::<128>(len, f)
+        on_stack::<128, R>(len, f)
     } else if len <= 512 {
-        on_stack::<512>(len, f)
+        on_stack::<512, R>(len, f)
     } else if len <= ParamBytes::INLINE {
-        on_stack::<{ ParamBytes::INLINE }>(len, f)
+        on_stack::<{ ParamBytes::INLINE }, R>(len, f)
     } else {
         f(&mut vec![0; len])
     }
 }
 
 /// [`with_params`] in an array of `N` bytes, `len` of them zeroed and handed to `f`.
-#[inline(never)]
-fn on_stack<const N: usize>(
-    len: usize,
-    f: &mut dyn FnMut(&mut [u8]) -> Result<(), Error>,
-) -> Result<(), Error> {
+#[inline(always)]
+fn on_stack<const N: usize, R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
     #[repr(C, align(16))]
     struct Stack<const N: usize>([core::mem::MaybeUninit<u8>; N]);
     let mut stack = Stack::<N>([core::mem::MaybeUninit::uninit(); N]);
