@@ -116,18 +116,20 @@ impl Lengths {
 /// One argument of a launch, its type erased: the argument, and how to check it and write it
 /// into the parameter buffer (functions compiled once per argument type). What a generated
 /// `launch` hands the runtime, one per parameter, in order.
+#[cfg_attr(not(debug_assertions), allow(dead_code))]
 pub struct LaunchArg<'a> {
     arg: *mut (),
-    check: unsafe fn(*mut (), &CudaStream, &mut Lengths) -> Result<(), Error>,
-    put: unsafe fn(*mut (), &'a CudaStream, &ParamSlot, &mut [u8]) -> Option<SyncOnDrop<'a>>,
+    check: CheckFn,
+    put: WriteFn<'a>,
     _borrow: PhantomData<&'a mut ()>,
 }
 
 impl<'a> LaunchArg<'a> {
     /// Device memory read as `T`s (a `*const T` parameter).
-    #[inline]
-    pub fn input<T, D: DeviceArg<T>>(memory: &'a D) -> LaunchArg<'a> {
-        unsafe fn check<T, D: DeviceArg<T>>(
+    #[inline(always)]
+    pub fn input<T, D: DeviceArg<T>>(memory: &'a D) -> impl LaunchArgs<'a> {
+        #[inline]
+        fn check<T, D: DeviceArg<T>>(
             arg: *mut (),
             stream: &CudaStream,
             lengths: &mut Lengths,
@@ -139,7 +141,8 @@ impl<'a> LaunchArg<'a> {
             }
             memory.check(stream)
         }
-        unsafe fn write<'a, T, D: DeviceArg<T> + 'a>(
+        #[inline]
+        fn write<'a, T, D: DeviceArg<T> + 'a>(
             arg: *mut (),
             stream: &'a CudaStream,
             slot: &ParamSlot,
@@ -151,13 +154,14 @@ impl<'a> LaunchArg<'a> {
             put(out, slot, &ptr);
             sync
         }
-        LaunchArg::new(memory as *const D as *mut (), check::<T, D>, write::<T, D>)
+        leaf(memory as *const D as *mut (), check::<T, D>, write::<T, D>)
     }
 
     /// Device memory written as `T`s (a `*mut T` parameter), borrowed mutably.
-    #[inline]
-    pub fn output<T, D: DeviceArgMut<T>>(memory: &'a mut D) -> LaunchArg<'a> {
-        unsafe fn check<T, D: DeviceArgMut<T>>(
+    #[inline(always)]
+    pub fn output<T, D: DeviceArgMut<T>>(memory: &'a mut D) -> impl LaunchArgs<'a> {
+        #[inline]
+        fn check<T, D: DeviceArgMut<T>>(
             arg: *mut (),
             stream: &CudaStream,
             lengths: &mut Lengths,
@@ -169,7 +173,8 @@ impl<'a> LaunchArg<'a> {
             }
             memory.check_mut(stream)
         }
-        unsafe fn write<'a, T, D: DeviceArgMut<T> + 'a>(
+        #[inline]
+        fn write<'a, T, D: DeviceArgMut<T> + 'a>(
             arg: *mut (),
             stream: &'a CudaStream,
             slot: &ParamSlot,
@@ -181,7 +186,7 @@ impl<'a> LaunchArg<'a> {
             put(out, slot, &ptr);
             sync
         }
-        LaunchArg::new(
+        leaf(
             core::ptr::from_mut(memory).cast(),
             check::<T, D>,
             write::<T, D>,
@@ -189,9 +194,10 @@ impl<'a> LaunchArg<'a> {
     }
 
     /// Device memory of any element type (a `*const void` parameter).
-    #[inline]
-    pub fn input_untyped<D: DeviceArgUntyped>(memory: &'a D) -> LaunchArg<'a> {
-        unsafe fn check<D: DeviceArgUntyped>(
+    #[inline(always)]
+    pub fn input_untyped<D: DeviceArgUntyped>(memory: &'a D) -> impl LaunchArgs<'a> {
+        #[inline]
+        fn check<D: DeviceArgUntyped>(
             arg: *mut (),
             stream: &CudaStream,
             lengths: &mut Lengths,
@@ -203,7 +209,8 @@ impl<'a> LaunchArg<'a> {
             }
             memory.check_untyped(stream)
         }
-        unsafe fn write<'a, D: DeviceArgUntyped + 'a>(
+        #[inline]
+        fn write<'a, D: DeviceArgUntyped + 'a>(
             arg: *mut (),
             stream: &'a CudaStream,
             slot: &ParamSlot,
@@ -215,13 +222,14 @@ impl<'a> LaunchArg<'a> {
             put(out, slot, &ptr);
             sync
         }
-        LaunchArg::new(memory as *const D as *mut (), check::<D>, write::<D>)
+        leaf(memory as *const D as *mut (), check::<D>, write::<D>)
     }
 
     /// Writable device memory of any element type (a `*mut void` parameter).
-    #[inline]
-    pub fn output_untyped<D: DeviceArgUntypedMut>(memory: &'a mut D) -> LaunchArg<'a> {
-        unsafe fn check<D: DeviceArgUntypedMut>(
+    #[inline(always)]
+    pub fn output_untyped<D: DeviceArgUntypedMut>(memory: &'a mut D) -> impl LaunchArgs<'a> {
+        #[inline]
+        fn check<D: DeviceArgUntypedMut>(
             arg: *mut (),
             stream: &CudaStream,
             lengths: &mut Lengths,
@@ -233,7 +241,8 @@ impl<'a> LaunchArg<'a> {
             }
             memory.check_untyped_mut(stream)
         }
-        unsafe fn write<'a, D: DeviceArgUntypedMut + 'a>(
+        #[inline]
+        fn write<'a, D: DeviceArgUntypedMut + 'a>(
             arg: *mut (),
             stream: &'a CudaStream,
             slot: &ParamSlot,
@@ -245,14 +254,17 @@ impl<'a> LaunchArg<'a> {
             put(out, slot, &ptr);
             sync
         }
-        LaunchArg::new(core::ptr::from_mut(memory).cast(), check::<D>, write::<D>)
+        leaf(core::ptr::from_mut(memory).cast(), check::<D>, write::<D>)
     }
 
     /// A TMA descriptor of `N`-dimensional memory of `T`s: written as its bytes, and a use of
     /// the memory it points into.
-    #[inline]
-    pub fn tensor_map<T, const N: usize, A: TensorMapArg<T, N>>(map: &'a mut A) -> LaunchArg<'a> {
-        unsafe fn check<T, const N: usize, A: TensorMapArg<T, N>>(
+    #[inline(always)]
+    pub fn tensor_map<T, const N: usize, A: TensorMapArg<T, N>>(
+        map: &'a mut A,
+    ) -> impl LaunchArgs<'a> {
+        #[inline]
+        fn check<T, const N: usize, A: TensorMapArg<T, N>>(
             arg: *mut (),
             stream: &CudaStream,
             lengths: &mut Lengths,
@@ -264,7 +276,8 @@ impl<'a> LaunchArg<'a> {
             }
             map.check(stream)
         }
-        unsafe fn write<'a, T, const N: usize, A: TensorMapArg<T, N> + 'a>(
+        #[inline]
+        fn write<'a, T, const N: usize, A: TensorMapArg<T, N> + 'a>(
             arg: *mut (),
             stream: &'a CudaStream,
             slot: &ParamSlot,
@@ -276,7 +289,7 @@ impl<'a> LaunchArg<'a> {
             put(out, slot, raw);
             guard
         }
-        LaunchArg::new(
+        leaf(
             core::ptr::from_mut(map).cast(),
             check::<T, N, A>,
             write::<T, N, A>,
@@ -284,9 +297,10 @@ impl<'a> LaunchArg<'a> {
     }
 
     /// A value of a parameter type, passed as its bytes.
-    #[inline]
-    pub fn value<V: KernelParam>(value: &'a V) -> LaunchArg<'a> {
-        unsafe fn write<'a, V: KernelParam + 'a>(
+    #[inline(always)]
+    pub fn value<V: KernelParam>(value: &'a V) -> impl LaunchArgs<'a> {
+        #[inline]
+        fn write<'a, V: KernelParam + 'a>(
             arg: *mut (),
             _: &'a CudaStream,
             slot: &ParamSlot,
@@ -296,13 +310,14 @@ impl<'a> LaunchArg<'a> {
             put(out, slot, unsafe { &*arg.cast::<V>() });
             None
         }
-        LaunchArg::new(value as *const V as *mut (), check_value, write::<V>)
+        leaf(value as *const V as *mut (), check_value, write::<V>)
     }
 
     /// A value made by [`val`] (of a type that is not one of cuda-kernel's).
-    #[inline]
-    pub fn value_of<V>(value: &'a Value<V>) -> LaunchArg<'a> {
-        unsafe fn write<'a, V: 'a>(
+    #[inline(always)]
+    pub fn value_of<V>(value: &'a Value<V>) -> impl LaunchArgs<'a> {
+        #[inline]
+        fn write<'a, V: 'a>(
             arg: *mut (),
             _: &'a CudaStream,
             slot: &ParamSlot,
@@ -312,49 +327,81 @@ impl<'a> LaunchArg<'a> {
             unsafe { &*arg.cast::<Value<V>>() }.put(slot, out);
             None
         }
-        LaunchArg::new(value as *const Value<V> as *mut (), check_value, write::<V>)
+        leaf(value as *const Value<V> as *mut (), check_value, write::<V>)
+    }
+}
+
+/// How an argument is checked: its length appended while lengths are gathered, then the check
+/// of its type.
+type CheckFn = fn(*mut (), &CudaStream, &mut Lengths) -> Result<(), Error>;
+/// How an argument is written at its slot and borrowed on the stream, for `'a`.
+type WriteFn<'a> = fn(*mut (), &'a CudaStream, &ParamSlot, &mut [u8]) -> Option<SyncOnDrop<'a>>;
+
+/// An argument with its functions, erased in a debug build ([`LaunchArg`]): the launch is then
+/// compiled once per parameter count, whatever the kernels and argument types, which is what a
+/// backend's rebuild spends its time on.
+#[cfg(debug_assertions)]
+#[inline(always)]
+fn leaf<'a>(arg: *mut (), check: CheckFn, write: WriteFn<'a>) -> LaunchArg<'a> {
+    LaunchArg {
+        arg,
+        check,
+        put: write,
+        _borrow: PhantomData,
+    }
+}
+
+/// An argument with its functions in its type in an optimized build ([`Typed`]): each launch is
+/// compiled for its argument types, and their checks and writes inline into it (called through
+/// pointers, a launch costs a tenth of a microsecond more).
+#[cfg(not(debug_assertions))]
+#[inline(always)]
+fn leaf<'a, C, W>(arg: *mut (), check: C, write: W) -> Typed<'a, C, W>
+where
+    C: Fn(*mut (), &CudaStream, &mut Lengths) -> Result<(), Error>,
+    W: Fn(*mut (), &'a CudaStream, &ParamSlot, &mut [u8]) -> Option<SyncOnDrop<'a>>,
+{
+    Typed {
+        arg,
+        check,
+        write,
+        _borrow: PhantomData,
+    }
+}
+
+/// One argument of a launch with its functions (zero-sized, the functions of its type) in its
+/// type: what an optimized build launches with.
+#[cfg(not(debug_assertions))]
+pub struct Typed<'a, C, W> {
+    arg: *mut (),
+    check: C,
+    write: W,
+    _borrow: PhantomData<&'a mut ()>,
+}
+
+#[cfg(not(debug_assertions))]
+impl<'a, C, W> LaunchArgs<'a> for Typed<'a, C, W>
+where
+    C: Fn(*mut (), &CudaStream, &mut Lengths) -> Result<(), Error>,
+    W: Fn(*mut (), &'a CudaStream, &ParamSlot, &mut [u8]) -> Option<SyncOnDrop<'a>>,
+{
+    const COUNT: usize = 1;
+    type Held = Option<SyncOnDrop<'a>>;
+
+    #[inline(always)]
+    fn check(&self, stream: &CudaStream, lengths: &mut Lengths) -> Result<(), Error> {
+        (self.check)(self.arg, stream, lengths)
     }
 
     #[inline(always)]
-    fn new(
-        arg: *mut (),
-        check: unsafe fn(*mut (), &CudaStream, &mut Lengths) -> Result<(), Error>,
-        put: unsafe fn(*mut (), &'a CudaStream, &ParamSlot, &mut [u8]) -> Option<SyncOnDrop<'a>>,
-    ) -> LaunchArg<'a> {
-        LaunchArg {
-            arg,
-            check,
-            put,
-            _borrow: PhantomData,
-        }
-    }
-
-    /// Refuses a launch on `stream` the argument cannot take part in; appends its length to
-    /// `lengths` while they are gathered.
-    #[inline]
-    pub(crate) fn check(&self, stream: &CudaStream, lengths: &mut Lengths) -> Result<(), Error> {
-        // SAFETY: `arg` and `check` were made together, from the borrow this value holds.
-        unsafe { (self.check)(self.arg, stream, lengths) }
-    }
-
-    /// Writes the argument at `slot`, borrowing it on `stream`: the guard, dropped once the
-    /// launch is queued, records the launch's use of the memory. Taking `self` by value, once:
-    /// a second write of memory borrowed mutably would alias.
-    #[inline]
-    pub(crate) fn put(
-        self,
-        stream: &'a CudaStream,
-        slot: &ParamSlot,
-        out: &mut [u8],
-    ) -> Option<SyncOnDrop<'a>> {
-        // SAFETY: as in `check`; `self` is consumed, so the argument is written once.
-        unsafe { (self.put)(self.arg, stream, slot, out) }
+    fn put(self, stream: &'a CudaStream, slots: &[ParamSlot], out: &mut [u8]) -> Self::Held {
+        (self.write)(self.arg, stream, &slots[0], out)
     }
 }
 
 /// A value has nothing to check, and no length.
 #[inline]
-unsafe fn check_value(_: *mut (), _: &CudaStream, lengths: &mut Lengths) -> Result<(), Error> {
+fn check_value(_: *mut (), _: &CudaStream, lengths: &mut Lengths) -> Result<(), Error> {
     if lengths.on() {
         lengths.push(None);
     }
@@ -369,7 +416,7 @@ unsafe fn check_value(_: *mut (), _: &CudaStream, lengths: &mut Lengths) -> Resu
 pub trait LaunchArgs<'a> {
     /// The parameters it stands for: 1 for an argument, the sum for a tuple.
     const COUNT: usize;
-    /// Checks each argument in order ([`LaunchArg::check`]).
+    /// Checks each argument in order (memory of another context is refused).
     fn check(&self, stream: &CudaStream, lengths: &mut Lengths) -> Result<(), Error>;
     /// The borrows' guards, kept until the launch is queued.
     type Held;
@@ -382,14 +429,16 @@ impl<'a> LaunchArgs<'a> for LaunchArg<'a> {
 
     #[inline(always)]
     fn check(&self, stream: &CudaStream, lengths: &mut Lengths) -> Result<(), Error> {
-        LaunchArg::check(self, stream, lengths)
+        (self.check)(self.arg, stream, lengths)
     }
 
     type Held = Option<SyncOnDrop<'a>>;
 
     #[inline(always)]
     fn put(self, stream: &'a CudaStream, slots: &[ParamSlot], out: &mut [u8]) -> Self::Held {
-        LaunchArg::put(self, stream, &slots[0], out)
+        // Taking `self`: each argument is written once (a second write of memory borrowed
+        // mutably would alias).
+        (self.put)(self.arg, stream, &slots[0], out)
     }
 }
 

@@ -165,9 +165,10 @@ fn fit_shared_memory(
 /// The kernel runs with these arguments unchecked: as for the generated `launch` (the caller's,
 /// or the declaration's author's for a safe one); `declared` is the layout of the kernel
 /// `loaded` was loaded and checked as, `args` its arguments in order.
-// `#[inline]`: one function in a debug build, however many kernels launch; in an optimized
-// one, inlined into each launcher, where the arguments' functions are known and inlined too.
-#[inline]
+// Compiled once per parameter count; always inlined into the launcher, where the arguments'
+// functions are known and inline too (called through their pointers, a launch costs a tenth of
+// a microsecond more: docs/BENCHMARKS.md).
+#[inline(always)]
 #[track_caller]
 pub unsafe fn launch<'a, A: LaunchArgs<'a>>(
     loaded: &Loaded,
