@@ -124,137 +124,68 @@ pub struct LaunchArg<'a> {
     _borrow: PhantomData<&'a mut ()>,
 }
 
+/// A constructor of [`LaunchArg`] for one kind of device memory: borrowed as `&'a D` or
+/// `&'a mut D` (`mut`), its length from `$len`, its check `$check`, its address and guard from
+/// `$address`, all of the trait `$bound` (of `<T>` where the kind has an element type).
+macro_rules! memory_arg {
+    ($(#[$doc:meta])* $name:ident<$($t:ident)?>($($m:tt)?) $bound:ident, $from:ident,
+     $len:ident, $check:ident, $address:ident) => {
+        $(#[$doc])*
+        #[inline(always)]
+        pub fn $name<$($t,)? D: $bound$(<$t>)?>(memory: &'a $($m)? D) -> impl LaunchArgs<'a> {
+            #[inline]
+            fn check<$($t,)? D: $bound$(<$t>)?>(
+                arg: *mut (),
+                stream: &CudaStream,
+                lengths: &mut Lengths,
+            ) -> Result<(), Error> {
+                // SAFETY: `arg` is the borrow of `D` it was made from, alive for the launch.
+                let memory = unsafe { &*arg.cast::<D>() };
+                if lengths.on() {
+                    lengths.push(memory.$len());
+                }
+                memory.$check(stream)
+            }
+            #[inline]
+            fn write<'a, $($t,)? D: $bound$(<$t>)? + 'a>(
+                arg: *mut (),
+                stream: &'a CudaStream,
+                slot: &ParamSlot,
+                out: &mut [u8],
+            ) -> Option<SyncOnDrop<'a>> {
+                // SAFETY: as in `check`; the one use of the borrow for `'a` (the argument is
+                // written once).
+                let memory: &'a $($m)? D = unsafe { &$($m)? *arg.cast::<D>() };
+                let (ptr, sync) = memory.$address(stream);
+                put(out, slot, &ptr);
+                sync
+            }
+            leaf(core::ptr::$from(memory) as *mut (), check::<$($t,)? D>, write::<$($t,)? D>)
+        }
+    };
+}
+
 impl<'a> LaunchArg<'a> {
-    /// Device memory read as `T`s (a `*const T` parameter).
-    #[inline(always)]
-    pub fn input<T, D: DeviceArg<T>>(memory: &'a D) -> impl LaunchArgs<'a> {
-        #[inline]
-        fn check<T, D: DeviceArg<T>>(
-            arg: *mut (),
-            stream: &CudaStream,
-            lengths: &mut Lengths,
-        ) -> Result<(), Error> {
-            // SAFETY: `arg` is the `&'a D` it was made from.
-            let memory = unsafe { &*arg.cast::<D>() };
-            if lengths.on() {
-                lengths.push(memory.element_count());
-            }
-            memory.check(stream)
-        }
-        #[inline]
-        fn write<'a, T, D: DeviceArg<T> + 'a>(
-            arg: *mut (),
-            stream: &'a CudaStream,
-            slot: &ParamSlot,
-            out: &mut [u8],
-        ) -> Option<SyncOnDrop<'a>> {
-            // SAFETY: as in `check`, borrowed for `'a`.
-            let memory: &'a D = unsafe { &*arg.cast::<D>() };
-            let (ptr, sync) = memory.device_arg(stream);
-            put(out, slot, &ptr);
-            sync
-        }
-        leaf(memory as *const D as *mut (), check::<T, D>, write::<T, D>)
+    memory_arg! {
+        /// Device memory read as `T`s (a `*const T` parameter).
+        input<T>() DeviceArg, from_ref, element_count, check, device_arg
     }
 
-    /// Device memory written as `T`s (a `*mut T` parameter), borrowed mutably.
-    #[inline(always)]
-    pub fn output<T, D: DeviceArgMut<T>>(memory: &'a mut D) -> impl LaunchArgs<'a> {
-        #[inline]
-        fn check<T, D: DeviceArgMut<T>>(
-            arg: *mut (),
-            stream: &CudaStream,
-            lengths: &mut Lengths,
-        ) -> Result<(), Error> {
-            // SAFETY: `arg` is the `&'a mut D` it was made from.
-            let memory = unsafe { &*arg.cast::<D>() };
-            if lengths.on() {
-                lengths.push(memory.element_count_mut());
-            }
-            memory.check_mut(stream)
-        }
-        #[inline]
-        fn write<'a, T, D: DeviceArgMut<T> + 'a>(
-            arg: *mut (),
-            stream: &'a CudaStream,
-            slot: &ParamSlot,
-            out: &mut [u8],
-        ) -> Option<SyncOnDrop<'a>> {
-            // SAFETY: as in `check`, the one use of the mutable borrow for `'a`.
-            let memory: &'a mut D = unsafe { &mut *arg.cast::<D>() };
-            let (ptr, sync) = memory.device_arg_mut(stream);
-            put(out, slot, &ptr);
-            sync
-        }
-        leaf(
-            core::ptr::from_mut(memory).cast(),
-            check::<T, D>,
-            write::<T, D>,
-        )
+    memory_arg! {
+        /// Device memory written as `T`s (a `*mut T` parameter), borrowed mutably.
+        output<T>(mut) DeviceArgMut, from_mut, element_count_mut, check_mut, device_arg_mut
     }
 
-    /// Device memory of any element type (a `*const void` parameter).
-    #[inline(always)]
-    pub fn input_untyped<D: DeviceArgUntyped>(memory: &'a D) -> impl LaunchArgs<'a> {
-        #[inline]
-        fn check<D: DeviceArgUntyped>(
-            arg: *mut (),
-            stream: &CudaStream,
-            lengths: &mut Lengths,
-        ) -> Result<(), Error> {
-            // SAFETY: `arg` is the `&'a D` it was made from.
-            let memory = unsafe { &*arg.cast::<D>() };
-            if lengths.on() {
-                lengths.push(memory.byte_count());
-            }
-            memory.check_untyped(stream)
-        }
-        #[inline]
-        fn write<'a, D: DeviceArgUntyped + 'a>(
-            arg: *mut (),
-            stream: &'a CudaStream,
-            slot: &ParamSlot,
-            out: &mut [u8],
-        ) -> Option<SyncOnDrop<'a>> {
-            // SAFETY: as in `check`, borrowed for `'a`.
-            let memory: &'a D = unsafe { &*arg.cast::<D>() };
-            let (ptr, sync) = memory.device_arg_untyped(stream);
-            put(out, slot, &ptr);
-            sync
-        }
-        leaf(memory as *const D as *mut (), check::<D>, write::<D>)
+    memory_arg! {
+        /// Device memory of any element type (a `*const void` parameter).
+        input_untyped<>() DeviceArgUntyped, from_ref, byte_count, check_untyped,
+        device_arg_untyped
     }
 
-    /// Writable device memory of any element type (a `*mut void` parameter).
-    #[inline(always)]
-    pub fn output_untyped<D: DeviceArgUntypedMut>(memory: &'a mut D) -> impl LaunchArgs<'a> {
-        #[inline]
-        fn check<D: DeviceArgUntypedMut>(
-            arg: *mut (),
-            stream: &CudaStream,
-            lengths: &mut Lengths,
-        ) -> Result<(), Error> {
-            // SAFETY: `arg` is the `&'a mut D` it was made from.
-            let memory = unsafe { &*arg.cast::<D>() };
-            if lengths.on() {
-                lengths.push(memory.byte_count_mut());
-            }
-            memory.check_untyped_mut(stream)
-        }
-        #[inline]
-        fn write<'a, D: DeviceArgUntypedMut + 'a>(
-            arg: *mut (),
-            stream: &'a CudaStream,
-            slot: &ParamSlot,
-            out: &mut [u8],
-        ) -> Option<SyncOnDrop<'a>> {
-            // SAFETY: as in `check`, the one use of the mutable borrow for `'a`.
-            let memory: &'a mut D = unsafe { &mut *arg.cast::<D>() };
-            let (ptr, sync) = memory.device_arg_untyped_mut(stream);
-            put(out, slot, &ptr);
-            sync
-        }
-        leaf(core::ptr::from_mut(memory).cast(), check::<D>, write::<D>)
+    memory_arg! {
+        /// Writable device memory of any element type (a `*mut void` parameter).
+        output_untyped<>(mut) DeviceArgUntypedMut, from_mut, byte_count_mut, check_untyped_mut,
+        device_arg_untyped_mut
     }
 
     /// A TMA descriptor of `N`-dimensional memory of `T`s: written as its bytes, and a use of
