@@ -31,7 +31,7 @@ if [ ! -f target/nvtx/libnvtx3interop.so.1 ]; then
 fi
 cp target/nvtx/libnvtx3interop.so.1 .device/lib/ 2>/dev/null || true
 # Test binaries of the root package's tests/ that hold GPU tests.
-cargo test --release --no-run --message-format=json --test gpu --test loading --test generics --test paths --test conformance --test launch --test nvrtc --test plans --test multi_gpu --test context --test diagnostics --test fault --test contracts --test completion --test tma --test untyped 2>/dev/null |
+cargo test --release --no-run --message-format=json --test gpu --test loading --test generics --test paths --test conformance --test launch --test nvrtc --test plans --test multi_gpu --test context --test diagnostics --test fault --test contracts --test completion --test tma --test untyped --test attributes 2>/dev/null |
     sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' |
     while read -r exe; do
         cp "$exe" ".device/tests/$(basename "$exe" | sed 's/-[0-9a-f]*$//')"

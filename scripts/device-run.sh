@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine, from the repository root, over the bundle scripts/device-bundle.sh
 # built: the GPU tests, then the examples. Writes logs to $OUT (or ./device-out).
-# usage: device-run.sh [tests|examples|sanitize|contracts|nvtx|overhead|all]   (default all:
+# usage: device-run.sh [tests|examples|sanitize|contracts|nvtx|overhead|attributes|all]   (default all:
 #   tests and examples)
 #   sanitize: every GPU test binary under compute-sanitizer (memcheck; racecheck too for the
 #   suites whose kernels use shared memory); the `fault` binary is expected to fault, and its
@@ -51,6 +51,20 @@ if [ "$what" = overhead ]; then
         echo "== dispatch"
         .device/examples/dispatch
     } 2>&1 | tee "$out/overhead.txt" || status=1
+    exit $status
+fi
+if [ "$what" = attributes ]; then
+    # Launch attributes: their GPU tests, the persisting L2 window against none, and the launch
+    # overhead without attributes (issue 49's bar: at most 1.02x a raw cuLaunchKernel).
+    {
+        echo "== attributes --ignored"
+        .device/tests/attributes --ignored --test-threads=1 --nocapture
+        echo "== l2_window"
+        .device/examples/l2_window
+        echo "== launch_overhead"
+        .device/examples/launch_overhead
+        launch_path
+    } 2>&1 | tee "$out/attributes.txt" || status=1
     exit $status
 fi
 if [ "$what" = contracts ]; then

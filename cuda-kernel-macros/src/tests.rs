@@ -63,7 +63,7 @@ fn vector_add_expands_to_a_type_with_layout_load_and_launch() {
         out.contains("__ck::layout!(\n        \"a\" : * const f32, \"b\" : * const f32, \"c\" : * mut f32, \"n\" : u32\n    )"),
         "{out}"
     );
-    assert!(out.contains("pub unsafe fn launch("), "{out}");
+    assert!(out.contains("pub unsafe fn launch<'__config>("), "{out}");
     assert!(out.contains("a: &impl __ck::DeviceArg<f32>"), "{out}");
     assert!(
         out.contains("c: &mut impl __ck::DeviceArgMut<f32>"),
@@ -138,8 +138,8 @@ fn safe_fn_gets_a_safe_launcher_and_others_an_unsafe_one() {
             }
         },
     );
-    assert!(out.contains("pub fn launch("), "{out}");
-    assert!(out.contains("pub unsafe fn launch("), "{out}");
+    assert!(out.contains("pub fn launch<'__config>("), "{out}");
+    assert!(out.contains("pub unsafe fn launch<'__config>("), "{out}");
     assert!(out.contains("struct Fill"), "{out}");
     assert!(out.contains("struct Scale"), "{out}");
 }

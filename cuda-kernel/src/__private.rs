@@ -18,7 +18,7 @@ pub use crate::launch::observe::{Site, observing, refused};
 pub use crate::launch::{contract, contract_holds, enter, launch, launch_packed, pack};
 pub use crate::load::module::{load_function, load_loaded};
 pub use crate::{
-    AddressFree, CType, Completion, Config, DeviceArg, DeviceArgMut, DeviceArgUntyped,
+    AddressFree, Attributed, CType, Completion, Config, DeviceArg, DeviceArgMut, DeviceArgUntyped,
     DeviceArgUntypedMut, DeviceGlobal, Error, ExactLength, Kernel, KernelCache, KernelParam,
     Library, Loaded, ParamBuffer, ParamBytes, ParamLayout, ParamSlot, RawTensorMap, Result,
     TensorMapArg,

@@ -221,6 +221,17 @@ pub enum Error {
         values: String,
     },
 
+    /// A launch attribute (an option of [`Config`](crate::Config) or
+    /// [`Attributed`](crate::Attributed)) that this launch, GPU or driver cannot take, refused
+    /// before the driver saw it: the attribute and the rule it breaks.
+    #[error("launch attribute `{attribute}`: {rule}")]
+    LaunchAttribute {
+        /// The attribute, as `Config` names it (`preferred_cluster`, `l2_window`, ...).
+        attribute: &'static str,
+        /// The rule, with the values that break it.
+        rule: String,
+    },
+
     /// A launch feature this GPU or driver does not have.
     #[error("{0}")]
     Unsupported(&'static str),

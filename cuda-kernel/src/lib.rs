@@ -145,10 +145,13 @@ pub use declare::vector::*;
 pub use declare::{ffi, low_precision, vector};
 pub use error::{Error, LaunchError, SignatureMismatch};
 pub use graph::plan::{self, Plan, PlanMut, PlanNode, PlanRef, PlanTensorMap};
+pub use launch::attributes::{
+    AccessProperty, Attributed, L2Window, ProgrammaticEvent, reset_persisting_l2, set_persisting_l2,
+};
 pub use launch::completion::{Completion, HostCopy, Wakeup, copy_to_host, copy_to_vec};
 pub use launch::config::{
-    Config, DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits, occupancy_block_size,
-    raise_shared_memory_limit,
+    Config, DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits, MemSyncDomain, MemSyncDomainMap,
+    occupancy_block_size, raise_shared_memory_limit,
 };
 pub use load::cache::KernelCache;
 pub use load::global::DeviceGlobal;

@@ -178,6 +178,24 @@ unsafe extern "C" {
     pub fn grid_sync_neighbour(slots: *mut u32, seen: *mut u32);
 }
 
+/// PTX of `kernels/cuda/attributes.cu` (compute_90): kernels whose launch attributes have an
+/// effect one can see.
+pub const ATTRIBUTES_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/attributes.ptx"));
+
+#[kernel(ptx = "$OUT_DIR/attributes.ptx", module = pub AttributeKernels)]
+unsafe extern "C" {
+    /// Each block's first thread waits until `flag` (host-mapped memory) is nonzero, then adds
+    /// one to `done`.
+    pub fn wait_for_flag(flag: *const u32, done: *mut u32);
+
+    /// `out[t]` = the sum over thread `t`'s grid-stride elements `i < n` of
+    /// `lookup[i % m] * data[i]`.
+    pub fn reread(lookup: *const f32, m: u32, data: *const f32, n: u64, out: *mut f32);
+
+    /// Adds `value` to the first `n` elements of `x`.
+    pub fn add_value(x: *mut f32, value: f32, n: u32);
+}
+
 #[kernel(ptx = "$OUT_DIR/structs.ptx", module = pub StructKernels)]
 unsafe extern "C" {
     /// Writes fields of `p` and the bytes around it into `out` at fixed offsets (see

@@ -244,14 +244,14 @@ pub(super) fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> Toke
         c.text(&format!("#[doc = {}] {safety_doc}", Code::string(&doc)))
             .text("#[track_caller] pub")
             .text(if unsafety {
-                "unsafe fn launch"
+                "unsafe fn launch<'__config>"
             } else {
-                "fn launch"
+                "fn launch<'__config>"
             })
             .group(Delimiter::Parenthesis, |c| {
                 c.text(
                     "&self, stream: &__ck::CudaStream, \
-                     config: impl __ck::core::convert::Into<__ck::Config>,",
+                     config: impl __ck::core::convert::Into<__ck::Attributed<'__config>>,",
                 );
                 launcher_args(c, kernel, body, "&mut");
             })
@@ -264,8 +264,8 @@ pub(super) fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> Toke
                 if kernel.contract.is_some() {
                     let memory = contract_memory(p, kernel);
                     c.tokens(&quote! {
-                        let config: #p::Config = #p::core::convert::Into::into(config);
-                        #p::contract_holds(self, Self::__contract(&config, #(#memory),*))?;
+                        let config: #p::Attributed<'_> = #p::core::convert::Into::into(config);
+                        #p::contract_holds(self, Self::__contract(&config.config, #(#memory),*))?;
                     });
                 }
                 c.text("unsafe").group(Delimiter::Brace, |c| {

@@ -17,6 +17,7 @@ use cudarc::driver::CudaContext;
 
 use crate::Error;
 
+pub(crate) mod attribute;
 pub(crate) mod cache;
 pub(crate) mod image;
 pub(crate) mod module;

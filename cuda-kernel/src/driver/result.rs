@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 use cudarc::driver::{CudaContext, DriverError, sys};
 
 use crate::Error;
+use crate::driver::attribute::RawAttribute;
 
 /// `result` as `Ok`, or the driver's error named after `call`.
 #[inline(always)]
@@ -503,7 +504,8 @@ pub(crate) unsafe fn launch_kernel(
     })
 }
 
-/// `cuLaunchKernelEx` with either `kernel_params` or `extra`.
+/// `cuLaunchKernelEx` with either `kernel_params` or `extra`; `launch.attrs` points at
+/// [`RawAttribute`]s (the driver's layout).
 ///
 /// # Safety
 /// As for [`launch_kernel`]; `kernel_params` points at one pointer per parameter.
@@ -587,6 +589,12 @@ pub(crate) fn graph_instantiate(graph: sys::CUgraph) -> Result<sys::CUgraphExec,
     Ok(exec)
 }
 
+/// `cuGraphUpload` of an instantiated graph on `stream`.
+pub(crate) fn graph_upload(exec: sys::CUgraphExec, stream: sys::CUstream) -> Result<(), Error> {
+    // SAFETY: the caller's executable graph and stream are alive.
+    check("cuGraphUpload", unsafe { sys::cuGraphUpload(exec, stream) })
+}
+
 /// `cuGraphExecDestroy`.
 ///
 /// # Safety
@@ -660,18 +668,84 @@ pub(crate) unsafe fn graph_exec_kernel_node_set_params(
     })
 }
 
-/// `cuGraphKernelNodeSetAttribute`.
+type NodeAttribute = unsafe extern "C" fn(sys::CUgraphNode, u32, *mut c_void) -> sys::CUresult;
+
+/// `cuGraphKernelNodeSetAttribute` of one launch attribute, its number passed as the driver
+/// reads it (not as cudarc's enum of the chosen CUDA version).
 pub(crate) fn graph_kernel_node_set_attribute(
     node: sys::CUgraphNode,
-    attribute: &sys::CUlaunchAttribute,
+    attribute: &RawAttribute,
 ) -> Result<(), Error> {
-    // SAFETY: the caller's node is alive; the value is the attribute's (same union in CUDA 12+).
+    static ENTRY: OnceLock<Option<NodeAttribute>> = OnceLock::new();
+    // SAFETY: the signature of cuGraphKernelNodeSetAttribute since CUDA 11.0 (the value is
+    // const; the driver does not write it).
+    let entry = unsafe { entry_point(&ENTRY, c"cuGraphKernelNodeSetAttribute", 11_000) };
+    let Some(set) = entry else {
+        return Err(Error::Unsupported(
+            "this CUDA driver has no cuGraphKernelNodeSetAttribute",
+        ));
+    };
+    // SAFETY: the caller's node is alive; the value is the attribute's union.
     check("cuGraphKernelNodeSetAttribute", unsafe {
-        sys::cuGraphKernelNodeSetAttribute(
-            node,
-            attribute.id,
-            std::ptr::from_ref(&attribute.value).cast(),
-        )
+        set(node, attribute.id, attribute.value_ptr().cast_mut())
+    })
+}
+
+/// `cuGraphKernelNodeGetAttribute` of the attribute numbered `id`: its value as the driver
+/// reports it.
+pub(crate) fn graph_kernel_node_get_attribute(
+    node: sys::CUgraphNode,
+    id: u32,
+) -> Result<RawAttribute, Error> {
+    static ENTRY: OnceLock<Option<NodeAttribute>> = OnceLock::new();
+    // SAFETY: the signature of cuGraphKernelNodeGetAttribute since CUDA 11.0.
+    let entry = unsafe { entry_point(&ENTRY, c"cuGraphKernelNodeGetAttribute", 11_000) };
+    let Some(get) = entry else {
+        return Err(Error::Unsupported(
+            "this CUDA driver has no cuGraphKernelNodeGetAttribute",
+        ));
+    };
+    let mut attribute = RawAttribute::empty(id);
+    // SAFETY: the caller's node is alive; the value is a whole 64-byte union.
+    check("cuGraphKernelNodeGetAttribute", unsafe {
+        get(node, id, attribute.value_mut_ptr())
+    })?;
+    Ok(attribute)
+}
+
+/// Whether `stream` is capturing a graph (`cuStreamIsCapturing`).
+pub(crate) fn stream_is_capturing(stream: sys::CUstream) -> Result<bool, Error> {
+    let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+    // SAFETY: a stream the caller holds alive; a valid out-pointer.
+    check("cuStreamIsCapturing", unsafe {
+        sys::cuStreamIsCapturing(stream, &mut status)
+    })?;
+    Ok(status == sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_ACTIVE)
+}
+
+/// `cuCtxSetLimit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE)` in the current context.
+pub(crate) fn set_persisting_l2_limit(bytes: usize) -> Result<(), Error> {
+    // SAFETY: a limit and its value.
+    check("cuCtxSetLimit", unsafe {
+        sys::cuCtxSetLimit(sys::CUlimit::CU_LIMIT_PERSISTING_L2_CACHE_SIZE, bytes)
+    })
+}
+
+/// `cuCtxGetLimit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE)` in the current context.
+pub(crate) fn persisting_l2_limit() -> Result<usize, Error> {
+    let mut bytes = 0usize;
+    // SAFETY: a valid out-pointer.
+    check("cuCtxGetLimit", unsafe {
+        sys::cuCtxGetLimit(&mut bytes, sys::CUlimit::CU_LIMIT_PERSISTING_L2_CACHE_SIZE)
+    })?;
+    Ok(bytes)
+}
+
+/// `cuCtxResetPersistingL2Cache` in the current context.
+pub(crate) fn reset_persisting_l2() -> Result<(), Error> {
+    // SAFETY: no arguments.
+    check("cuCtxResetPersistingL2Cache", unsafe {
+        sys::cuCtxResetPersistingL2Cache()
     })
 }
 

@@ -71,6 +71,7 @@ use crate::{Config, Error, Kernel};
 mod node;
 pub mod plan;
 
+pub use node::NodeAttributes;
 pub(crate) use node::NodeParams;
 
 /// A kernel node of a CUDA graph.
@@ -81,6 +82,19 @@ impl KernelNode {
     /// The driver's handle.
     pub fn cu_graph_node(&self) -> sys::CUgraphNode {
         self.0
+    }
+
+    /// Its launch attributes as the driver reports them: those of a captured launch are the
+    /// attributes its [`Config`] gave it.
+    ///
+    /// ```no_run
+    /// # fn f(node: cuda_kernel::graph::KernelNode) -> Result<(), cuda_kernel::Error> {
+    /// let attributes = node.attributes()?;
+    /// println!("memory sync domain {}", attributes.mem_sync_domain);
+    /// # Ok(()) }
+    /// ```
+    pub fn attributes(&self) -> Result<NodeAttributes, Error> {
+        NodeAttributes::of(self.0)
     }
 }
 
@@ -156,14 +170,20 @@ unsafe fn set_node<K: Kernel>(
         placed = crate::launch::repack(&K::LAYOUT, layout, params);
         placed.bytes_mut()
     };
-    let entered = result::enter(stream.context())?;
-    let function =
-        crate::launch::prepare(&entered, kernel.__loaded(), stream, &config, params.len())?;
     if config.is_extended() {
         return Err(Error::Unsupported(
-            "graph kernel nodes keep the attributes they were captured with: set only grid, block and shared memory",
+            "graph kernel nodes keep the attributes they were captured with: set only grid, block and shared memory (a `Plan` updates attributes too)",
         ));
     }
+    let entered = result::enter(stream.context())?;
+    let function = crate::launch::prepare(
+        &entered,
+        kernel.__loaded(),
+        stream,
+        &config.into(),
+        params.len(),
+        true,
+    )?;
     let mut node_params = NodeParams::new(function, &config, ParamPointers::new(layout, params));
     // SAFETY: the graph and node are alive; the driver copies the parameters during the call.
     unsafe {

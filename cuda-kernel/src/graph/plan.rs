@@ -61,10 +61,13 @@ use cudarc::driver::{CudaStream, SyncOnDrop};
 use crate::declare::args::{Pack, Params};
 use crate::declare::buffer::{ParamBytes, ParamPointers};
 pub use crate::declare::plan_handles::{PlanMut, PlanRef, PlanTensorMap};
+use crate::driver::attribute::{RawAttribute, id};
 use crate::driver::result;
 use crate::graph::NodeParams;
 use crate::launch::observe::{self, Shown, Site};
-use crate::{Config, DeviceArg, DeviceArgMut, Error, Kernel, Loaded, TensorMap, TensorMapMut};
+use crate::{
+    Attributed, Config, DeviceArg, DeviceArgMut, Error, Kernel, Loaded, TensorMap, TensorMapMut,
+};
 
 /// A kernel a [`Plan`] can record: every `#[kernel]` launcher is one, with its parameters as
 /// a tuple of plan handles (for pointers) and values.
@@ -132,9 +135,9 @@ impl<D: DeviceArgMut<T> + ?Sized, T> Tracked for Writes<'_, D, T> {
 }
 
 /// What a plan remembers of a recorded launch.
-struct Recorded {
+struct Recorded<'a> {
     node: sys::CUgraphNode,
-    config: Config,
+    config: Attributed<'a>,
     /// Keeps the kernel's module or library alive while the graph can run it.
     kernel: Loaded,
 }
@@ -146,7 +149,10 @@ pub struct Plan<'a> {
     stream: Arc<CudaStream>,
     graph: sys::CUgraph,
     exec: Option<sys::CUgraphExec>,
-    launches: Vec<Recorded>,
+    launches: Vec<Recorded<'a>>,
+    /// Whether the instantiated graph must be uploaded before its next replay (a host-side
+    /// update of a device-updatable node).
+    upload: bool,
     buffers: Vec<Box<dyn Tracked + 'a>>,
     /// The NVTX range of a replay, named when a launch is recorded (not per replay).
     #[cfg(feature = "nvtx")]
@@ -167,6 +173,7 @@ impl<'a> Plan<'a> {
             graph,
             exec: None,
             launches: Vec::new(),
+            upload: false,
             buffers: Vec::new(),
             #[cfg(feature = "nvtx")]
             range: range_name(0),
@@ -233,6 +240,18 @@ impl<'a> Plan<'a> {
         }
     }
 
+    /// The launch attributes of a recorded launch as the driver reports them: for a
+    /// device-updatable launch ([`Config::device_updatable`]), its device-side handle too.
+    pub fn attributes<K>(&self, node: &PlanNode<K>) -> Result<crate::graph::NodeAttributes, Error> {
+        if node.plan != self.id {
+            return Err(Error::Unsupported(
+                "this launch was recorded in another plan",
+            ));
+        }
+        let _entered = result::enter(self.stream.context())?;
+        crate::graph::NodeAttributes::of(self.launches[node.index].node)
+    }
+
     /// The number of recorded launches.
     pub fn len(&self) -> usize {
         self.launches.len()
@@ -253,12 +272,12 @@ impl<'a> Plan<'a> {
     pub unsafe fn record<K: PlanKernel<'a>>(
         &mut self,
         kernel: &K,
-        config: impl Into<Config>,
+        config: impl Into<Attributed<'a>>,
         args: K::Args,
     ) -> Result<PlanNode<K>, Error> {
         let site = Site::here();
         let config = config.into();
-        K::check_args(&args, &config)
+        K::check_args(&args, &config.config)
             .map_err(|e| observe::failed(kernel.__loaded().name(), &site, None, false, e))?;
         let mut params = ParamBytes::new(K::LAYOUT.size);
         K::pack_args(&args, params.bytes_mut());
@@ -277,12 +296,12 @@ impl<'a> Plan<'a> {
     unsafe fn add_node<K: PlanKernel<'a>>(
         &mut self,
         kernel: &K,
-        config: Config,
+        config: Attributed<'a>,
         params: &mut ParamBytes,
     ) -> Result<PlanNode<K>, Error> {
         let mut node_params = self.node_params::<K>(kernel.__loaded(), &config, params)?;
         let previous = self.launches.last().map(|r| r.node);
-        let programmatic_edge = config.programmatic && previous.is_some();
+        let programmatic_edge = config.config.programmatic && previous.is_some();
         let after: [sys::CUgraphNode; 1];
         let dependencies: &[sys::CUgraphNode] = match previous {
             Some(node) if !programmatic_edge => {
@@ -298,7 +317,7 @@ impl<'a> Plan<'a> {
         if let (true, Some(from)) = (programmatic_edge, previous) {
             result::graph_add_programmatic_edge(self.graph, from, node)?;
         }
-        set_node_attributes(node, &config)?;
+        set_node_attributes(node, None, &config)?;
         self.invalidate();
         self.launches.push(Recorded {
             node,
@@ -329,7 +348,7 @@ impl<'a> Plan<'a> {
     pub unsafe fn set<K: PlanKernel<'a>>(
         &mut self,
         node: &PlanNode<K>,
-        config: impl Into<Config>,
+        config: impl Into<Attributed<'a>>,
         args: K::Args,
     ) -> Result<(), Error> {
         let site = Site::here();
@@ -339,7 +358,20 @@ impl<'a> Plan<'a> {
             return Err(observe::failed(&K::symbol(), &site, None, false, error));
         }
         let recorded = &self.launches[node.index];
-        if recorded.config.programmatic != config.programmatic {
+        if recorded.config.config.device_updatable && !config.config.device_updatable {
+            let error = crate::launch::config::attribute_error(
+                "device_updatable",
+                "a device-updatable node stays one (the driver refuses to opt out): set it again with `Config::device_updatable`".into(),
+            );
+            return Err(observe::failed(
+                recorded.kernel.name(),
+                &site,
+                None,
+                false,
+                error,
+            ));
+        }
+        if recorded.config.config.programmatic != config.config.programmatic {
             let error = Error::Unsupported(
                 "a recorded launch's programmatic dependency is part of the graph's edges: record \
                  the plan again to change it",
@@ -352,12 +384,9 @@ impl<'a> Plan<'a> {
                 error,
             ));
         }
-        let attributes_change = (
-            recorded.config.cluster,
-            recorded.config.cooperative,
-            recorded.config.priority,
-        ) != (config.cluster, config.cooperative, config.priority);
-        K::check_args(&args, &config)
+        let attributes_change =
+            recorded.config.launch_attributes().as_slice() != config.launch_attributes().as_slice();
+        K::check_args(&args, &config.config)
             .map_err(|e| observe::failed(recorded.kernel.name(), &site, None, false, e))?;
         let mut params = ParamBytes::new(K::LAYOUT.size);
         K::pack_args(&args, params.bytes_mut());
@@ -390,7 +419,7 @@ impl<'a> Plan<'a> {
         node: &PlanNode<K>,
         graph_node: sys::CUgraphNode,
         loaded: &Loaded,
-        config: Config,
+        config: Attributed<'a>,
         attributes_change: bool,
         params: &mut ParamBytes,
     ) -> Result<(), Error> {
@@ -398,13 +427,17 @@ impl<'a> Plan<'a> {
         // SAFETY: the node belongs to the live graph; the driver copies the parameters.
         unsafe { result::graph_kernel_node_set_params(graph_node, node_params.raw()) }?;
         if attributes_change {
-            set_node_attributes(graph_node, &config)?;
+            let before = self.launches[node.index].config;
+            set_node_attributes(graph_node, Some(&before), &config)?;
             self.invalidate();
         } else if let Some(exec) = self.exec {
             // SAFETY: as above, for the instantiated graph's copy of the node.
             unsafe {
                 result::graph_exec_kernel_node_set_params(exec, graph_node, node_params.raw())
             }?;
+            // A device-updatable node updated from the host is uploaded again before the
+            // next replay (`cuGraphUpload`), as the driver asks.
+            self.upload |= config.config.device_updatable;
         }
         self.launches[node.index].config = config;
         Ok(())
@@ -446,8 +479,19 @@ impl<'a> Plan<'a> {
         let _entered = result::enter(stream.context())?;
         let exec = match self.exec {
             Some(exec) => exec,
-            None => *self.exec.insert(result::graph_instantiate(self.graph)?),
+            None => {
+                let exec = *self.exec.insert(result::graph_instantiate(self.graph)?);
+                self.upload = self
+                    .launches
+                    .iter()
+                    .any(|r| r.config.config.device_updatable);
+                exec
+            }
         };
+        if self.upload {
+            result::graph_upload(exec, stream.cu_stream())?;
+            self.upload = false;
+        }
         #[cfg(feature = "nvtx")]
         let _range = observe::Range::push(&self.range);
         tracked(&mut self.buffers, stream, || {
@@ -501,7 +545,7 @@ impl<'a> Plan<'a> {
     fn shown<'s>(
         &'s self,
         loaded: &'s Loaded,
-        config: &'s Config,
+        config: &'s Attributed<'s>,
         layout: &'s crate::ParamLayout,
         params: &'s ParamBytes,
     ) -> Shown<'s> {
@@ -512,7 +556,7 @@ impl<'a> Plan<'a> {
     fn node_params<K: Kernel>(
         &self,
         kernel: &Loaded,
-        config: &Config,
+        config: &Attributed<'_>,
         params: &mut ParamBytes,
     ) -> Result<NodeParams, Error> {
         // Packed by the declaration's layout; a function that places a parameter aligned above
@@ -522,11 +566,17 @@ impl<'a> Plan<'a> {
             *params = crate::launch::repack(&K::LAYOUT, layout, params.bytes());
         }
         let entered = result::enter(self.stream.context())?;
-        let function =
-            crate::launch::prepare(&entered, kernel, &self.stream, config, params.bytes().len())?;
+        let function = crate::launch::prepare(
+            &entered,
+            kernel,
+            &self.stream,
+            config,
+            params.bytes().len(),
+            true,
+        )?;
         Ok(NodeParams::new(
             function,
-            config,
+            &config.config,
             ParamPointers::new(layout, params.bytes_mut()),
         ))
     }
@@ -571,13 +621,29 @@ fn tracked(
     }
 }
 
-/// Cluster, cooperative and priority attributes as node attributes (programmatic serialization
-/// is an edge in a graph).
-fn set_node_attributes(node: sys::CUgraphNode, config: &Config) -> Result<(), Error> {
-    let mut attributes = config.launch_attributes();
-    for attribute in attributes.as_mut().iter().filter(|a| {
-        a.id != sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
-    }) {
+/// A launch's attributes as node attributes (programmatic serialization is an edge in a
+/// graph); those of `before` it no longer has are set back to the driver's default.
+fn set_node_attributes(
+    node: sys::CUgraphNode,
+    before: Option<&Attributed<'_>>,
+    config: &Attributed<'_>,
+) -> Result<(), Error> {
+    let now = config.launch_attributes();
+    let is_edge = |a: &RawAttribute| a.id == id::PROGRAMMATIC_STREAM_SERIALIZATION;
+    if let Some(before) = before {
+        for old in before.launch_attributes().as_slice() {
+            if is_edge(old) || now.as_slice().iter().any(|a| a.id == old.id) {
+                continue;
+            }
+            let default = match old.id {
+                // -1: no carveout preference.
+                id::PREFERRED_SHARED_MEMORY_CARVEOUT => RawAttribute::int(old.id, u32::MAX),
+                _ => RawAttribute::empty(old.id),
+            };
+            result::graph_kernel_node_set_attribute(node, &default)?;
+        }
+    }
+    for attribute in now.as_slice().iter().filter(|a| !is_edge(a)) {
         result::graph_kernel_node_set_attribute(node, attribute)?;
     }
     Ok(())

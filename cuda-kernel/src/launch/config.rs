@@ -3,6 +3,7 @@
 
 use cudarc::driver::{CudaFunction, CudaStream, sys};
 
+use crate::driver::attribute::{RawAttribute, id, since};
 use crate::driver::cache::PerDevice;
 use crate::driver::result;
 
@@ -26,6 +27,24 @@ pub const DEFAULT_SHARED_MEMORY_LIMIT: u32 = 48 * 1024;
 /// let clustered = Config::new((8, 1, 1), (128, 1, 1)).cluster((2, 1, 1)).priority(-1);
 /// assert_eq!(clustered.cluster, Some((2, 1, 1)));
 /// ```
+///
+/// Every attribute of `cuLaunchKernelEx` is an option here, each checked before the driver sees
+/// it ([`Error::LaunchAttribute`] names the attribute, the rule and, for a driver or GPU
+/// without it, what it needs). Those that name memory or an event borrow it, and make an
+/// [`Attributed`](crate::Attributed) configuration: [`l2_window`](Self::l2_window),
+/// [`completion_event`](Self::completion_event),
+/// [`programmatic_event`](Self::programmatic_event).
+///
+/// ```
+/// use cuda_kernel::{Config, MemSyncDomain};
+/// let c = Config::new((16, 1, 1), (128, 1, 1))
+///     .cluster((2, 1, 1))
+///     .preferred_cluster((4, 1, 1)) // where the GPU can, else clusters of 2
+///     .shared_carveout(50) // half of the unified L1/shared memory as shared memory
+///     .mem_sync_domain(MemSyncDomain::Remote)
+///     .nvlink_centric();
+/// assert!(c.is_extended());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Config {
     /// Blocks in the grid, per dimension.
@@ -46,6 +65,48 @@ pub struct Config {
     /// previous kernel on its stream has finished, and waits for it where it executes
     /// `griddepcontrol.wait` (`cudaGridDependencySynchronize()`).
     pub programmatic: bool,
+    /// A preferred cluster shape (CUDA 12.8+ drivers, compute capability 9.0+): the GPU
+    /// forms clusters of this shape where it can, and of the required [`cluster`](Self::cluster)
+    /// (or the kernel's compiled cluster) elsewhere. A multiple of the required cluster in x
+    /// and y, the same in z, and a divisor of the grid.
+    pub preferred_cluster: Option<(u32, u32, u32)>,
+    /// The preferred shared-memory carveout, in percent of the unified L1/shared memory
+    /// (0 to 100; CUDA 12.4+ drivers): a hint that takes precedence over the kernel's own.
+    pub shared_carveout: Option<u32>,
+    /// The memory synchronization domain of the launch (CUDA 12.0+ drivers): fences in a
+    /// kernel of one domain need not wait for the memory traffic of another's.
+    pub mem_sync_domain: Option<MemSyncDomain>,
+    /// The physical domains the logical [`MemSyncDomain`]s map to for this launch.
+    pub mem_sync_domain_map: Option<MemSyncDomainMap>,
+    /// NVLink-utilization-centric scheduling (CUDA 13.0+ drivers): a hint that the kernel's
+    /// blocks each carry an even share of NVLink traffic.
+    pub nvlink_centric: bool,
+    /// Record the launch as a device-updatable kernel node (CUDA 12.4+ drivers): for a
+    /// [`Plan`](crate::Plan) (or a capturing stream) only, since a node is what is updatable.
+    pub device_updatable: bool,
+}
+
+/// A memory synchronization domain (`CUlaunchMemSyncDomain`): which of the two logical domains
+/// a launch's fences belong to. A fence waits only for the memory traffic of its own domain,
+/// so a kernel whose traffic is remote (communication kernels: NCCL, NVSHMEM) in the remote
+/// domain does not slow the fences of compute kernels in the default one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MemSyncDomain {
+    /// `CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT`.
+    Default,
+    /// `CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE`.
+    Remote,
+}
+
+/// Where the logical memory synchronization domains go for a launch
+/// (`CUlaunchMemSyncDomainMap`): the physical domain of each, below the device's
+/// `CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT` (4 on Hopper).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MemSyncDomainMap {
+    /// The physical domain of [`MemSyncDomain::Default`].
+    pub default: u8,
+    /// The physical domain of [`MemSyncDomain::Remote`].
+    pub remote: u8,
 }
 
 impl Config {
@@ -59,6 +120,12 @@ impl Config {
             cooperative: false,
             priority: None,
             programmatic: false,
+            preferred_cluster: None,
+            shared_carveout: None,
+            mem_sync_domain: None,
+            mem_sync_domain_map: None,
+            nvlink_centric: false,
+            device_updatable: false,
         }
     }
 
@@ -121,32 +188,102 @@ impl Config {
         self
     }
 
-    /// Whether the launch needs `cuLaunchKernelEx`.
-    pub const fn is_extended(&self) -> bool {
-        self.cluster.is_some() || self.cooperative || self.priority.is_some() || self.programmatic
+    /// With a preferred cluster shape, the required one ([`cluster`](Self::cluster), or the
+    /// kernel's compiled cluster) the fallback: see
+    /// [`preferred_cluster`](Self::preferred_cluster).
+    pub const fn preferred_cluster(mut self, dims: (u32, u32, u32)) -> Config {
+        self.preferred_cluster = Some(dims);
+        self
     }
 
-    /// The attributes of an extended launch (`cuLaunchKernelEx`), one per option set.
-    pub(crate) fn launch_attributes(&self) -> impl AsMut<[sys::CUlaunchAttribute]> {
-        use sys::CUlaunchAttributeID::*;
-        LaunchAttributes::from([
-            self.cluster.map(|(x, y, z)| {
-                attribute(CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, |v| {
-                    v.clusterDim.x = x;
-                    v.clusterDim.y = y;
-                    v.clusterDim.z = z;
-                })
-            }),
-            self.cooperative
-                .then(|| attribute(CU_LAUNCH_ATTRIBUTE_COOPERATIVE, |v| v.cooperative = 1)),
-            self.priority
-                .map(|p| attribute(CU_LAUNCH_ATTRIBUTE_PRIORITY, |v| v.priority = p)),
-            self.programmatic.then(|| {
-                attribute(CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, |v| {
-                    v.programmaticStreamSerializationAllowed = 1
-                })
-            }),
-        ])
+    /// With a preferred shared-memory carveout of `percent` (0 to 100) of the unified
+    /// L1/shared memory.
+    pub const fn shared_carveout(mut self, percent: u32) -> Config {
+        self.shared_carveout = Some(percent);
+        self
+    }
+
+    /// In the memory synchronization domain `domain`.
+    pub const fn mem_sync_domain(mut self, domain: MemSyncDomain) -> Config {
+        self.mem_sync_domain = Some(domain);
+        self
+    }
+
+    /// With the logical domains mapped to the physical domains `default` and `remote`.
+    pub const fn mem_sync_domain_map(mut self, default: u8, remote: u8) -> Config {
+        self.mem_sync_domain_map = Some(MemSyncDomainMap { default, remote });
+        self
+    }
+
+    /// With NVLink-utilization-centric scheduling.
+    pub const fn nvlink_centric(mut self) -> Config {
+        self.nvlink_centric = true;
+        self
+    }
+
+    /// As a device-updatable kernel node of a [`Plan`](crate::Plan).
+    pub const fn device_updatable(mut self) -> Config {
+        self.device_updatable = true;
+        self
+    }
+
+    /// Whether the launch needs `cuLaunchKernelEx`.
+    pub const fn is_extended(&self) -> bool {
+        self.cluster.is_some()
+            || self.cooperative
+            || self.priority.is_some()
+            || self.programmatic
+            || self.has_checked_attributes()
+    }
+
+    /// Whether an attribute [`check`](Self::check) looks at one by one is set (every one but
+    /// the priority).
+    #[inline(always)]
+    const fn has_checked_attributes(&self) -> bool {
+        self.preferred_cluster.is_some()
+            | self.shared_carveout.is_some()
+            | self.mem_sync_domain.is_some()
+            | self.mem_sync_domain_map.is_some()
+            | self.nvlink_centric
+            | self.device_updatable
+    }
+
+    /// The attributes of an extended launch (`cuLaunchKernelEx`), one per option set, into
+    /// `out`.
+    pub(crate) fn push_attributes<const N: usize>(&self, out: &mut LaunchAttributes<N>) {
+        if let Some(dims) = self.cluster {
+            out.push(RawAttribute::dims(id::CLUSTER_DIMENSION, dims));
+        }
+        if self.cooperative {
+            out.push(RawAttribute::int(id::COOPERATIVE, 1));
+        }
+        if let Some(p) = self.priority {
+            out.push(RawAttribute::int(id::PRIORITY, p as u32));
+        }
+        if self.programmatic {
+            out.push(RawAttribute::int(id::PROGRAMMATIC_STREAM_SERIALIZATION, 1));
+        }
+        if let Some(dims) = self.preferred_cluster {
+            out.push(RawAttribute::dims(id::PREFERRED_CLUSTER_DIMENSION, dims));
+        }
+        if let Some(percent) = self.shared_carveout {
+            out.push(RawAttribute::int(
+                id::PREFERRED_SHARED_MEMORY_CARVEOUT,
+                percent,
+            ));
+        }
+        if let Some(domain) = self.mem_sync_domain {
+            out.push(RawAttribute::int(id::MEM_SYNC_DOMAIN, domain as u32));
+        }
+        if let Some(map) = self.mem_sync_domain_map {
+            out.push(RawAttribute::domain_map(map.default, map.remote));
+        }
+        if self.nvlink_centric {
+            out.push(RawAttribute::int(id::NVLINK_UTIL_CENTRIC_SCHEDULING, 1));
+        }
+        if self.device_updatable {
+            out.push(RawAttribute::device_updatable());
+        }
     }
 
     /// Checks the configuration against `limits`, as every launch does before the driver sees
@@ -166,6 +303,10 @@ impl Config {
     ///     cluster_launch: true,
     ///     cooperative_launch: true,
     ///     max_param_bytes: MAX_PARAM_BYTES,
+    ///     driver_version: 13_000,
+    ///     mem_sync_domains: 4,
+    ///     max_window_bytes: 134_213_632,
+    ///     max_persisting_l2_bytes: 82_182_144,
     /// };
     /// assert!(Config::for_elements(1 << 20, 256).check(&h100).is_ok());
     /// let refused = Config::new((1, 1, 1), (32, 64, 1)).check(&h100).unwrap_err();
@@ -186,7 +327,8 @@ impl Config {
             & (self.shared_mem_bytes <= limits.max_shared_memory_optin)
             & self.cluster.is_none()
             & !self.programmatic
-            & !self.cooperative;
+            & !self.cooperative
+            & !self.has_checked_attributes();
         if fits {
             return Ok(());
         }
@@ -270,43 +412,151 @@ impl Config {
                 "this GPU does not support cooperative launches",
             ));
         }
+        self.check_attributes(limits)
+    }
+
+    /// The rules of the attributes added by CUDA 12 and 13 drivers.
+    fn check_attributes(&self, limits: &DeviceLimits) -> Result<(), Error> {
+        if let Some(preferred) = self.preferred_cluster {
+            needs(limits, "preferred_cluster", since::PREFERRED_CLUSTER)?;
+            if !limits.cluster_launch {
+                return Err(attribute_error(
+                    "preferred_cluster",
+                    "clusters need a GPU of compute capability 9.0 or newer".into(),
+                ));
+            }
+            let p = [preferred.0, preferred.1, preferred.2];
+            let grid = [self.grid.0, self.grid.1, self.grid.2];
+            for (axis, (p, g)) in "xyz".chars().zip(p.into_iter().zip(grid)) {
+                if p == 0 || g % p != 0 {
+                    return Err(attribute_error(
+                        "preferred_cluster",
+                        format!(
+                            "dimension {axis} is {p}, which does not divide grid dimension {g}: a preferred cluster must divide the grid"
+                        ),
+                    ));
+                }
+            }
+            if let Some(required) = self.cluster {
+                check_preferred_multiple(preferred, required, "the required cluster (`cluster`)")?;
+            }
+        }
+        if let Some(percent) = self.shared_carveout {
+            needs(limits, "shared_carveout", since::UPDATABLE_AND_CARVEOUT)?;
+            if percent > 100 {
+                return Err(attribute_error(
+                    "shared_carveout",
+                    format!("is {percent}, but a carveout is a percentage from 0 to 100"),
+                ));
+            }
+        }
+        if self.mem_sync_domain.is_some() {
+            needs(limits, "mem_sync_domain", since::LAUNCH_EX)?;
+        }
+        if let Some(map) = self.mem_sync_domain_map {
+            needs(limits, "mem_sync_domain_map", since::LAUNCH_EX)?;
+            for (which, domain) in [("default", map.default), ("remote", map.remote)] {
+                if u32::from(domain) >= limits.mem_sync_domains {
+                    return Err(attribute_error(
+                        "mem_sync_domain_map",
+                        format!(
+                            "maps the {which} domain to {domain}, but this device has {} memory synchronization domain{} (0 to {})",
+                            limits.mem_sync_domains,
+                            if limits.mem_sync_domains == 1 {
+                                ""
+                            } else {
+                                "s"
+                            },
+                            limits.mem_sync_domains.saturating_sub(1)
+                        ),
+                    ));
+                }
+            }
+        }
+        if self.nvlink_centric {
+            needs(limits, "nvlink_centric", since::NVLINK_CENTRIC)?;
+        }
+        if self.device_updatable {
+            needs(limits, "device_updatable", since::UPDATABLE_AND_CARVEOUT)?;
+        }
         Ok(())
     }
 }
 
-/// A launch attribute with the value `set` gives it.
-fn attribute(
-    id: sys::CUlaunchAttributeID,
-    set: impl FnOnce(&mut sys::CUlaunchAttributeValue),
-) -> sys::CUlaunchAttribute {
-    // SAFETY: an all-zero attribute is a valid value of this plain C struct and union.
-    let mut attribute: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
-    attribute.id = id;
-    set(&mut attribute.value);
-    attribute
+/// A preferred cluster must be a multiple of the required one in x and y, and equal in z.
+pub(crate) fn check_preferred_multiple(
+    preferred: (u32, u32, u32),
+    required: (u32, u32, u32),
+    whose: &str,
+) -> Result<(), Error> {
+    let fits = required.0 != 0
+        && required.1 != 0
+        && preferred.0 % required.0 == 0
+        && preferred.1 % required.1 == 0
+        && preferred.2 == required.2;
+    if fits {
+        return Ok(());
+    }
+    Err(attribute_error(
+        "preferred_cluster",
+        format!(
+            "{preferred:?} is not a multiple of {whose}, {required:?}: the preferred cluster must be a multiple of it in x and y and equal to it in z"
+        ),
+    ))
 }
 
-/// The attributes of the options set, on the stack: as many slots as [`Config`] has options.
-struct LaunchAttributes<const N: usize> {
-    attrs: [sys::CUlaunchAttribute; N],
+/// An [`Error::LaunchAttribute`].
+pub(crate) fn attribute_error(attribute: &'static str, rule: String) -> Error {
+    Error::LaunchAttribute { attribute, rule }
+}
+
+/// Refuses `attribute` under a driver older than `version`.
+pub(crate) fn needs(
+    limits: &DeviceLimits,
+    attribute: &'static str,
+    version: i32,
+) -> Result<(), Error> {
+    if limits.driver_version >= version {
+        return Ok(());
+    }
+    let shown = |v: i32| format!("{}.{}", v / 1000, v % 1000 / 10);
+    Err(attribute_error(
+        attribute,
+        format!(
+            "needs a CUDA {} driver or newer; this one is CUDA {}",
+            shown(version),
+            shown(limits.driver_version)
+        ),
+    ))
+}
+
+/// The attributes of the options set, on the stack: as many slots as there are options.
+pub(crate) struct LaunchAttributes<const N: usize> {
+    attrs: [RawAttribute; N],
     len: usize,
 }
 
-impl<const N: usize> From<[Option<sys::CUlaunchAttribute>; N]> for LaunchAttributes<N> {
-    fn from(options: [Option<sys::CUlaunchAttribute>; N]) -> Self {
-        // SAFETY: as in `attribute`; slots past `len` are never read.
-        let mut attrs: [sys::CUlaunchAttribute; N] = unsafe { std::mem::zeroed() };
-        let mut len = 0;
-        for attribute in options.into_iter().flatten() {
-            attrs[len] = attribute;
-            len += 1;
+impl<const N: usize> LaunchAttributes<N> {
+    pub(crate) fn new() -> Self {
+        LaunchAttributes {
+            attrs: [RawAttribute::empty(0); N],
+            len: 0,
         }
-        LaunchAttributes { attrs, len }
     }
-}
 
-impl<const N: usize> AsMut<[sys::CUlaunchAttribute]> for LaunchAttributes<N> {
-    fn as_mut(&mut self) -> &mut [sys::CUlaunchAttribute] {
+    /// Adds `attribute` (there is a slot for each option, so none is dropped).
+    pub(crate) fn push(&mut self, attribute: RawAttribute) {
+        if let Some(slot) = self.attrs.get_mut(self.len) {
+            *slot = attribute;
+            self.len += 1;
+        }
+    }
+
+    pub(crate) fn as_slice(&self) -> &[RawAttribute] {
+        &self.attrs[..self.len]
+    }
+
+    pub(crate) fn as_mut(&mut self) -> &mut [RawAttribute] {
         &mut self.attrs[..self.len]
     }
 }
@@ -346,6 +596,17 @@ pub struct DeviceLimits {
     /// Largest parameter buffer a launch can pass: [`MAX_PARAM_BYTES`] on Volta or newer under
     /// a CUDA 12.1+ driver, [`MAX_PARAM_BYTES_LEGACY`] otherwise.
     pub max_param_bytes: usize,
+    /// The driver's CUDA version (`cuDriverGetVersion`: 13000 for 13.0), which decides the
+    /// launch attributes it takes.
+    pub driver_version: i32,
+    /// Memory synchronization domains (`CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT`).
+    pub mem_sync_domains: u32,
+    /// The largest L2 access policy window, in bytes
+    /// (`CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE`; 0 without persisting L2).
+    pub max_window_bytes: u32,
+    /// The largest L2 set-aside for persisting accesses, in bytes
+    /// (`CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE`).
+    pub max_persisting_l2_bytes: u32,
 }
 
 impl DeviceLimits {
@@ -390,6 +651,10 @@ impl DeviceLimits {
             } else {
                 MAX_PARAM_BYTES_LEGACY
             },
+            driver_version: crate::driver::version()?,
+            mem_sync_domains: attr(CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT)?.max(1),
+            max_window_bytes: attr(CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE)?,
+            max_persisting_l2_bytes: attr(CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE)?,
         })
     }
 }
@@ -496,6 +761,10 @@ pub(crate) const H200: DeviceLimits = DeviceLimits {
     cluster_launch: true,
     cooperative_launch: true,
     max_param_bytes: MAX_PARAM_BYTES,
+    driver_version: 13_000,
+    mem_sync_domains: 4,
+    max_window_bytes: 134_213_632,
+    max_persisting_l2_bytes: 82_182_144,
 };
 
 #[cfg(test)]
@@ -623,38 +892,179 @@ mod tests {
 
     #[test]
     fn each_option_set_becomes_one_launch_attribute() {
-        use sys::CUlaunchAttributeID::*;
-        let ids = |c: Config| -> Vec<_> {
-            c.launch_attributes()
-                .as_mut()
+        let ids = |c: Config| -> Vec<u32> {
+            crate::Attributed::from(c)
+                .launch_attributes()
+                .as_slice()
                 .iter()
                 .map(|a| a.id)
                 .collect()
         };
         assert!(ids(Config::for_elements(1, 1)).is_empty());
-        assert_eq!(
-            ids(Config::for_elements(1, 1).priority(-1)),
-            [CU_LAUNCH_ATTRIBUTE_PRIORITY]
-        );
-        let mut all = Config::new((2, 1, 1), (1, 1, 1))
+        assert_eq!(ids(Config::for_elements(1, 1).priority(-1)), [id::PRIORITY]);
+        let mut all = Config::new((4, 1, 1), (1, 1, 1))
             .cluster((2, 1, 1))
             .cooperative()
             .priority(3)
-            .programmatic_dependent();
+            .programmatic_dependent()
+            .preferred_cluster((4, 1, 1))
+            .shared_carveout(25)
+            .mem_sync_domain(MemSyncDomain::Remote)
+            .mem_sync_domain_map(0, 1)
+            .nvlink_centric()
+            .device_updatable();
         assert_eq!(
             ids(all),
             [
-                CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
-                CU_LAUNCH_ATTRIBUTE_COOPERATIVE,
-                CU_LAUNCH_ATTRIBUTE_PRIORITY,
-                CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+                id::CLUSTER_DIMENSION,
+                id::COOPERATIVE,
+                id::PRIORITY,
+                id::PROGRAMMATIC_STREAM_SERIALIZATION,
+                id::PREFERRED_CLUSTER_DIMENSION,
+                id::PREFERRED_SHARED_MEMORY_CARVEOUT,
+                id::MEM_SYNC_DOMAIN,
+                id::MEM_SYNC_DOMAIN_MAP,
+                id::NVLINK_UTIL_CENTRIC_SCHEDULING,
+                id::DEVICE_UPDATABLE_KERNEL_NODE,
             ]
         );
-        let mut attrs = all.launch_attributes();
-        // SAFETY: the first attribute is the cluster's, whose union member is clusterDim.
-        assert_eq!(unsafe { attrs.as_mut()[0].value.clusterDim.x }, 2);
-        drop(attrs);
+        let attrs = crate::Attributed::from(all).launch_attributes();
+        assert_eq!(attrs.as_slice()[0].u32_at(0), 2);
+        assert_eq!(attrs.as_slice()[4].u32_at(0), 4);
+        assert_eq!(attrs.as_slice()[5].u32_at(0), 25);
+        assert_eq!(attrs.as_slice()[6].u32_at(0), 1);
         all.priority = None;
-        assert_eq!(ids(all).len(), 3);
+        assert_eq!(ids(all).len(), 9);
+    }
+
+    fn attribute_refusal(c: Config, limits: &DeviceLimits) -> String {
+        match c.check(limits) {
+            Err(Error::LaunchAttribute { .. }) => {}
+            other => panic!("{c:?}: {other:?}"),
+        }
+        c.check(limits).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn each_attribute_is_checked_and_named() {
+        let c = Config::new((8, 4, 1), (64, 1, 1));
+        // Fine on an H200 with a CUDA 13.0 driver.
+        for ok in [
+            c.cluster((2, 2, 1)).preferred_cluster((4, 2, 1)),
+            c.shared_carveout(0),
+            c.shared_carveout(100),
+            c.mem_sync_domain(MemSyncDomain::Remote)
+                .mem_sync_domain_map(0, 3),
+            c.nvlink_centric(),
+            c.device_updatable(),
+        ] {
+            assert!(ok.check(&H200).is_ok(), "{ok:?}");
+        }
+        assert_eq!(
+            attribute_refusal(c.shared_carveout(101), &H200),
+            "launch attribute `shared_carveout`: is 101, but a carveout is a percentage from 0 to 100"
+        );
+        assert_eq!(
+            attribute_refusal(c.cluster((2, 1, 1)).preferred_cluster((3, 1, 1)), &H200),
+            "launch attribute `preferred_cluster`: dimension x is 3, which does not divide grid dimension 8: a preferred cluster must divide the grid"
+        );
+        assert_eq!(
+            attribute_refusal(c.cluster((4, 1, 1)).preferred_cluster((2, 1, 1)), &H200),
+            "launch attribute `preferred_cluster`: (2, 1, 1) is not a multiple of the required cluster (`cluster`), (4, 1, 1): the preferred cluster must be a multiple of it in x and y and equal to it in z"
+        );
+        assert!(
+            attribute_refusal(c.cluster((2, 2, 1)).preferred_cluster((4, 1, 1)), &H200)
+                .contains("not a multiple")
+        );
+        assert_eq!(
+            attribute_refusal(c.mem_sync_domain_map(0, 4), &H200),
+            "launch attribute `mem_sync_domain_map`: maps the remote domain to 4, but this device has 4 memory synchronization domains (0 to 3)"
+        );
+        // A driver without the attribute: the version it needs and the one there is.
+        let cuda_12_2 = DeviceLimits {
+            driver_version: 12_020,
+            ..H200
+        };
+        assert_eq!(
+            attribute_refusal(c.nvlink_centric(), &cuda_12_2),
+            "launch attribute `nvlink_centric`: needs a CUDA 13.0 driver or newer; this one is CUDA 12.2"
+        );
+        for (c, attribute, needs) in [
+            (c.shared_carveout(50), "shared_carveout", "12.4"),
+            (c.device_updatable(), "device_updatable", "12.4"),
+            (
+                c.cluster((2, 1, 1)).preferred_cluster((4, 1, 1)),
+                "preferred_cluster",
+                "12.8",
+            ),
+        ] {
+            let e = attribute_refusal(c, &cuda_12_2);
+            assert!(e.contains(attribute) && e.contains(needs), "{e}");
+        }
+        // A GPU without clusters.
+        let ampere = DeviceLimits {
+            cluster_launch: false,
+            mem_sync_domains: 1,
+            ..H200
+        };
+        assert!(attribute_refusal(c.preferred_cluster((2, 1, 1)), &ampere).contains("9.0"),);
+        assert!(
+            attribute_refusal(c.mem_sync_domain_map(0, 1), &ampere)
+                .contains("has 1 memory synchronization domain (0 to 0)")
+        );
+    }
+
+    #[test]
+    fn no_attribute_value_panics_the_check() {
+        // Every attribute at the edges of its range, alone and with a cluster, on a device with
+        // and one without the features: refused or taken, never a panic.
+        let values = [0, 1, 2, 3, 100, 101, u32::MAX];
+        let old = DeviceLimits {
+            driver_version: 11_080,
+            cluster_launch: false,
+            mem_sync_domains: 1,
+            max_window_bytes: 0,
+            ..H200
+        };
+        let mut checked = 0;
+        for limits in [H200, old] {
+            for &a in &values {
+                for &b in &values {
+                    let c = Config::new((a.max(1), 4, 1), (32, 1, 1));
+                    for c in [
+                        c.preferred_cluster((a, b, 1)),
+                        c.cluster((b, 1, 1)).preferred_cluster((a, 4, 1)),
+                        c.cluster((0, 0, 0)).preferred_cluster((a, b, 0)),
+                        c.shared_carveout(a),
+                        c.mem_sync_domain_map(a as u8, b as u8),
+                    ] {
+                        let _ = c.check(&limits);
+                        let _ = check_preferred_multiple((a, b, 1), (b, a, 1), "x");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 2 * 7 * 7 * 5);
+    }
+
+    #[test]
+    fn the_fast_test_refers_every_attribute_to_the_full_check() {
+        // Each attribute alone leaves the fast test, so that its rules are checked.
+        let c = Config::for_elements(64, 64);
+        for with in [
+            c.preferred_cluster((1, 1, 1)),
+            c.shared_carveout(200),
+            c.mem_sync_domain(MemSyncDomain::Default),
+            c.mem_sync_domain_map(9, 9),
+            c.nvlink_centric(),
+            c.device_updatable(),
+        ] {
+            assert!(
+                with.has_checked_attributes() && with.is_extended(),
+                "{with:?}"
+            );
+        }
+        assert!(!c.has_checked_attributes() && !c.priority(1).has_checked_attributes());
     }
 }

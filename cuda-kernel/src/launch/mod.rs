@@ -11,8 +11,9 @@ use std::panic::Location;
 use crate::declare::args::{LaunchArgs, Lengths, Pack};
 use crate::declare::buffer::{ParamBytes, ParamPointers, buffer_extra, extra_or_null};
 use crate::driver::result::{self, Entered};
-use crate::{Config, Error, Kernel, Loaded};
+use crate::{Attributed, Config, Error, Kernel, Loaded};
 
+pub(crate) mod attributes;
 pub(crate) mod completion;
 pub(crate) mod config;
 pub mod contract;
@@ -51,16 +52,19 @@ fn launches_follow_their_stream() -> bool {
     crate::driver::version().is_ok_and(|v| v >= 13_000)
 }
 
-/// Readies a launch of `loaded` on `stream`, whose context `_entered` made current: returns the
-/// function for the stream's device, and refuses what the device would ([`check`]).
+/// Readies a launch of `loaded` on `stream` (or, `in_graph`, a graph node of it), whose context
+/// `_entered` made current: returns the function for the stream's device, and refuses what the
+/// device would ([`check`]).
 #[inline(always)]
 pub(crate) fn prepare(
     _entered: &Entered,
     loaded: &Loaded,
     stream: &CudaStream,
-    config: &Config,
+    attributed: &Attributed<'_>,
     params_len: usize,
+    in_graph: bool,
 ) -> Result<sys::CUfunction, Error> {
+    let config = &attributed.config;
     let queried;
     let limits = match DeviceLimits::cached(stream) {
         Some(limits) => limits,
@@ -74,7 +78,50 @@ pub(crate) fn prepare(
     if let Some(compiled) = loaded.compiled_cluster() {
         check_compiled_cluster(config, compiled)?;
     }
+    if attributed.borrows() {
+        attributed.check_borrowed(limits, stream, in_graph)?;
+    }
+    if config.preferred_cluster.is_some() || config.device_updatable {
+        check_node_and_cluster_attributes(config, loaded, stream, in_graph)?;
+    }
     Ok(function)
+}
+
+/// The attribute rules that depend on the kernel or the stream: a preferred cluster needs a
+/// required one (the configuration's or the kernel's compiled cluster) and is a multiple of
+/// it; a device-updatable launch makes a graph node, so only a plan or a capturing stream
+/// takes it.
+#[cold]
+fn check_node_and_cluster_attributes(
+    config: &Config,
+    loaded: &Loaded,
+    stream: &CudaStream,
+    in_graph: bool,
+) -> Result<(), Error> {
+    use config::{attribute_error, check_preferred_multiple};
+    if let Some(preferred) = config.preferred_cluster {
+        match (config.cluster, loaded.compiled_cluster()) {
+            (None, Some(compiled)) => check_preferred_multiple(
+                preferred,
+                compiled,
+                "the kernel's compiled cluster (`__cluster_dims__`)",
+            )?,
+            (None, None) => {
+                return Err(attribute_error(
+                    "preferred_cluster",
+                    "needs a required cluster too, the fallback where the preferred one does not fit: set `Config::cluster` (or compile the kernel with `__cluster_dims__`)".into(),
+                ));
+            }
+            (Some(_), _) => {}
+        }
+    }
+    if config.device_updatable && !in_graph && !result::stream_is_capturing(stream.cu_stream())? {
+        return Err(attribute_error(
+            "device_updatable",
+            "makes a graph's kernel node updatable, so a launch on a stream cannot take it: record the launch in a `Plan` (or launch on a capturing stream)".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// A kernel compiled with a cluster shape (`__cluster_dims__`) launches only on a grid that is
@@ -174,7 +221,7 @@ pub unsafe fn launch<'a, A: LaunchArgs<'a>>(
     loaded: &Loaded,
     declared: &'static crate::ParamLayout,
     stream: &'a CudaStream,
-    config: Config,
+    config: Attributed<'_>,
     args: A,
 ) -> Result<(), Error> {
     let at = Location::caller();
@@ -325,7 +372,7 @@ pub unsafe fn launch_packed(
     loaded: &Loaded,
     entered: &Entered,
     stream: &CudaStream,
-    config: &Config,
+    config: &Attributed<'_>,
     layout: &crate::ParamLayout,
     params: &mut [u8],
     site: Site<'_>,
@@ -350,7 +397,7 @@ struct Launch<'a> {
     loaded: &'a Loaded,
     entered: &'a Entered,
     stream: &'a CudaStream,
-    config: &'a Config,
+    config: &'a Attributed<'a>,
     layout: &'a crate::ParamLayout,
 }
 
@@ -401,11 +448,13 @@ unsafe fn launch_checked(launch: &Launch<'_>, params: &mut [u8]) -> Result<(), E
         config,
         layout,
     } = *launch;
-    let function = prepare(entered, loaded, stream, config, params.len())?;
+    let function = prepare(entered, loaded, stream, config, params.len(), false)?;
     let mut size = params.len();
     let mut extra = buffer_extra(params, &mut size);
     let extra_ptr = extra_or_null(&mut extra, params);
-    if !config.is_extended() {
+    let attributed = config;
+    let config = &attributed.config;
+    if !attributed.is_extended() {
         // SAFETY: `extra` describes the packed buffer and its size, both alive for the call;
         // the caller vouches for the contents.
         return unsafe {
@@ -420,20 +469,21 @@ unsafe fn launch_checked(launch: &Launch<'_>, params: &mut [u8]) -> Result<(), E
         };
     }
     // SAFETY: as above.
-    unsafe { launch_extended(function, stream, config, layout, params, extra_ptr) }
+    unsafe { launch_extended(function, stream, attributed, layout, params, extra_ptr) }
 }
 
-/// `cuLaunchKernelEx` with the attributes of `config`.
+/// `cuLaunchKernelEx` with the attributes of `attributed`.
 #[cold]
 unsafe fn launch_extended(
     function: sys::CUfunction,
     stream: &CudaStream,
-    config: &Config,
+    attributed: &Attributed<'_>,
     layout: &crate::ParamLayout,
     params: &mut [u8],
     extra: *mut *mut std::ffi::c_void,
 ) -> Result<(), Error> {
-    let mut attrs = config.launch_attributes();
+    let config = &attributed.config;
+    let mut attrs = attributed.launch_attributes();
     let attrs = attrs.as_mut();
     let launch = sys::CUlaunchConfig {
         gridDimX: config.grid.0,
@@ -444,7 +494,8 @@ unsafe fn launch_extended(
         blockDimZ: config.block.2,
         sharedMemBytes: config.shared_mem_bytes,
         hStream: stream.cu_stream(),
-        attrs: attrs.as_mut_ptr(),
+        // The driver's `CUlaunchAttribute` layout (`RawAttribute`), read only by the driver.
+        attrs: attrs.as_mut_ptr().cast(),
         numAttrs: attrs.len() as u32,
     };
     if config.cooperative {

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use cudarc::driver::{CudaStream, sys};
 
 use crate::error::LaunchError;
-use crate::{Config, Error, Loaded, ParamLayout};
+use crate::{Attributed, Error, Loaded, ParamLayout};
 
 /// Where a launch was written, and the lengths of its device memory arguments where the
 /// launch log or the verify mode is on: what a generated `launch` hands the runtime.
@@ -124,7 +124,7 @@ pub(crate) struct Shown<'a> {
     pub(crate) loaded: &'a Loaded,
     pub(crate) layout: &'a ParamLayout,
     pub(crate) params: &'a [u8],
-    pub(crate) config: &'a Config,
+    pub(crate) config: &'a Attributed<'a>,
     pub(crate) stream: sys::CUstream,
 }
 
@@ -133,7 +133,7 @@ impl<'a> Shown<'a> {
         loaded: &'a Loaded,
         layout: &'a ParamLayout,
         params: &'a [u8],
-        config: &'a Config,
+        config: &'a Attributed<'a>,
         stream: &CudaStream,
     ) -> Shown<'a> {
         Shown {
@@ -182,7 +182,8 @@ impl<'a> Shown<'a> {
     }
 }
 
-pub(crate) fn describe_config(config: &Config, stream: sys::CUstream) -> String {
+pub(crate) fn describe_config(attributed: &Attributed<'_>, stream: sys::CUstream) -> String {
+    let config = &attributed.config;
     let mut text = format!(
         "grid {:?}, block {:?}, {} bytes of shared memory, stream {:p}",
         config.grid, config.block, config.shared_mem_bytes, stream
@@ -198,6 +199,34 @@ pub(crate) fn describe_config(config: &Config, stream: sys::CUstream) -> String 
     }
     if config.programmatic {
         text.push_str(", programmatic dependency");
+    }
+    if let Some(preferred) = config.preferred_cluster {
+        let _ = write!(text, ", preferred cluster {preferred:?}");
+    }
+    if let Some(percent) = config.shared_carveout {
+        let _ = write!(text, ", shared memory carveout {percent}%");
+    }
+    if let Some(domain) = config.mem_sync_domain {
+        let _ = write!(text, ", memory sync domain {domain:?}");
+    }
+    if let Some(map) = config.mem_sync_domain_map {
+        let _ = write!(text, ", domain map {}/{}", map.default, map.remote);
+    }
+    if config.nvlink_centric {
+        text.push_str(", NVLink-centric");
+    }
+    if config.device_updatable {
+        text.push_str(", device-updatable");
+    }
+    if let Some(window) = &attributed.l2_window {
+        let (base, bytes) = window.range();
+        let _ = write!(text, ", L2 window {bytes} bytes at {base:#x}");
+    }
+    if let Some(event) = attributed.completion_event {
+        let _ = write!(text, ", completion event {:p}", event.cu_event());
+    }
+    if let Some(p) = attributed.programmatic_event {
+        let _ = write!(text, ", programmatic event {:p}", p.event.cu_event());
     }
     text
 }
@@ -430,7 +459,7 @@ mod nvtx {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ParamSlot, ffi};
+    use crate::{Config, ParamSlot, ffi};
 
     const LAYOUT: ParamLayout = ParamLayout::from_slots(&ParamLayout::place([
         ParamSlot::of::<*const f32>("x"),
@@ -475,7 +504,7 @@ mod tests {
     #[test]
     fn configuration_with_its_attributes() {
         let config = Config::new((4, 1, 1), (256, 1, 1)).shared_mem(1024);
-        let text = describe_config(&config, std::ptr::null_mut());
+        let text = describe_config(&config.into(), std::ptr::null_mut());
         assert_eq!(
             text,
             "grid (4, 1, 1), block (256, 1, 1), 1024 bytes of shared memory, stream 0x0"
@@ -492,7 +521,10 @@ mod tests {
         };
         let launch = Some(format!(
             "{}\n{}",
-            describe_config(&Config::new((1, 1, 1), (2048, 1, 1)), std::ptr::null_mut()),
+            describe_config(
+                &Config::new((1, 1, 1), (2048, 1, 1)).into(),
+                std::ptr::null_mut()
+            ),
             describe_args(&LAYOUT, &packed(), &[])
         ));
         let e = failed("scale", &site, launch, false, inner);

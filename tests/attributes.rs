@@ -1,0 +1,382 @@
+//! Launch attributes on a real GPU, each with an effect one can see: the completion event
+//! recorded while its kernel still runs, the memory synchronization domain, carveout, L2 window
+//! and NVLink-centric scheduling as the driver reports them for a stream launch and for a plan,
+//! preferred clusters formed, a plan's device-updatable node updated and replayed, and the
+//! refusals before the driver. Ignored without a GPU:
+//! `cargo test --release --test attributes -- --ignored` (scripts/device-run.sh).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use cuda_kernel::cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
+use cuda_kernel::cudarc::driver::{CudaContext, CudaStream, sys};
+use cuda_kernel::{
+    AccessProperty, Config, DeviceLimits, DeviceMemory, Error, L2Window, MemSyncDomain, Plan,
+};
+use kernels::*;
+
+mod support;
+
+fn setup() -> (Arc<CudaContext>, Arc<CudaStream>, AttributeKernels) {
+    let (ctx, stream) = support::gpu();
+    let kernels = AttributeKernels::load(&ctx).expect("attributes.ptx loads");
+    (ctx, stream, kernels)
+}
+
+/// One `u32` of pinned host memory mapped into the device's address space: what the host
+/// writes there, a kernel sees.
+struct HostFlag {
+    host: *mut u32,
+    device: sys::CUdeviceptr,
+}
+
+impl HostFlag {
+    fn new(ctx: &Arc<CudaContext>) -> HostFlag {
+        ctx.bind_to_thread().unwrap();
+        // CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP
+        let host = unsafe { cuda_kernel::cudarc::driver::result::malloc_host(4, 0x1 | 0x2) }
+            .unwrap()
+            .cast::<u32>();
+        unsafe { host.write_volatile(0) };
+        let mut device = 0;
+        let status = unsafe { sys::cuMemHostGetDevicePointer_v2(&mut device, host.cast(), 0) };
+        assert_eq!(status, sys::CUresult::CUDA_SUCCESS);
+        HostFlag { host, device }
+    }
+
+    fn set(&self) {
+        unsafe { self.host.write_volatile(1) };
+    }
+
+    fn view(&self, ctx: &CudaContext) -> DeviceMemory<u32> {
+        // SAFETY: 4 bytes of mapped host memory, alive until the flag drops (after the kernel).
+        unsafe { DeviceMemory::from_raw(self.device, 1, ctx) }
+    }
+}
+
+impl Drop for HostFlag {
+    fn drop(&mut self) {
+        unsafe { cuda_kernel::cudarc::driver::result::free_host(self.host.cast()) }.unwrap();
+    }
+}
+
+/// Waits up to 10 s for `done`.
+fn within_10_s(mut done: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(10) {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    false
+}
+
+/// Whether all the work queued on `stream` is done (`cuStreamQuery`).
+fn stream_idle(stream: &CudaStream) -> bool {
+    let status = unsafe { sys::cuStreamQuery(stream.cu_stream()) };
+    assert!(
+        matches!(
+            status,
+            sys::CUresult::CUDA_SUCCESS | sys::CUresult::CUDA_ERROR_NOT_READY
+        ),
+        "{status:?}"
+    );
+    status == sys::CUresult::CUDA_SUCCESS
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn the_completion_event_is_recorded_while_the_kernel_still_runs() {
+    let (ctx, stream, k) = setup();
+    let flag = HostFlag::new(&ctx);
+    let mut done = stream.alloc_zeros::<u32>(1).unwrap();
+    let started = ctx.new_event(None).unwrap(); // timing disabled, as the driver asks
+    let blocks = 8;
+    let config = Config::new((blocks, 1, 1), (32, 1, 1)).completion_event(&started);
+    unsafe {
+        k.wait_for_flag
+            .launch(&stream, config, &flag.view(&ctx), &mut done)
+    }
+    .unwrap();
+    // Every block has begun (they all fit at once), so the event completes; the kernel is
+    // still spinning on the flag, so the stream is not done.
+    assert!(
+        within_10_s(|| started.is_complete()),
+        "the completion event never completed"
+    );
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(
+        !stream_idle(&stream),
+        "the kernel finished without its flag"
+    );
+    flag.set();
+    stream.synchronize().unwrap();
+    assert_eq!(stream.clone_dtoh(&done).unwrap(), [blocks]);
+    println!(
+        "completion event: complete while the kernel ran; {blocks} blocks counted after the flag"
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_programmatic_event_triggered_at_block_start_completes_before_the_kernel() {
+    let (ctx, stream, k) = setup();
+    let flag = HostFlag::new(&ctx);
+    let mut done = stream.alloc_zeros::<u32>(1).unwrap();
+    let triggered = ctx.new_event(None).unwrap();
+    let config = Config::new((4, 1, 1), (32, 1, 1)).programmatic_event(&triggered, true);
+    unsafe {
+        k.wait_for_flag
+            .launch(&stream, config, &flag.view(&ctx), &mut done)
+    }
+    .unwrap();
+    let early = within_10_s(|| triggered.is_complete());
+    let running = !stream_idle(&stream);
+    flag.set();
+    stream.synchronize().unwrap();
+    assert_eq!(stream.clone_dtoh(&done).unwrap(), [4]);
+    assert!(
+        early && running,
+        "event complete: {early}, kernel still running: {running}"
+    );
+}
+
+/// A launch's attributes as a node of a graph captured from its stream reports them.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn stream_launch_attributes_take_effect_as_the_driver_reports_them() {
+    let (ctx, stream, k) = setup();
+    let n = 1 << 16;
+    let x = stream.alloc_zeros::<f32>(n).unwrap();
+    stream.synchronize().unwrap();
+    // Views without cudarc's events, which a capture does not allow.
+    let raw = |s: &cuda_kernel::cudarc::driver::CudaSlice<f32>| unsafe {
+        DeviceMemory::<f32>::from_raw(
+            cuda_kernel::cudarc::driver::DevicePtr::device_ptr(s, &stream).0,
+            n,
+            &ctx,
+        )
+    };
+    let view = raw(&x);
+    let window = L2Window::persisting(&stream, &view)
+        .hit_ratio(0.5)
+        .miss(AccessProperty::Streaming);
+    let config = Config::for_elements(n as u32, 256)
+        .shared_carveout(25)
+        .mem_sync_domain(MemSyncDomain::Remote)
+        .mem_sync_domain_map(0, 1)
+        .nvlink_centric()
+        .l2_window(window);
+    stream
+        .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+        .unwrap();
+    let launched = unsafe {
+        k.add_value
+            .launch(&stream, config, &mut view.clone(), 1.0, n as u32)
+    };
+    let graph = stream
+        .end_capture(CUgraphInstantiate_flags::CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH)
+        .unwrap()
+        .expect("a graph");
+    launched.unwrap();
+    let nodes = cuda_kernel::graph::kernel_nodes(&graph, k.add_value.function().unwrap()).unwrap();
+    assert_eq!(nodes.len(), 1);
+    let reported = nodes[0].attributes().unwrap();
+    println!("stream launch, as the captured node reports it: {reported:?}");
+    assert_eq!(reported.mem_sync_domain, 1);
+    assert_eq!(reported.mem_sync_domain_map, (0, 1));
+    assert_eq!(reported.shared_carveout, 25);
+    assert_eq!(reported.l2_window, (view.device_ptr(), n * 4));
+    graph.launch().unwrap();
+    stream.synchronize().unwrap();
+    assert!(stream.clone_dtoh(&x).unwrap().iter().all(|&v| v == 1.0));
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_plan_records_attributes_and_updates_a_device_updatable_node() {
+    let (_ctx, stream, k) = setup();
+    let n = 4096usize;
+    let mut x = stream.alloc_zeros::<f32>(n).unwrap();
+    let lookup = stream.alloc_zeros::<f32>(n).unwrap();
+    let config = Config::for_elements(n as u32, 256);
+    let event = stream.context().new_event(None).unwrap();
+    {
+        let mut plan = Plan::new(&stream).unwrap();
+        let window = L2Window::persisting(&stream, &lookup);
+        let xw = plan.output(&mut x);
+        let updatable = unsafe {
+            plan.record(
+                &k.add_value,
+                config
+                    .device_updatable()
+                    .mem_sync_domain(MemSyncDomain::Remote),
+                (xw, 1.0, n as u32),
+            )
+        }
+        .unwrap();
+        let windowed =
+            unsafe { plan.record(&k.add_value, config.l2_window(window), (xw, 10.0, n as u32)) }
+                .unwrap();
+        let reported = plan.attributes(&updatable).unwrap();
+        println!("plan node: {reported:?}");
+        assert!(reported.device_node.is_some(), "{reported:?}");
+        assert_eq!(reported.mem_sync_domain, 1);
+        let (base, bytes) = plan.attributes(&windowed).unwrap().l2_window;
+        assert_eq!((base != 0, bytes), (true, n * 4));
+        plan.replay(&stream).unwrap(); // 11
+        // Updated from the host: the node stays device-updatable, the graph is uploaded again.
+        unsafe {
+            plan.set(
+                &updatable,
+                config
+                    .device_updatable()
+                    .mem_sync_domain(MemSyncDomain::Remote),
+                (xw, 100.0, n as u32),
+            )
+        }
+        .unwrap();
+        plan.replay(&stream).unwrap(); // 121
+        // A device-updatable node cannot stop being one.
+        let e = unsafe { plan.set(&updatable, config, (xw, 1.0, n as u32)) }.unwrap_err();
+        assert!(e.to_string().contains("device_updatable"), "{e}");
+        // Events are for stream launches.
+        let e = unsafe { plan.record(&k.add_value, config.completion_event(&event), (xw, 1.0, 1)) }
+            .unwrap_err();
+        assert!(e.to_string().contains("completion_event"), "{e}");
+    }
+    assert!(stream.clone_dtoh(&x).unwrap().iter().all(|&v| v == 121.0));
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn preferred_clusters_launch_and_the_required_shape_is_the_fallback() {
+    let (ctx, stream) = support::gpu();
+    let kernels = LaunchFeatureKernels::load(&ctx).unwrap();
+    let blocks = 64usize;
+    let mut rank = stream.alloc_zeros::<u32>(blocks).unwrap();
+    let mut size = stream.alloc_zeros::<u32>(blocks).unwrap();
+    let config = Config::new((blocks as u32, 1, 1), (32, 1, 1))
+        .cluster((2, 1, 1))
+        .preferred_cluster((4, 1, 1));
+    match unsafe {
+        kernels
+            .cluster_rank
+            .launch(&stream, config, &mut rank, &mut size)
+    } {
+        Ok(()) => {
+            let sizes = stream.clone_dtoh(&size).unwrap();
+            let ranks = stream.clone_dtoh(&rank).unwrap();
+            assert!(sizes.iter().all(|&s| s == 2 || s == 4), "{sizes:?}");
+            assert!(ranks.iter().zip(&sizes).all(|(r, s)| r < s));
+            let preferred = sizes.iter().filter(|&&s| s == 4).count();
+            println!(
+                "preferred cluster: {preferred} of {blocks} blocks in clusters of 4, the rest of 2"
+            );
+        }
+        Err(e) => panic!("{e}"),
+    }
+    // Refused before the driver: not a multiple of the required cluster.
+    let bad = Config::new((64, 1, 1), (32, 1, 1))
+        .cluster((4, 1, 1))
+        .preferred_cluster((6, 1, 1));
+    let e = unsafe {
+        kernels
+            .cluster_rank
+            .launch(&stream, bad, &mut rank, &mut size)
+    }
+    .unwrap_err();
+    assert!(
+        matches!(
+            e.root(),
+            Error::LaunchAttribute {
+                attribute: "preferred_cluster",
+                ..
+            }
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn attributes_the_device_cannot_take_are_refused_before_the_driver() {
+    let (ctx, stream, k) = setup();
+    let limits = DeviceLimits::of(&stream).unwrap();
+    println!(
+        "limits: driver {}, {} memory sync domains, largest window {} bytes, persisting L2 at most {} bytes",
+        limits.driver_version,
+        limits.mem_sync_domains,
+        limits.max_window_bytes,
+        limits.max_persisting_l2_bytes
+    );
+    let big = stream
+        .alloc_zeros::<u8>(limits.max_window_bytes as usize + 4096)
+        .unwrap();
+    let mut x = stream.alloc_zeros::<f32>(256).unwrap();
+    let config = Config::for_elements(256, 256);
+    let refused = |e: Error| match e.root() {
+        Error::LaunchAttribute { attribute, .. } => *attribute,
+        other => panic!("{other:?}"),
+    };
+    let window = L2Window::persisting(&stream, &big);
+    let e = unsafe {
+        k.add_value
+            .launch(&stream, config.l2_window(window), &mut x, 1.0, 256)
+    };
+    let e = e.unwrap_err();
+    println!("{e}");
+    assert_eq!(refused(e), "l2_window");
+    let e = unsafe {
+        k.add_value
+            .launch(&stream, config.shared_carveout(101), &mut x, 1.0, 256)
+    };
+    assert_eq!(refused(e.unwrap_err()), "shared_carveout");
+    let e = unsafe {
+        k.add_value
+            .launch(&stream, config.device_updatable(), &mut x, 1.0, 256)
+    };
+    assert_eq!(refused(e.unwrap_err()), "device_updatable");
+    let e = unsafe {
+        k.add_value.launch(
+            &stream,
+            config.preferred_cluster((1, 1, 1)),
+            &mut x,
+            1.0,
+            256,
+        )
+    };
+    assert_eq!(refused(e.unwrap_err()), "preferred_cluster");
+    let domains = limits.mem_sync_domains as u8;
+    let e = unsafe {
+        k.add_value.launch(
+            &stream,
+            config.mem_sync_domain_map(0, domains),
+            &mut x,
+            1.0,
+            256,
+        )
+    };
+    assert_eq!(refused(e.unwrap_err()), "mem_sync_domain_map");
+    // Accepted ones run.
+    let window = L2Window::persisting(&stream, &x);
+    unsafe {
+        k.add_value.launch(
+            &stream,
+            config
+                .shared_carveout(100)
+                .nvlink_centric()
+                .l2_window(window),
+            &mut DeviceMemory::from_raw(
+                cuda_kernel::cudarc::driver::DevicePtr::device_ptr(&x, &stream).0,
+                256,
+                &ctx,
+            ),
+            1.0,
+            256,
+        )
+    }
+    .unwrap();
+    assert!(stream.clone_dtoh(&x).unwrap().iter().all(|&v| v == 1.0));
+}
