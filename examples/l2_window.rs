@@ -1,6 +1,7 @@
 //! A persisting L2 access policy window against none, side by side in one run: `reread`
-//! streams through a buffer much larger than L2 while rereading a lookup table that fits the
-//! persisting set-aside, with the window over the table (`Config::l2_window`) and without it.
+//! streams through a buffer much larger than L2 while gathering from a lookup table that fits
+//! the persisting set-aside (an embedding or hash-table lookup), with the window over the table
+//! (`Config::l2_window`) and without it.
 //! Then the persisting lines are reset (`reset_persisting_l2`) and the launch without a window
 //! timed again.
 //!
@@ -30,17 +31,17 @@ fn main() -> ExitCode {
     }
 }
 
-struct Buffers {
+struct Buffers<'d> {
     lookup: CudaSlice<f32>,
     m: u32,
-    data: CudaSlice<f32>,
+    data: &'d CudaSlice<f32>,
 }
 
 /// Milliseconds per launch of `LAUNCHES` launches with `config`.
 fn ms_per_launch(
     stream: &CudaStream,
     k: &AttributeKernels,
-    b: &Buffers,
+    b: &Buffers<'_>,
     out: &mut CudaSlice<f32>,
     config: Attributed<'_>,
 ) -> Result<f64, Error> {
@@ -51,7 +52,7 @@ fn ms_per_launch(
         // float per thread of the grid, which `out` holds.
         unsafe {
             k.reread
-                .launch(stream, config, &b.lookup, b.m, &b.data, n, out)?
+                .launch(stream, config, &b.lookup, b.m, b.data, n, out)?
         };
     }
     let end = stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
@@ -81,16 +82,11 @@ fn run() -> Result<(), Error> {
     }
     let set_aside =
         cuda_kernel::set_persisting_l2(&stream, limits.max_persisting_l2_bytes as usize)?;
-    // The table: three quarters of the set-aside; the stream: 1 GiB, twenty times the L2.
-    let m = (set_aside * 3 / 4 / 4) as u32;
+    // The stream: 1 GiB, many times the L2; the table: a fraction of the set-aside.
     let n = 1usize << 28;
     let grid = sms * 8;
     let config = Config::new((grid, 1, 1), (256, 1, 1));
-    let b = Buffers {
-        lookup: stream.clone_htod(&vec![1.0f32; m as usize])?,
-        m,
-        data: stream.clone_htod(&vec![1.0f32; n])?,
-    };
+    let data = stream.clone_htod(&vec![1.0f32; n])?;
     let mut out = stream.alloc_zeros::<f32>((grid * 256) as usize)?;
     println!(
         "L2 {} MiB, persisting set-aside {:.1} MiB (device maximum {:.1} MiB), largest window {:.1} MiB",
@@ -100,52 +96,51 @@ fn run() -> Result<(), Error> {
         f64::from(limits.max_window_bytes) / 1048576.0
     );
     println!(
-        "table {:.1} MiB reread {}x per launch while streaming {} MiB; {grid} blocks of 256, {LAUNCHES} launches per measurement, {rounds} rounds",
-        f64::from(m) * 4.0 / 1048576.0,
-        n / m as usize,
+        "streaming {} MiB per launch; {grid} blocks of 256, {LAUNCHES} launches per measurement, {rounds} rounds",
         (n * 4) >> 20
     );
-    // Warm-up, and the result checked: every element contributes 1 * 1.
-    ms_per_launch(&stream, &k, &b, &mut out, config.into())?;
-    let sum: f64 = stream.clone_dtoh(&out)?.iter().map(|&v| f64::from(v)).sum();
-    if sum != n as f64 {
-        return Err(format!("reread summed {sum}, expected {n}").into());
-    }
-    let (mut without, mut with) = (Vec::new(), Vec::new());
-    for _ in 0..rounds {
-        let window = L2Window::persisting(&stream, &b.lookup).miss(AccessProperty::Streaming);
-        with.push(ms_per_launch(
-            &stream,
-            &k,
-            &b,
-            &mut out,
-            config.l2_window(window),
-        )?);
+    for percent in [50, 75, 95] {
+        let m = (set_aside * percent / 100 / 4) as u32;
+        let b = Buffers {
+            lookup: stream.clone_htod(&vec![1.0f32; m as usize])?,
+            m,
+            data: &data,
+        };
+        // Warm-up, and the result checked: every element contributes 1 * 1.
+        ms_per_launch(&stream, &k, &b, &mut out, config.into())?;
+        let sum: f64 = stream.clone_dtoh(&out)?.iter().map(|&v| f64::from(v)).sum();
+        if sum != n as f64 {
+            return Err(format!("reread summed {sum}, expected {n}").into());
+        }
+        let (mut without, mut with) = (Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            let window = L2Window::persisting(&stream, &b.lookup).miss(AccessProperty::Streaming);
+            with.push(ms_per_launch(
+                &stream,
+                &k,
+                &b,
+                &mut out,
+                config.l2_window(window),
+            )?);
+            cuda_kernel::reset_persisting_l2(&stream)?;
+            without.push(ms_per_launch(&stream, &k, &b, &mut out, config.into())?);
+        }
+        let (without, with) = (median(without), median(with));
+        // After the reset the lines are normal again: a launch without a window runs as before.
         cuda_kernel::reset_persisting_l2(&stream)?;
-        without.push(ms_per_launch(&stream, &k, &b, &mut out, config.into())?);
+        let after = median(
+            (0..rounds)
+                .map(|_| ms_per_launch(&stream, &k, &b, &mut out, config.into()))
+                .collect::<Result<_, _>>()?,
+        );
+        println!(
+            "table {:5.1} MiB ({percent}% of the set-aside), reread {}x a launch: without a window {without:.3} ms, with a persisting window {with:.3} ms: {:.2}x; after reset_persisting_l2, without {after:.3} ms ({:.2}x the first)",
+            f64::from(m) * 4.0 / 1048576.0,
+            n / m as usize,
+            without / with,
+            after / without
+        );
     }
-    let (without, with) = (median(without), median(with));
-    let gbs = |ms: f64| (n as f64 * 8.0) / (ms * 1e-3) / 1e9;
-    println!(
-        "without a window: {without:.3} ms per launch ({:.0} GB/s of loads)",
-        gbs(without)
-    );
-    println!(
-        "with a persisting window over the table: {with:.3} ms per launch ({:.0} GB/s of loads)",
-        gbs(with)
-    );
-    println!("ratio without/with: {:.2}x", without / with);
-    // After the reset the lines are normal again: a launch without a window runs as before.
-    cuda_kernel::reset_persisting_l2(&stream)?;
-    let after = median(
-        (0..rounds)
-            .map(|_| ms_per_launch(&stream, &k, &b, &mut out, config.into()))
-            .collect::<Result<_, _>>()?,
-    );
-    println!(
-        "after reset_persisting_l2, without a window: {after:.3} ms per launch ({:.2}x the first)",
-        after / without
-    );
     cuda_kernel::set_persisting_l2(&stream, 0)?;
     Ok(())
 }

@@ -103,7 +103,8 @@ if [ "$what" = sanitize ]; then
         template_values_of_unsigned_size_t_long_and_char_launch
         a_template_instance_the_ptx_lacks_is_refused_at_load
         a_device_function_the_ptx_has_no_instance_for_is_refused_at_load
-        a_faulting_kernel_is_named_through_await"
+        a_faulting_kernel_is_named_through_await
+        a_plan_records_nvlink_centric_and_preferred_cluster_launches"
     skips=""
     for t in $provoked; do skips="$skips --skip $t"; done
     for test in .device/tests/*; do

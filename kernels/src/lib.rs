@@ -192,6 +192,9 @@ unsafe extern "C" {
     /// `lookup[i % m] * data[i]`.
     pub fn reread(lookup: *const f32, m: u32, data: *const f32, n: u64, out: *mut f32);
 
+    /// Writes 1 to `flag` (host-mapped memory).
+    pub fn set_flag(flag: *mut u32);
+
     /// Adds `value` to the first `n` elements of `x`.
     pub fn add_value(x: *mut f32, value: f32, n: u32);
 }

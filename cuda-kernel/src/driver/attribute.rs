@@ -51,6 +51,26 @@ pub(crate) mod id {
     pub(crate) const NVLINK_UTIL_CENTRIC_SCHEDULING: u32 = 16;
 }
 
+/// The name `Config` (or `Attributed`) gives the attribute numbered `id`, for messages.
+pub(crate) fn name(id: u32) -> Option<&'static str> {
+    Some(match id {
+        id::ACCESS_POLICY_WINDOW => "l2_window",
+        id::COOPERATIVE => "cooperative",
+        id::CLUSTER_DIMENSION => "cluster",
+        id::PROGRAMMATIC_STREAM_SERIALIZATION => "programmatic",
+        id::PROGRAMMATIC_EVENT => "programmatic_event",
+        id::PRIORITY => "priority",
+        id::MEM_SYNC_DOMAIN_MAP => "mem_sync_domain_map",
+        id::MEM_SYNC_DOMAIN => "mem_sync_domain",
+        id::PREFERRED_CLUSTER_DIMENSION => "preferred_cluster",
+        id::LAUNCH_COMPLETION_EVENT => "completion_event",
+        id::DEVICE_UPDATABLE_KERNEL_NODE => "device_updatable",
+        id::PREFERRED_SHARED_MEMORY_CARVEOUT => "shared_carveout",
+        id::NVLINK_UTIL_CENTRIC_SCHEDULING => "nvlink_centric",
+        _ => return None,
+    })
+}
+
 /// The first driver (`cuDriverGetVersion`) that takes each attribute in a launch.
 pub(crate) mod since {
     /// `cuLaunchKernelEx` itself, clusters, programmatic launches, the access policy window,

@@ -41,49 +41,57 @@ impl NodeParams {
 /// A kernel node's launch attributes as the driver reports them
 /// (`cuGraphKernelNodeGetAttribute`): what a [`Plan`](crate::Plan)'s recorded launch or a
 /// captured launch ([`KernelNode::attributes`](crate::graph::KernelNode::attributes)) really
-/// got.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// got. `None` where the driver reports no value for a node (an attribute valid only for
+/// launches, or one this driver does not have). The preferred cluster and NVLink-centric
+/// scheduling are not asked: a CUDA 13.0 driver (580) on an H200 answers
+/// `CUDA_ERROR_INVALID_VALUE` for both.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct NodeAttributes {
     /// The cluster shape (`(0, 0, 0)` for none).
-    pub cluster: (u32, u32, u32),
-    /// The preferred cluster shape (`(0, 0, 0)` for none).
-    pub preferred_cluster: (u32, u32, u32),
+    pub cluster: Option<(u32, u32, u32)>,
     /// The scheduling priority.
-    pub priority: i32,
+    pub priority: Option<i32>,
     /// The preferred shared-memory carveout in percent (`-1` for none).
-    pub shared_carveout: i32,
+    pub shared_carveout: Option<i32>,
     /// The memory synchronization domain (`0` default, `1` remote).
-    pub mem_sync_domain: u32,
+    pub mem_sync_domain: Option<u32>,
     /// The physical domains of the default and the remote domain.
-    pub mem_sync_domain_map: (u8, u8),
+    pub mem_sync_domain_map: Option<(u8, u8)>,
     /// The L2 access policy window's address and length in bytes (`(0, 0)` for none).
-    pub l2_window: (u64, usize),
+    pub l2_window: Option<(u64, usize)>,
     /// The device-side handle of a device-updatable node (`CUgraphDeviceNode`, what a kernel
-    /// passes to the device-side update calls), or `None`.
-    pub device_node: Option<u64>,
+    /// passes to the device-side update calls): `Some(None)` for a node that is not one.
+    pub device_node: Option<Option<u64>>,
 }
 
 impl NodeAttributes {
     /// Reads them from `node`.
     pub(crate) fn of(node: sys::CUgraphNode) -> Result<NodeAttributes, crate::Error> {
-        use crate::driver::attribute::id;
-        use crate::driver::result::graph_kernel_node_get_attribute as get;
-        let dims = |id| -> Result<(u32, u32, u32), crate::Error> {
-            let a = get(node, id)?;
-            Ok((a.u32_at(0), a.u32_at(4), a.u32_at(8)))
+        use crate::driver::attribute::{RawAttribute, id};
+        use crate::driver::result::graph_kernel_node_get_attribute;
+        // An attribute the driver does not report for nodes is `None`; other failures are
+        // errors.
+        let get = |id| -> Result<Option<RawAttribute>, crate::Error> {
+            match graph_kernel_node_get_attribute(node, id) {
+                Ok(a) => Ok(Some(a)),
+                Err(crate::Error::Driver { source, .. })
+                    if source.0 == sys::CUresult::CUDA_ERROR_INVALID_VALUE =>
+                {
+                    Ok(None)
+                }
+                Err(e) => Err(e),
+            }
         };
-        let window = get(node, id::ACCESS_POLICY_WINDOW)?;
-        let map = get(node, id::MEM_SYNC_DOMAIN_MAP)?;
-        let updatable = get(node, id::DEVICE_UPDATABLE_KERNEL_NODE)?;
+        let dims = |a: RawAttribute| (a.u32_at(0), a.u32_at(4), a.u32_at(8));
         Ok(NodeAttributes {
-            cluster: dims(id::CLUSTER_DIMENSION)?,
-            preferred_cluster: dims(id::PREFERRED_CLUSTER_DIMENSION)?,
-            priority: get(node, id::PRIORITY)?.u32_at(0) as i32,
-            shared_carveout: get(node, id::PREFERRED_SHARED_MEMORY_CARVEOUT)?.u32_at(0) as i32,
-            mem_sync_domain: get(node, id::MEM_SYNC_DOMAIN)?.u32_at(0),
-            mem_sync_domain_map: (map.u8_at(0), map.u8_at(1)),
-            l2_window: (window.u64_at(0), window.u64_at(8) as usize),
-            device_node: (updatable.u32_at(0) != 0).then(|| updatable.u64_at(8)),
+            cluster: get(id::CLUSTER_DIMENSION)?.map(dims),
+            priority: get(id::PRIORITY)?.map(|a| a.u32_at(0) as i32),
+            shared_carveout: get(id::PREFERRED_SHARED_MEMORY_CARVEOUT)?.map(|a| a.u32_at(0) as i32),
+            mem_sync_domain: get(id::MEM_SYNC_DOMAIN)?.map(|a| a.u32_at(0)),
+            mem_sync_domain_map: get(id::MEM_SYNC_DOMAIN_MAP)?.map(|a| (a.u8_at(0), a.u8_at(1))),
+            l2_window: get(id::ACCESS_POLICY_WINDOW)?.map(|a| (a.u64_at(0), a.u64_at(8) as usize)),
+            device_node: get(id::DEVICE_UPDATABLE_KERNEL_NODE)?
+                .map(|a| (a.u32_at(0) != 0).then(|| a.u64_at(8))),
         })
     }
 }

@@ -644,7 +644,23 @@ fn set_node_attributes(
         }
     }
     for attribute in now.as_slice().iter().filter(|a| !is_edge(a)) {
-        result::graph_kernel_node_set_attribute(node, attribute)?;
+        result::graph_kernel_node_set_attribute(node, attribute)
+            .map_err(|e| refused_for_nodes(attribute.id, e))?;
     }
     Ok(())
+}
+
+/// A node attribute the driver refused with `CUDA_ERROR_INVALID_VALUE`, named: some drivers
+/// take an attribute for launches but not for graph nodes on some GPUs (a CUDA 13.0 driver on
+/// an H200 refuses a node's preferred cluster).
+fn refused_for_nodes(id: u32, e: Error) -> Error {
+    let invalid = matches!(&e, Error::Driver { source, .. }
+        if source.0 == sys::CUresult::CUDA_ERROR_INVALID_VALUE);
+    let Some(name) = crate::driver::attribute::name(id).filter(|_| invalid) else {
+        return e;
+    };
+    crate::launch::config::attribute_error(
+        name,
+        "this driver and GPU do not take it for a graph node (cuGraphKernelNodeSetAttribute answered CUDA_ERROR_INVALID_VALUE): launch it on a stream instead".into(),
+    )
 }
