@@ -314,6 +314,14 @@ impl Config {
     /// ```
     #[inline]
     pub fn check(&self, limits: &DeviceLimits) -> Result<(), Error> {
+        self.check_plain(limits).map(drop)
+    }
+
+    /// [`Self::check`], saying whether the configuration is a plain launch's (no attribute
+    /// but perhaps a priority): what the launch path asks, so that a launch without attributes
+    /// tests for them once.
+    #[inline(always)]
+    pub(crate) fn check_plain(&self, limits: &DeviceLimits) -> Result<bool, Error> {
         // `v - 1 < limit` (wrapping) holds for 1..=limit: zero and too large in one comparison.
         let within = |v: u32, limit: u32| v.wrapping_sub(1) < limit;
         let threads = u64::from(self.block.0) * u64::from(self.block.1) * u64::from(self.block.2);
@@ -330,9 +338,9 @@ impl Config {
             & !self.cooperative
             & !self.has_checked_attributes();
         if fits {
-            return Ok(());
+            return Ok(true);
         }
-        self.refusal(limits)
+        self.refusal(limits).map(|()| false)
     }
 
     /// [`Self::check`] for a configuration its fast test did not take (refused, or with the

@@ -57,13 +57,27 @@ fn launches_follow_their_stream() -> bool {
 /// device would ([`check`]).
 #[inline(always)]
 pub(crate) fn prepare(
-    _entered: &Entered,
+    entered: &Entered,
     loaded: &Loaded,
     stream: &CudaStream,
     attributed: &Attributed<'_>,
     params_len: usize,
     in_graph: bool,
 ) -> Result<sys::CUfunction, Error> {
+    prepare_plain(entered, loaded, stream, attributed, params_len, in_graph).map(|(f, _)| f)
+}
+
+/// [`prepare`], saying whether the launch is a plain one (`cuLaunchKernel`: no attribute, no
+/// priority), which the launch path then need not ask again.
+#[inline(always)]
+fn prepare_plain(
+    _entered: &Entered,
+    loaded: &Loaded,
+    stream: &CudaStream,
+    attributed: &Attributed<'_>,
+    params_len: usize,
+    in_graph: bool,
+) -> Result<(sys::CUfunction, bool), Error> {
     let config = &attributed.config;
     let queried;
     let limits = match DeviceLimits::cached(stream) {
@@ -74,17 +88,18 @@ pub(crate) fn prepare(
         }
     };
     let function = loaded.cu_function(stream)?;
-    check(config, limits, params_len, &function)?;
+    let plain = check(config, limits, params_len, &function)?;
     if let Some(compiled) = loaded.compiled_cluster() {
         check_compiled_cluster(config, compiled)?;
     }
-    if attributed.borrows() {
+    let borrows = attributed.borrows();
+    if borrows {
         attributed.check_borrowed(limits, stream, in_graph)?;
     }
-    if config.preferred_cluster.is_some() || config.device_updatable {
+    if !plain && (config.preferred_cluster.is_some() || config.device_updatable) {
         check_node_and_cluster_attributes(config, loaded, stream, in_graph)?;
     }
-    Ok(function)
+    Ok((function, plain & !borrows & config.priority.is_none()))
 }
 
 /// The attribute rules that depend on the kernel or the stream: a preferred cluster needs a
@@ -147,15 +162,15 @@ fn check_compiled_cluster(config: &Config, compiled: (u32, u32, u32)) -> Result<
 /// ([`Error::InvalidConfig`], [`Error::Unsupported`], [`Error::ClusterMismatch`]), the parameter
 /// bytes ([`Error::ParamsTooLarge`]) and, above the default 48 KiB, the dynamic shared memory
 /// against what `kernel` may have, raising its limit where it can ([`Error::SharedMemoryLimit`]
-/// where it cannot).
+/// where it cannot). Whether the configuration is a plain launch's ([`Config::check_plain`]).
 #[inline(always)]
 pub(crate) fn check(
     config: &Config,
     limits: &DeviceLimits,
     params_len: usize,
     kernel: &impl KernelSharedMemory,
-) -> Result<(), Error> {
-    config.check(limits)?;
+) -> Result<bool, Error> {
+    let plain = config.check_plain(limits)?;
     if params_len > limits.max_param_bytes {
         return Err(Error::ParamsTooLarge {
             size: params_len,
@@ -163,9 +178,9 @@ pub(crate) fn check(
         });
     }
     if config.shared_mem_bytes > DEFAULT_SHARED_MEMORY_LIMIT {
-        return fit_shared_memory(config.shared_mem_bytes, limits, kernel);
+        fit_shared_memory(config.shared_mem_bytes, limits, kernel)?;
     }
-    Ok(())
+    Ok(plain)
 }
 
 /// Above the default 48 KiB, dynamic shared memory needs the kernel's own limit raised: a
@@ -448,13 +463,13 @@ unsafe fn launch_checked(launch: &Launch<'_>, params: &mut [u8]) -> Result<(), E
         config,
         layout,
     } = *launch;
-    let function = prepare(entered, loaded, stream, config, params.len(), false)?;
+    let (function, plain) = prepare_plain(entered, loaded, stream, config, params.len(), false)?;
     let mut size = params.len();
     let mut extra = buffer_extra(params, &mut size);
     let extra_ptr = extra_or_null(&mut extra, params);
     let attributed = config;
     let config = &attributed.config;
-    if !attributed.is_extended() {
+    if plain {
         // SAFETY: `extra` describes the packed buffer and its size, both alive for the call;
         // the caller vouches for the contents.
         return unsafe {
