@@ -90,7 +90,7 @@ impl KernelNode {
     /// ```no_run
     /// # fn f(node: cuda_kernel::graph::KernelNode) -> Result<(), cuda_kernel::Error> {
     /// let attributes = node.attributes()?;
-    /// println!("memory sync domain {}", attributes.mem_sync_domain);
+    /// println!("memory sync domain {:?}", attributes.mem_sync_domain);
     /// # Ok(()) }
     /// ```
     pub fn attributes(&self) -> Result<NodeAttributes, Error> {

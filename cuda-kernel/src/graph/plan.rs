@@ -358,7 +358,9 @@ impl<'a> Plan<'a> {
             return Err(observe::failed(&K::symbol(), &site, None, false, error));
         }
         let recorded = &self.launches[node.index];
-        if recorded.config.config.device_updatable && !config.config.device_updatable {
+        if recorded.config.config.attributes_or_none().device_updatable
+            && !config.config.attributes_or_none().device_updatable
+        {
             let error = crate::launch::config::attribute_error(
                 "device_updatable",
                 "a device-updatable node stays one (the driver refuses to opt out): set it again with `Config::device_updatable`".into(),
@@ -437,7 +439,7 @@ impl<'a> Plan<'a> {
             }?;
             // A device-updatable node updated from the host is uploaded again before the
             // next replay (`cuGraphUpload`), as the driver asks.
-            self.upload |= config.config.device_updatable;
+            self.upload |= config.config.attributes_or_none().device_updatable;
         }
         self.launches[node.index].config = config;
         Ok(())
@@ -484,7 +486,7 @@ impl<'a> Plan<'a> {
                 self.upload = self
                     .launches
                     .iter()
-                    .any(|r| r.config.config.device_updatable);
+                    .any(|r| r.config.config.attributes_or_none().device_updatable);
                 exec
             }
         };

@@ -8,7 +8,7 @@ use cudarc::driver::{CudaEvent, CudaStream, sys};
 
 use crate::driver::attribute::{RawAttribute, id, since};
 use crate::driver::result;
-use crate::launch::config::{DeviceLimits, LaunchAttributes, attribute_error, needs};
+use crate::launch::config::{DeviceLimits, RawAttributes, attribute_error, needs};
 use crate::{Config, DeviceArg, Error};
 
 /// A [`Config`] with the launch attributes that borrow what they name for `'a`: an
@@ -317,8 +317,8 @@ impl<'a> Attributed<'a> {
     }
 
     /// The attributes of an extended launch, one per option set.
-    pub(crate) fn launch_attributes(&self) -> LaunchAttributes<13> {
-        let mut out = LaunchAttributes::new();
+    pub(crate) fn launch_attributes(&self) -> RawAttributes<13> {
+        let mut out = RawAttributes::new();
         self.config.push_attributes(&mut out);
         if let Some(window) = &self.l2_window {
             out.push(window.raw());

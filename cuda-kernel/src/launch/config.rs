@@ -65,8 +65,18 @@ pub struct Config {
     /// previous kernel on its stream has finished, and waits for it where it executes
     /// `griddepcontrol.wait` (`cudaGridDependencySynchronize()`).
     pub programmatic: bool,
+    /// The attributes CUDA 12 and 13 drivers added (preferred cluster, carveout, memory
+    /// synchronization domains, NVLink-centric scheduling, device-updatable nodes): `None` for
+    /// none, so that a launch without them tests one field. Set through the methods of the same
+    /// names.
+    pub attributes: Option<Attributes>,
+}
+
+/// The launch attributes of [`Config::attributes`], each `None` (or `false`) where not set.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Attributes {
     /// A preferred cluster shape (CUDA 12.8+ drivers, compute capability 9.0+): the GPU
-    /// forms clusters of this shape where it can, and of the required [`cluster`](Self::cluster)
+    /// forms clusters of this shape where it can, and of the required [`cluster`](Config::cluster)
     /// (or the kernel's compiled cluster) elsewhere. A multiple of the required cluster in x
     /// and y, the same in z, and a divisor of the grid.
     pub preferred_cluster: Option<(u32, u32, u32)>,
@@ -84,6 +94,18 @@ pub struct Config {
     /// Record the launch as a device-updatable kernel node (CUDA 12.4+ drivers): for a
     /// [`Plan`](crate::Plan) (or a capturing stream) only, since a node is what is updatable.
     pub device_updatable: bool,
+}
+
+impl Attributes {
+    /// No attribute set.
+    pub const NONE: Attributes = Attributes {
+        preferred_cluster: None,
+        shared_carveout: None,
+        mem_sync_domain: None,
+        mem_sync_domain_map: None,
+        nvlink_centric: false,
+        device_updatable: false,
+    };
 }
 
 /// A memory synchronization domain (`CUlaunchMemSyncDomain`): which of the two logical domains
@@ -120,12 +142,7 @@ impl Config {
             cooperative: false,
             priority: None,
             programmatic: false,
-            preferred_cluster: None,
-            shared_carveout: None,
-            mem_sync_domain: None,
-            mem_sync_domain_map: None,
-            nvlink_centric: false,
-            device_updatable: false,
+            attributes: None,
         }
     }
 
@@ -190,40 +207,52 @@ impl Config {
 
     /// With a preferred cluster shape, the required one ([`cluster`](Self::cluster), or the
     /// kernel's compiled cluster) the fallback: see
-    /// [`preferred_cluster`](Self::preferred_cluster).
+    /// [`Attributes::preferred_cluster`].
     pub const fn preferred_cluster(mut self, dims: (u32, u32, u32)) -> Config {
-        self.preferred_cluster = Some(dims);
+        let mut a = self.attributes_or_none();
+        a.preferred_cluster = Some(dims);
+        self.attributes = Some(a);
         self
     }
 
     /// With a preferred shared-memory carveout of `percent` (0 to 100) of the unified
     /// L1/shared memory.
     pub const fn shared_carveout(mut self, percent: u32) -> Config {
-        self.shared_carveout = Some(percent);
+        let mut a = self.attributes_or_none();
+        a.shared_carveout = Some(percent);
+        self.attributes = Some(a);
         self
     }
 
     /// In the memory synchronization domain `domain`.
     pub const fn mem_sync_domain(mut self, domain: MemSyncDomain) -> Config {
-        self.mem_sync_domain = Some(domain);
+        let mut a = self.attributes_or_none();
+        a.mem_sync_domain = Some(domain);
+        self.attributes = Some(a);
         self
     }
 
     /// With the logical domains mapped to the physical domains `default` and `remote`.
     pub const fn mem_sync_domain_map(mut self, default: u8, remote: u8) -> Config {
-        self.mem_sync_domain_map = Some(MemSyncDomainMap { default, remote });
+        let mut a = self.attributes_or_none();
+        a.mem_sync_domain_map = Some(MemSyncDomainMap { default, remote });
+        self.attributes = Some(a);
         self
     }
 
     /// With NVLink-utilization-centric scheduling.
     pub const fn nvlink_centric(mut self) -> Config {
-        self.nvlink_centric = true;
+        let mut a = self.attributes_or_none();
+        a.nvlink_centric = true;
+        self.attributes = Some(a);
         self
     }
 
     /// As a device-updatable kernel node of a [`Plan`](crate::Plan).
     pub const fn device_updatable(mut self) -> Config {
-        self.device_updatable = true;
+        let mut a = self.attributes_or_none();
+        a.device_updatable = true;
+        self.attributes = Some(a);
         self
     }
 
@@ -236,21 +265,24 @@ impl Config {
             || self.has_checked_attributes()
     }
 
-    /// Whether an attribute [`check`](Self::check) looks at one by one is set (every one but
-    /// the priority).
+    /// Whether an attribute [`check`](Self::check) looks at one by one is set (any of
+    /// [`attributes`](Self::attributes)).
     #[inline(always)]
     const fn has_checked_attributes(&self) -> bool {
-        self.preferred_cluster.is_some()
-            | self.shared_carveout.is_some()
-            | self.mem_sync_domain.is_some()
-            | self.mem_sync_domain_map.is_some()
-            | self.nvlink_centric
-            | self.device_updatable
+        self.attributes.is_some()
+    }
+
+    /// [`attributes`](Self::attributes), or none set.
+    pub const fn attributes_or_none(&self) -> Attributes {
+        match self.attributes {
+            Some(a) => a,
+            None => Attributes::NONE,
+        }
     }
 
     /// The attributes of an extended launch (`cuLaunchKernelEx`), one per option set, into
     /// `out`.
-    pub(crate) fn push_attributes<const N: usize>(&self, out: &mut LaunchAttributes<N>) {
+    pub(crate) fn push_attributes<const N: usize>(&self, out: &mut RawAttributes<N>) {
         if let Some(dims) = self.cluster {
             out.push(RawAttribute::dims(id::CLUSTER_DIMENSION, dims));
         }
@@ -263,25 +295,26 @@ impl Config {
         if self.programmatic {
             out.push(RawAttribute::int(id::PROGRAMMATIC_STREAM_SERIALIZATION, 1));
         }
-        if let Some(dims) = self.preferred_cluster {
+        let Some(a) = self.attributes else { return };
+        if let Some(dims) = a.preferred_cluster {
             out.push(RawAttribute::dims(id::PREFERRED_CLUSTER_DIMENSION, dims));
         }
-        if let Some(percent) = self.shared_carveout {
+        if let Some(percent) = a.shared_carveout {
             out.push(RawAttribute::int(
                 id::PREFERRED_SHARED_MEMORY_CARVEOUT,
                 percent,
             ));
         }
-        if let Some(domain) = self.mem_sync_domain {
+        if let Some(domain) = a.mem_sync_domain {
             out.push(RawAttribute::int(id::MEM_SYNC_DOMAIN, domain as u32));
         }
-        if let Some(map) = self.mem_sync_domain_map {
+        if let Some(map) = a.mem_sync_domain_map {
             out.push(RawAttribute::domain_map(map.default, map.remote));
         }
-        if self.nvlink_centric {
+        if a.nvlink_centric {
             out.push(RawAttribute::int(id::NVLINK_UTIL_CENTRIC_SCHEDULING, 1));
         }
-        if self.device_updatable {
+        if a.device_updatable {
             out.push(RawAttribute::device_updatable());
         }
     }
@@ -317,9 +350,9 @@ impl Config {
         self.check_plain(limits).map(drop)
     }
 
-    /// [`Self::check`], saying whether the configuration is a plain launch's (no attribute
-    /// but perhaps a priority): what the launch path asks, so that a launch without attributes
-    /// tests for them once.
+    /// [`Self::check`], saying whether the configuration is a plain launch's (`cuLaunchKernel`:
+    /// no attribute, not even a priority): what the launch path asks, so that a launch without
+    /// attributes tests for them once.
     #[inline(always)]
     pub(crate) fn check_plain(&self, limits: &DeviceLimits) -> Result<bool, Error> {
         // `v - 1 < limit` (wrapping) holds for 1..=limit: zero and too large in one comparison.
@@ -336,6 +369,7 @@ impl Config {
             & self.cluster.is_none()
             & !self.programmatic
             & !self.cooperative
+            & self.priority.is_none()
             & !self.has_checked_attributes();
         if fits {
             return Ok(true);
@@ -425,7 +459,10 @@ impl Config {
 
     /// The rules of the attributes added by CUDA 12 and 13 drivers.
     fn check_attributes(&self, limits: &DeviceLimits) -> Result<(), Error> {
-        if let Some(preferred) = self.preferred_cluster {
+        let Some(a) = self.attributes else {
+            return Ok(());
+        };
+        if let Some(preferred) = a.preferred_cluster {
             needs(limits, "preferred_cluster", since::PREFERRED_CLUSTER)?;
             if !limits.cluster_launch {
                 return Err(attribute_error(
@@ -449,7 +486,7 @@ impl Config {
                 check_preferred_multiple(preferred, required, "the required cluster (`cluster`)")?;
             }
         }
-        if let Some(percent) = self.shared_carveout {
+        if let Some(percent) = a.shared_carveout {
             needs(limits, "shared_carveout", since::UPDATABLE_AND_CARVEOUT)?;
             if percent > 100 {
                 return Err(attribute_error(
@@ -458,10 +495,10 @@ impl Config {
                 ));
             }
         }
-        if self.mem_sync_domain.is_some() {
+        if a.mem_sync_domain.is_some() {
             needs(limits, "mem_sync_domain", since::LAUNCH_EX)?;
         }
-        if let Some(map) = self.mem_sync_domain_map {
+        if let Some(map) = a.mem_sync_domain_map {
             needs(limits, "mem_sync_domain_map", since::LAUNCH_EX)?;
             for (which, domain) in [("default", map.default), ("remote", map.remote)] {
                 if u32::from(domain) >= limits.mem_sync_domains {
@@ -481,10 +518,10 @@ impl Config {
                 }
             }
         }
-        if self.nvlink_centric {
+        if a.nvlink_centric {
             needs(limits, "nvlink_centric", since::NVLINK_CENTRIC)?;
         }
-        if self.device_updatable {
+        if a.device_updatable {
             needs(limits, "device_updatable", since::UPDATABLE_AND_CARVEOUT)?;
         }
         Ok(())
@@ -539,14 +576,14 @@ pub(crate) fn needs(
 }
 
 /// The attributes of the options set, on the stack: as many slots as there are options.
-pub(crate) struct LaunchAttributes<const N: usize> {
+pub(crate) struct RawAttributes<const N: usize> {
     attrs: [RawAttribute; N],
     len: usize,
 }
 
-impl<const N: usize> LaunchAttributes<N> {
+impl<const N: usize> RawAttributes<N> {
     pub(crate) fn new() -> Self {
-        LaunchAttributes {
+        RawAttributes {
             attrs: [RawAttribute::empty(0); N],
             len: 0,
         }

@@ -64,7 +64,17 @@ pub(crate) fn prepare(
     params_len: usize,
     in_graph: bool,
 ) -> Result<sys::CUfunction, Error> {
-    prepare_plain(entered, loaded, stream, attributed, params_len, in_graph).map(|(f, _)| f)
+    let config = &attributed.config;
+    prepare_plain(
+        entered,
+        loaded,
+        stream,
+        config,
+        Some(attributed),
+        params_len,
+        in_graph,
+    )
+    .map(|(f, _)| f)
 }
 
 /// [`prepare`], saying whether the launch is a plain one (`cuLaunchKernel`: no attribute, no
@@ -74,11 +84,11 @@ fn prepare_plain(
     _entered: &Entered,
     loaded: &Loaded,
     stream: &CudaStream,
-    attributed: &Attributed<'_>,
+    config: &Config,
+    borrowed: Option<&Attributed<'_>>,
     params_len: usize,
     in_graph: bool,
 ) -> Result<(sys::CUfunction, bool), Error> {
-    let config = &attributed.config;
     let queried;
     let limits = match DeviceLimits::cached(stream) {
         Some(limits) => limits,
@@ -92,14 +102,34 @@ fn prepare_plain(
     if let Some(compiled) = loaded.compiled_cluster() {
         check_compiled_cluster(config, compiled)?;
     }
-    let borrows = attributed.borrows();
-    if borrows {
+    // A plain launch has no attribute, and `borrowed` is `None` unless something is borrowed.
+    let plain = plain & borrowed.is_none();
+    if !plain {
+        check_attributes(config, borrowed, limits, loaded, stream, in_graph)?;
+    }
+    Ok((function, plain))
+}
+
+/// The rules of a launch with attributes that need more than the configuration.
+#[cold]
+fn check_attributes(
+    config: &Config,
+    borrowed: Option<&Attributed<'_>>,
+    limits: &DeviceLimits,
+    loaded: &Loaded,
+    stream: &CudaStream,
+    in_graph: bool,
+) -> Result<(), Error> {
+    if let Some(attributed) = borrowed.filter(|a| a.borrows()) {
         attributed.check_borrowed(limits, stream, in_graph)?;
     }
-    if !plain && (config.preferred_cluster.is_some() || config.device_updatable) {
+    if config
+        .attributes
+        .is_some_and(|a| a.preferred_cluster.is_some() || a.device_updatable)
+    {
         check_node_and_cluster_attributes(config, loaded, stream, in_graph)?;
     }
-    Ok((function, plain & !borrows & config.priority.is_none()))
+    Ok(())
 }
 
 /// The attribute rules that depend on the kernel or the stream: a preferred cluster needs a
@@ -114,7 +144,8 @@ fn check_node_and_cluster_attributes(
     in_graph: bool,
 ) -> Result<(), Error> {
     use config::{attribute_error, check_preferred_multiple};
-    if let Some(preferred) = config.preferred_cluster {
+    let attributes = config.attributes_or_none();
+    if let Some(preferred) = attributes.preferred_cluster {
         match (config.cluster, loaded.compiled_cluster()) {
             (None, Some(compiled)) => check_preferred_multiple(
                 preferred,
@@ -130,7 +161,8 @@ fn check_node_and_cluster_attributes(
             (Some(_), _) => {}
         }
     }
-    if config.device_updatable && !in_graph && !result::stream_is_capturing(stream.cu_stream())? {
+    if attributes.device_updatable && !in_graph && !result::stream_is_capturing(stream.cu_stream())?
+    {
         return Err(attribute_error(
             "device_updatable",
             "makes a graph's kernel node updatable, so a launch on a stream cannot take it: record the launch in a `Plan` (or launch on a capturing stream)".into(),
@@ -255,12 +287,15 @@ pub unsafe fn launch<'a, A: LaunchArgs<'a>>(
         let _held = args.put(stream, layout.params, buf);
         // SAFETY: the buffer holds every parameter at the offset the declaration gives it;
         // the declaration's soundness is the caller's.
+        // A configuration without borrowed attributes (a `Config`, the usual case) is passed
+        // alone, so that nothing more than before is built for it.
         unsafe {
-            launch_packed(
+            launch_parts(
                 loaded,
                 &entered,
                 stream,
-                &config,
+                &config.config,
+                config.borrows().then_some(&config),
                 layout,
                 buf,
                 Site::new(at, &lengths),
@@ -392,11 +427,39 @@ pub unsafe fn launch_packed(
     params: &mut [u8],
     site: Site<'_>,
 ) -> Result<(), Error> {
+    // SAFETY: the caller's.
+    unsafe {
+        launch_parts(
+            loaded,
+            entered,
+            stream,
+            &config.config,
+            config.borrows().then_some(config),
+            layout,
+            params,
+            site,
+        )
+    }
+}
+
+/// [`launch_packed`] with the configuration's borrowed attributes apart (`None` for none).
+#[allow(clippy::too_many_arguments)]
+unsafe fn launch_parts(
+    loaded: &Loaded,
+    entered: &Entered,
+    stream: &CudaStream,
+    config: &Config,
+    borrowed: Option<&Attributed<'_>>,
+    layout: &crate::ParamLayout,
+    params: &mut [u8],
+    site: Site<'_>,
+) -> Result<(), Error> {
     let launch = Launch {
         loaded,
         entered,
         stream,
         config,
+        borrowed,
         layout,
     };
     if observe::observing() {
@@ -412,11 +475,20 @@ struct Launch<'a> {
     loaded: &'a Loaded,
     entered: &'a Entered,
     stream: &'a CudaStream,
-    config: &'a Attributed<'a>,
+    config: &'a Config,
+    borrowed: Option<&'a Attributed<'a>>,
     layout: &'a crate::ParamLayout,
 }
 
 impl Launch<'_> {
+    /// The configuration whole, for messages.
+    #[cold]
+    fn attributed(&self) -> Attributed<'_> {
+        self.borrowed
+            .copied()
+            .unwrap_or_else(|| Attributed::from(*self.config))
+    }
+
     /// The launch inside its NVTX range (the `nvtx` feature), a failure named after the kernel,
     /// `site` and the launch.
     #[inline(always)]
@@ -424,29 +496,31 @@ impl Launch<'_> {
         let Launch {
             loaded,
             stream,
-            config,
             layout,
             ..
         } = *self;
         #[cfg(feature = "nvtx")]
         let _range = observe::Range::push(loaded.c_name());
         // SAFETY: the caller's.
-        unsafe { launch_checked(self, params) }
-            .map_err(|e| Shown::new(loaded, layout, params, config, stream).failed(site, false, e))
+        unsafe { launch_checked(self, params) }.map_err(|e| {
+            let config = self.attributed();
+            Shown::new(loaded, layout, params, &config, stream).failed(site, false, e)
+        })
     }
 
     /// With the log or the verify mode on: logged before, synchronized after.
     #[cold]
     #[inline(never)]
     unsafe fn observed(&self, params: &mut [u8], site: Site<'_>) -> Result<(), Error> {
+        let config = self.attributed();
         if observe::log_on() {
-            let shown = Shown::new(self.loaded, self.layout, params, self.config, self.stream);
+            let shown = Shown::new(self.loaded, self.layout, params, &config, self.stream);
             shown.log("launch", "", &site);
         }
         // SAFETY: the caller's.
         unsafe { self.named(params, &site) }?;
         if observe::verify_on() {
-            let shown = Shown::new(self.loaded, self.layout, params, self.config, self.stream);
+            let shown = Shown::new(self.loaded, self.layout, params, &config, self.stream);
             observe::verify(self.stream, &shown, &site)?;
         }
         Ok(())
@@ -461,14 +535,21 @@ unsafe fn launch_checked(launch: &Launch<'_>, params: &mut [u8]) -> Result<(), E
         entered,
         stream,
         config,
+        borrowed,
         layout,
     } = *launch;
-    let (function, plain) = prepare_plain(entered, loaded, stream, config, params.len(), false)?;
+    let (function, plain) = prepare_plain(
+        entered,
+        loaded,
+        stream,
+        config,
+        borrowed,
+        params.len(),
+        false,
+    )?;
     let mut size = params.len();
     let mut extra = buffer_extra(params, &mut size);
     let extra_ptr = extra_or_null(&mut extra, params);
-    let attributed = config;
-    let config = &attributed.config;
     if plain {
         // SAFETY: `extra` describes the packed buffer and its size, both alive for the call;
         // the caller vouches for the contents.
@@ -483,8 +564,9 @@ unsafe fn launch_checked(launch: &Launch<'_>, params: &mut [u8]) -> Result<(), E
             )
         };
     }
+    let attributed = launch.attributed();
     // SAFETY: as above.
-    unsafe { launch_extended(function, stream, attributed, layout, params, extra_ptr) }
+    unsafe { launch_extended(function, stream, &attributed, layout, params, extra_ptr) }
 }
 
 /// `cuLaunchKernelEx` with the attributes of `attributed`.

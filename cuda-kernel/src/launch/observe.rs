@@ -200,22 +200,23 @@ pub(crate) fn describe_config(attributed: &Attributed<'_>, stream: sys::CUstream
     if config.programmatic {
         text.push_str(", programmatic dependency");
     }
-    if let Some(preferred) = config.preferred_cluster {
+    let a = config.attributes_or_none();
+    if let Some(preferred) = a.preferred_cluster {
         let _ = write!(text, ", preferred cluster {preferred:?}");
     }
-    if let Some(percent) = config.shared_carveout {
+    if let Some(percent) = a.shared_carveout {
         let _ = write!(text, ", shared memory carveout {percent}%");
     }
-    if let Some(domain) = config.mem_sync_domain {
+    if let Some(domain) = a.mem_sync_domain {
         let _ = write!(text, ", memory sync domain {domain:?}");
     }
-    if let Some(map) = config.mem_sync_domain_map {
+    if let Some(map) = a.mem_sync_domain_map {
         let _ = write!(text, ", domain map {}/{}", map.default, map.remote);
     }
-    if config.nvlink_centric {
+    if a.nvlink_centric {
         text.push_str(", NVLink-centric");
     }
-    if config.device_updatable {
+    if a.device_updatable {
         text.push_str(", device-updatable");
     }
     if let Some(window) = &attributed.l2_window {
