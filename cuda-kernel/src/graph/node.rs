@@ -45,6 +45,15 @@ impl NodeParams {
 /// launches, or one this driver does not have). The preferred cluster and NVLink-centric
 /// scheduling are not asked: a CUDA 13.0 driver (580) on an H200 answers
 /// `CUDA_ERROR_INVALID_VALUE` for both.
+///
+/// ```no_run
+/// # fn f(plan: &cuda_kernel::Plan<'_>, node: &cuda_kernel::PlanNode<()>) -> Result<(), cuda_kernel::Error> {
+/// let reported = plan.attributes(node)?;
+/// if let Some(Some(handle)) = reported.device_node {
+///     // pass `handle` to a kernel that updates the node from the device
+/// }
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct NodeAttributes {
     /// The cluster shape (`(0, 0, 0)` for none).

@@ -44,6 +44,15 @@ pub struct Attributed<'a> {
 }
 
 /// A [programmatic event](Config::programmatic_event): the event and when it triggers.
+///
+/// ```no_run
+/// # fn f(stream: &cuda_kernel::cudarc::driver::CudaStream, other: &cuda_kernel::cudarc::driver::CudaStream) -> Result<(), cuda_kernel::Error> {
+/// let event = stream.context().new_event(None)?;
+/// let config = cuda_kernel::Config::for_elements(1 << 20, 256).programmatic_event(&event, true);
+/// assert!(config.programmatic_event.unwrap().trigger_at_block_start);
+/// // producer.launch(stream, config, ...)?; other.wait(&event)?; consumer.launch(other, ...)?;
+/// # Ok(()) }
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct ProgrammaticEvent<'a> {
     /// The event.
@@ -54,6 +63,14 @@ pub struct ProgrammaticEvent<'a> {
 }
 
 /// How the L2 cache treats accesses to a [window](L2Window) (`CUaccessProperty`).
+///
+/// ```no_run
+/// # fn f(stream: &cuda_kernel::cudarc::driver::CudaStream, kv: &cuda_kernel::cudarc::driver::CudaSlice<half::f16>) {
+/// use cuda_kernel::{AccessProperty, L2Window};
+/// // Half of the accesses persist, the others stream through.
+/// let window = L2Window::persisting(stream, kv).hit_ratio(0.5).miss(AccessProperty::Streaming);
+/// # }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AccessProperty {
     /// Cached as any access (`CU_ACCESS_PROPERTY_NORMAL`).
@@ -389,6 +406,13 @@ pub fn set_persisting_l2(stream: &CudaStream, bytes: usize) -> Result<usize, Err
 /// Returns every persisting line of `stream`'s device's L2 to normal
 /// (`cuCtxResetPersistingL2Cache`), so that later work has the whole cache; the set-aside
 /// stays reserved.
+///
+/// ```no_run
+/// # fn f(stream: &cuda_kernel::cudarc::driver::CudaStream) -> Result<(), cuda_kernel::Error> {
+/// // ... launches with persisting windows ...
+/// cuda_kernel::reset_persisting_l2(stream)?;
+/// # Ok(()) }
+/// ```
 pub fn reset_persisting_l2(stream: &CudaStream) -> Result<(), Error> {
     let _entered = result::enter(stream.context())?;
     result::reset_persisting_l2()

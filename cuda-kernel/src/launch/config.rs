@@ -73,6 +73,14 @@ pub struct Config {
 }
 
 /// The launch attributes of [`Config::attributes`], each `None` (or `false`) where not set.
+///
+/// ```
+/// use cuda_kernel::{Attributes, Config};
+/// let c = Config::for_elements(1024, 256).shared_carveout(50).nvlink_centric();
+/// let a = c.attributes.unwrap();
+/// assert_eq!((a.shared_carveout, a.nvlink_centric), (Some(50), true));
+/// assert_eq!(Config::for_elements(1024, 256).attributes_or_none(), Attributes::NONE);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Attributes {
     /// A preferred cluster shape (CUDA 12.8+ drivers, compute capability 9.0+): the GPU
@@ -112,6 +120,11 @@ impl Attributes {
 /// a launch's fences belong to. A fence waits only for the memory traffic of its own domain,
 /// so a kernel whose traffic is remote (communication kernels: NCCL, NVSHMEM) in the remote
 /// domain does not slow the fences of compute kernels in the default one.
+///
+/// ```
+/// use cuda_kernel::{Config, MemSyncDomain};
+/// let all_reduce = Config::for_elements(1 << 20, 256).mem_sync_domain(MemSyncDomain::Remote);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MemSyncDomain {
     /// `CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT`.
@@ -123,6 +136,12 @@ pub enum MemSyncDomain {
 /// Where the logical memory synchronization domains go for a launch
 /// (`CUlaunchMemSyncDomainMap`): the physical domain of each, below the device's
 /// `CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT` (4 on Hopper).
+///
+/// ```
+/// let c = cuda_kernel::Config::for_elements(1 << 20, 256).mem_sync_domain_map(0, 1);
+/// let map = c.attributes.unwrap().mem_sync_domain_map.unwrap();
+/// assert_eq!((map.default, map.remote), (0, 1));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MemSyncDomainMap {
     /// The physical domain of [`MemSyncDomain::Default`].
