@@ -53,7 +53,16 @@ if [ "$what" = overhead ]; then
     } 2>&1 | tee "$out/overhead.txt" || status=1
     exit $status
 fi
+# The device-updatable node test's kernels call the device runtime: a linked cubin, built here.
+device_update_cubin() {
+    PATH=/usr/local/cuda/bin:$PATH nvcc -arch=sm_90 -rdc=true -cubin -o .device/device_update_rel.cubin \
+        kernels/cuda-rdc/device_update.cu &&
+        PATH=/usr/local/cuda/bin:$PATH nvlink -arch=sm_90 .device/device_update_rel.cubin \
+            -L/usr/local/cuda/lib64 -lcudadevrt -o .device/device_update.cubin || status=1
+    export CUDA_KERNEL_TEST_DEVICE_UPDATE_CUBIN=$PWD/.device/device_update.cubin
+}
 if [ "$what" = attributes ]; then
+    device_update_cubin
     # Launch attributes: their GPU tests, the persisting L2 window against none, and the launch
     # overhead without attributes (issue 49's bar: at most 1.02x a raw cuLaunchKernel).
     {
@@ -91,6 +100,7 @@ if [ "$what" = sanitize ]; then
     export PATH=/usr/local/cuda/bin:$PATH
     nvcc -cubin -arch=sm_90 -o .device/vector_add.cubin kernels/cuda/vector_add.cu || status=1
     export CUDA_KERNEL_TEST_CUBIN=$PWD/.device/vector_add.cubin
+    device_update_cubin
     # Tests that provoke driver errors on purpose (bad PTX, a missing kernel or global, a
     # kernel that faults): memcheck reports those calls, as it would in any program. They run
     # apart ("provoked"); every other test must leave an ERROR SUMMARY of 0.
@@ -140,6 +150,7 @@ if [ "$what" != examples ]; then
     # A cubin for the test that loads compiled images (no PTX text at load time).
     nvcc -cubin -arch=sm_90 -o .device/vector_add.cubin kernels/cuda/vector_add.cu || status=1
     export CUDA_KERNEL_TEST_CUBIN=$PWD/.device/vector_add.cubin
+    device_update_cubin
     for test in .device/tests/*; do
         name=$(basename "$test")
         echo "== $name --ignored"

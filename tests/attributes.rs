@@ -478,3 +478,72 @@ fn a_plan_records_nvlink_centric_and_preferred_cluster_launches() {
     let sizes = stream.clone_dtoh(&size).unwrap();
     assert!(sizes.iter().all(|&s| s == 2 || s == 4), "{sizes:?}");
 }
+
+mod device_update {
+    use cuda_kernel::kernel;
+
+    #[kernel]
+    unsafe extern "C" {
+        /// Adds `value` to the first `n` elements of `x`.
+        pub fn du_add_value(x: *mut f32, value: f32, n: u32);
+        /// Sets the `value` parameter of the device-updatable node `node` (a launch of
+        /// `du_add_value`) to `value`, from the device.
+        pub fn du_set_value(node: u64, value: f32);
+    }
+}
+
+/// A kernel of the plan updates the plan's device-updatable node from the device
+/// (`cudaGraphKernelNodeSetParam` with the handle `Plan::attributes` reports); the next replay
+/// runs the node with the new value. The kernels need the device runtime, so they come as a
+/// linked cubin (kernels/cuda-rdc/device_update.cu, which scripts/device-run.sh builds).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_kernel_updates_a_plans_device_updatable_node_from_the_device() {
+    use device_update::{DuAddValue, DuSetValue};
+    let path = std::env::var("CUDA_KERNEL_TEST_DEVICE_UPDATE_CUBIN").expect(
+        "CUDA_KERNEL_TEST_DEVICE_UPDATE_CUBIN names the linked cubin of kernels/cuda-rdc/device_update.cu (scripts/device-run.sh builds it)",
+    );
+    let image = std::fs::read(&path).expect("the cubin is readable");
+    let (ctx, stream) = support::gpu();
+    let module = cuda_kernel::driver::load_image(&ctx, &image).unwrap();
+    let (add, set) = (
+        DuAddValue::load(&module).unwrap(),
+        DuSetValue::load(&module).unwrap(),
+    );
+    let n = 1024usize;
+    let x = stream.alloc_zeros::<f32>(n).unwrap();
+    stream.synchronize().unwrap();
+    // A view of `x` for the plan, so that the test can read `x` between replays (each after a
+    // synchronization).
+    let mut view = unsafe {
+        DeviceMemory::<f32>::from_raw(
+            cuda_kernel::cudarc::driver::DevicePtr::device_ptr(&x, &stream).0,
+            n,
+            &ctx,
+        )
+    };
+    let mut seen = Vec::new();
+    {
+        let mut plan = Plan::new(&stream).unwrap();
+        let xw = plan.output(&mut view);
+        let config = Config::for_elements(n as u32, 256);
+        let node =
+            unsafe { plan.record(&add, config.device_updatable(), (xw, 1.0, n as u32)) }.unwrap();
+        let handle = plan
+            .attributes(&node)
+            .unwrap()
+            .device_node
+            .flatten()
+            .expect("a device-updatable node has a device handle");
+        unsafe { plan.record(&set, Config::new((1, 1, 1), (1, 1, 1)), (handle, 100.0)) }.unwrap();
+        for _ in 0..3 {
+            plan.replay(&stream).unwrap();
+            stream.synchronize().unwrap();
+            seen.push(stream.clone_dtoh(&x).unwrap()[0]);
+        }
+    }
+    println!("device-side update: x[0] after each replay {seen:?}");
+    // The first replay adds 1 and the device sets the node's value to 100; the next add 100.
+    assert_eq!(seen, [1.0, 101.0, 201.0]);
+    assert!(stream.clone_dtoh(&x).unwrap().iter().all(|&v| v == 201.0));
+}
