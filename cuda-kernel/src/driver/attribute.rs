@@ -51,22 +51,39 @@ pub(crate) mod id {
     pub(crate) const NVLINK_UTIL_CENTRIC_SCHEDULING: u32 = 16;
 }
 
-/// The name `Config` (or `Attributed`) gives the attribute numbered `id`, for messages.
+/// The names `Config` (or `Attributed`) gives the attributes, as errors name them.
+pub(crate) mod names {
+    pub(crate) const L2_WINDOW: &str = "l2_window";
+    pub(crate) const COOPERATIVE: &str = "cooperative";
+    pub(crate) const CLUSTER: &str = "cluster";
+    pub(crate) const PROGRAMMATIC: &str = "programmatic";
+    pub(crate) const PROGRAMMATIC_EVENT: &str = "programmatic_event";
+    pub(crate) const PRIORITY: &str = "priority";
+    pub(crate) const MEM_SYNC_DOMAIN_MAP: &str = "mem_sync_domain_map";
+    pub(crate) const MEM_SYNC_DOMAIN: &str = "mem_sync_domain";
+    pub(crate) const PREFERRED_CLUSTER: &str = "preferred_cluster";
+    pub(crate) const COMPLETION_EVENT: &str = "completion_event";
+    pub(crate) const DEVICE_UPDATABLE: &str = "device_updatable";
+    pub(crate) const SHARED_CARVEOUT: &str = "shared_carveout";
+    pub(crate) const NVLINK_CENTRIC: &str = "nvlink_centric";
+}
+
+/// The name of the attribute numbered `id` ([`names`]), for messages.
 pub(crate) fn name(id: u32) -> Option<&'static str> {
     Some(match id {
-        id::ACCESS_POLICY_WINDOW => "l2_window",
-        id::COOPERATIVE => "cooperative",
-        id::CLUSTER_DIMENSION => "cluster",
-        id::PROGRAMMATIC_STREAM_SERIALIZATION => "programmatic",
-        id::PROGRAMMATIC_EVENT => "programmatic_event",
-        id::PRIORITY => "priority",
-        id::MEM_SYNC_DOMAIN_MAP => "mem_sync_domain_map",
-        id::MEM_SYNC_DOMAIN => "mem_sync_domain",
-        id::PREFERRED_CLUSTER_DIMENSION => "preferred_cluster",
-        id::LAUNCH_COMPLETION_EVENT => "completion_event",
-        id::DEVICE_UPDATABLE_KERNEL_NODE => "device_updatable",
-        id::PREFERRED_SHARED_MEMORY_CARVEOUT => "shared_carveout",
-        id::NVLINK_UTIL_CENTRIC_SCHEDULING => "nvlink_centric",
+        id::ACCESS_POLICY_WINDOW => names::L2_WINDOW,
+        id::COOPERATIVE => names::COOPERATIVE,
+        id::CLUSTER_DIMENSION => names::CLUSTER,
+        id::PROGRAMMATIC_STREAM_SERIALIZATION => names::PROGRAMMATIC,
+        id::PROGRAMMATIC_EVENT => names::PROGRAMMATIC_EVENT,
+        id::PRIORITY => names::PRIORITY,
+        id::MEM_SYNC_DOMAIN_MAP => names::MEM_SYNC_DOMAIN_MAP,
+        id::MEM_SYNC_DOMAIN => names::MEM_SYNC_DOMAIN,
+        id::PREFERRED_CLUSTER_DIMENSION => names::PREFERRED_CLUSTER,
+        id::LAUNCH_COMPLETION_EVENT => names::COMPLETION_EVENT,
+        id::DEVICE_UPDATABLE_KERNEL_NODE => names::DEVICE_UPDATABLE,
+        id::PREFERRED_SHARED_MEMORY_CARVEOUT => names::SHARED_CARVEOUT,
+        id::NVLINK_UTIL_CENTRIC_SCHEDULING => names::NVLINK_CENTRIC,
         _ => return None,
     })
 }

@@ -61,7 +61,7 @@ use cudarc::driver::{CudaStream, SyncOnDrop};
 use crate::declare::args::{Pack, Params};
 use crate::declare::buffer::{ParamBytes, ParamPointers};
 pub use crate::declare::plan_handles::{PlanMut, PlanRef, PlanTensorMap};
-use crate::driver::attribute::{RawAttribute, id};
+use crate::driver::attribute::{RawAttribute, id, names};
 use crate::driver::result;
 use crate::graph::NodeParams;
 use crate::launch::observe::{self, Shown, Site};
@@ -362,7 +362,7 @@ impl<'a> Plan<'a> {
             && !config.config.attributes_or_none().device_updatable
         {
             let error = crate::launch::config::attribute_error(
-                "device_updatable",
+                names::DEVICE_UPDATABLE,
                 "a device-updatable node stays one (the driver refuses to opt out): set it again with `Config::device_updatable`".into(),
             );
             return Err(observe::failed(

@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 
 use cudarc::driver::{CudaEvent, CudaStream, sys};
 
-use crate::driver::attribute::{RawAttribute, id, since};
+use crate::driver::attribute::{RawAttribute, id, names, since};
 use crate::driver::result;
 use crate::launch::config::{DeviceLimits, RawAttributes, attribute_error, needs};
 use crate::{Config, DeviceArg, Error};
@@ -176,8 +176,8 @@ impl<'a> L2Window<'a> {
     }
 
     fn check(&self, limits: &DeviceLimits) -> Result<(), Error> {
-        let refuse = |rule: String| Err(attribute_error("l2_window", rule));
-        needs(limits, "l2_window", since::LAUNCH_EX)?;
+        let refuse = |rule: String| Err(attribute_error(names::L2_WINDOW, rule));
+        needs(limits, names::L2_WINDOW, since::LAUNCH_EX)?;
         if limits.max_window_bytes == 0 {
             return refuse(
                 "this GPU has no L2 access policy windows (compute capability 8.0 or newer has)"
@@ -298,12 +298,12 @@ impl<'a> Attributed<'a> {
         }
         let events = [
             (
-                "completion_event",
+                names::COMPLETION_EVENT,
                 self.completion_event,
                 since::COMPLETION_EVENT,
             ),
             (
-                "programmatic_event",
+                names::PROGRAMMATIC_EVENT,
                 self.programmatic_event.map(|p| p.event),
                 since::LAUNCH_EX,
             ),
@@ -317,7 +317,7 @@ impl<'a> Attributed<'a> {
                     "is for launches on a stream: a graph's launches depend on one another through its edges, not events".into(),
                 ));
             }
-            if attribute == "programmatic_event" && !limits.cluster_launch {
+            if attribute == names::PROGRAMMATIC_EVENT && !limits.cluster_launch {
                 return Err(attribute_error(
                     attribute,
                     "needs a GPU of compute capability 9.0 or newer".into(),
@@ -391,7 +391,7 @@ pub fn set_persisting_l2(stream: &CudaStream, bytes: usize) -> Result<usize, Err
     let limits = DeviceLimits::of(stream)?;
     if bytes > limits.max_persisting_l2_bytes as usize {
         return Err(attribute_error(
-            "l2_window",
+            names::L2_WINDOW,
             format!(
                 "a set-aside of {bytes} bytes is larger than this device's persisting L2 maximum of {} bytes (CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE)",
                 limits.max_persisting_l2_bytes

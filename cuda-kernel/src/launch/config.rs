@@ -3,7 +3,7 @@
 
 use cudarc::driver::{CudaFunction, CudaStream, sys};
 
-use crate::driver::attribute::{RawAttribute, id, since};
+use crate::driver::attribute::{RawAttribute, id, names, since};
 use crate::driver::cache::PerDevice;
 use crate::driver::result;
 
@@ -482,10 +482,10 @@ impl Config {
             return Ok(());
         };
         if let Some(preferred) = a.preferred_cluster {
-            needs(limits, "preferred_cluster", since::PREFERRED_CLUSTER)?;
+            needs(limits, names::PREFERRED_CLUSTER, since::PREFERRED_CLUSTER)?;
             if !limits.cluster_launch {
                 return Err(attribute_error(
-                    "preferred_cluster",
+                    names::PREFERRED_CLUSTER,
                     "clusters need a GPU of compute capability 9.0 or newer".into(),
                 ));
             }
@@ -494,7 +494,7 @@ impl Config {
             for (axis, (p, g)) in "xyz".chars().zip(p.into_iter().zip(grid)) {
                 if p == 0 || g % p != 0 {
                     return Err(attribute_error(
-                        "preferred_cluster",
+                        names::PREFERRED_CLUSTER,
                         format!(
                             "dimension {axis} is {p}, which does not divide grid dimension {g}: a preferred cluster must divide the grid"
                         ),
@@ -506,23 +506,27 @@ impl Config {
             }
         }
         if let Some(percent) = a.shared_carveout {
-            needs(limits, "shared_carveout", since::UPDATABLE_AND_CARVEOUT)?;
+            needs(
+                limits,
+                names::SHARED_CARVEOUT,
+                since::UPDATABLE_AND_CARVEOUT,
+            )?;
             if percent > 100 {
                 return Err(attribute_error(
-                    "shared_carveout",
+                    names::SHARED_CARVEOUT,
                     format!("is {percent}, but a carveout is a percentage from 0 to 100"),
                 ));
             }
         }
         if a.mem_sync_domain.is_some() {
-            needs(limits, "mem_sync_domain", since::LAUNCH_EX)?;
+            needs(limits, names::MEM_SYNC_DOMAIN, since::LAUNCH_EX)?;
         }
         if let Some(map) = a.mem_sync_domain_map {
-            needs(limits, "mem_sync_domain_map", since::LAUNCH_EX)?;
+            needs(limits, names::MEM_SYNC_DOMAIN_MAP, since::LAUNCH_EX)?;
             for (which, domain) in [("default", map.default), ("remote", map.remote)] {
                 if u32::from(domain) >= limits.mem_sync_domains {
                     return Err(attribute_error(
-                        "mem_sync_domain_map",
+                        names::MEM_SYNC_DOMAIN_MAP,
                         format!(
                             "maps the {which} domain to {domain}, but this device has {} memory synchronization domain{} (0 to {})",
                             limits.mem_sync_domains,
@@ -538,10 +542,14 @@ impl Config {
             }
         }
         if a.nvlink_centric {
-            needs(limits, "nvlink_centric", since::NVLINK_CENTRIC)?;
+            needs(limits, names::NVLINK_CENTRIC, since::NVLINK_CENTRIC)?;
         }
         if a.device_updatable {
-            needs(limits, "device_updatable", since::UPDATABLE_AND_CARVEOUT)?;
+            needs(
+                limits,
+                names::DEVICE_UPDATABLE,
+                since::UPDATABLE_AND_CARVEOUT,
+            )?;
         }
         Ok(())
     }
@@ -562,7 +570,7 @@ pub(crate) fn check_preferred_multiple(
         return Ok(());
     }
     Err(attribute_error(
-        "preferred_cluster",
+        names::PREFERRED_CLUSTER,
         format!(
             "{preferred:?} is not a multiple of {whose}, {required:?}: the preferred cluster must be a multiple of it in x and y and equal to it in z"
         ),

@@ -10,6 +10,7 @@ use std::panic::Location;
 
 use crate::declare::args::{LaunchArgs, Lengths, Pack};
 use crate::declare::buffer::{ParamBytes, ParamPointers, buffer_extra, extra_or_null};
+use crate::driver::attribute::names;
 use crate::driver::result::{self, Entered};
 use crate::{Attributed, Config, Error, Kernel, Loaded};
 
@@ -154,7 +155,7 @@ fn check_node_and_cluster_attributes(
             )?,
             (None, None) => {
                 return Err(attribute_error(
-                    "preferred_cluster",
+                    names::PREFERRED_CLUSTER,
                     "needs a required cluster too, the fallback where the preferred one does not fit: set `Config::cluster` (or compile the kernel with `__cluster_dims__`)".into(),
                 ));
             }
@@ -164,7 +165,7 @@ fn check_node_and_cluster_attributes(
     if attributes.device_updatable && !in_graph && !result::stream_is_capturing(stream.cu_stream())?
     {
         return Err(attribute_error(
-            "device_updatable",
+            names::DEVICE_UPDATABLE,
             "makes a graph's kernel node updatable, so a launch on a stream cannot take it: record the launch in a `Plan` (or launch on a capturing stream)".into(),
         ));
     }
