@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 use cuda_kernel::cudarc::driver::sys::{CUdevice_attribute, CUevent_flags};
 use cuda_kernel::cudarc::driver::{CudaSlice, CudaStream};
-use cuda_kernel::{AccessProperty, Attributed, Config, DeviceLimits, L2Window};
+use cuda_kernel::{AccessProperty, AttributeLimits, Attributed, Config, L2Window};
 use kernels::AttributeKernels;
 
 /// Launches timed together, per measurement.
@@ -74,7 +74,7 @@ fn run() -> Result<(), Error> {
     let ctx = cuda_kernel::driver::context(0)?;
     let stream = ctx.new_stream()?;
     let k = AttributeKernels::load(&ctx)?;
-    let limits = DeviceLimits::of(&stream)?;
+    let limits = AttributeLimits::of(&stream)?;
     let l2 = ctx.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)? as usize;
     let sms = ctx.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
     if limits.max_persisting_l2_bytes == 0 {

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use cuda_kernel::cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
 use cuda_kernel::cudarc::driver::{CudaContext, CudaStream, sys};
 use cuda_kernel::{
-    AccessProperty, Config, DeviceLimits, DeviceMemory, Error, L2Window, MemSyncDomain, Plan,
+    AccessProperty, AttributeLimits, Config, DeviceMemory, Error, L2Window, MemSyncDomain, Plan,
 };
 use kernels::*;
 
@@ -341,7 +341,7 @@ fn preferred_clusters_launch_and_the_required_shape_is_the_fallback() {
 #[ignore = "needs a CUDA GPU"]
 fn attributes_the_device_cannot_take_are_refused_before_the_driver() {
     let (ctx, stream, k) = setup();
-    let limits = DeviceLimits::of(&stream).unwrap();
+    let limits = AttributeLimits::of(&stream).unwrap();
     println!(
         "limits: driver {}, {} memory sync domains, largest window {} bytes, persisting L2 at most {} bytes",
         limits.driver_version,

@@ -150,8 +150,8 @@ pub use launch::attributes::{
 };
 pub use launch::completion::{Completion, HostCopy, Wakeup, copy_to_host, copy_to_vec};
 pub use launch::config::{
-    Attributes, Config, DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits, MemSyncDomain, MemSyncDomainMap,
-    occupancy_block_size, raise_shared_memory_limit,
+    AttributeLimits, Attributes, Config, DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits, MemSyncDomain,
+    MemSyncDomainMap, occupancy_block_size, raise_shared_memory_limit,
 };
 pub use load::cache::KernelCache;
 pub use load::global::DeviceGlobal;

@@ -8,7 +8,7 @@ use cudarc::driver::{CudaEvent, CudaStream, sys};
 
 use crate::driver::attribute::{RawAttribute, id, names, since};
 use crate::driver::result;
-use crate::launch::config::{DeviceLimits, RawAttributes, attribute_error, needs};
+use crate::launch::config::{AttributeLimits, RawAttributes, attribute_error, needs};
 use crate::{Config, DeviceArg, Error};
 
 /// A [`Config`] with the launch attributes that borrow what they name for `'a`: an
@@ -89,12 +89,12 @@ pub enum AccessProperty {
 /// A fraction ([`hit_ratio`](Self::hit_ratio)) of the window's accesses get the
 /// [`hit`](Self::hit) property, the rest the [`miss`](Self::miss) property. Persisting lines
 /// stay only in the set-aside [`set_persisting_l2`] reserves; the window itself may be at most
-/// the device's `max_window_bytes` ([`DeviceLimits`]).
+/// the device's `max_window_bytes` ([`AttributeLimits`](crate::AttributeLimits)).
 ///
 /// ```no_run
 /// # fn f(stream: &std::sync::Arc<cuda_kernel::cudarc::driver::CudaStream>, lookup: &cuda_kernel::cudarc::driver::CudaSlice<f32>) -> Result<(), cuda_kernel::Error> {
 /// use cuda_kernel::{AccessProperty, Config, L2Window};
-/// let limits = cuda_kernel::DeviceLimits::of(stream)?;
+/// let limits = cuda_kernel::AttributeLimits::of(stream)?;
 /// cuda_kernel::set_persisting_l2(stream, limits.max_persisting_l2_bytes as usize)?;
 /// let window = L2Window::persisting(stream, lookup).hit_ratio(0.6).miss(AccessProperty::Streaming);
 /// let config = Config::for_elements(1 << 24, 256).l2_window(window);
@@ -175,7 +175,7 @@ impl<'a> L2Window<'a> {
         )
     }
 
-    fn check(&self, limits: &DeviceLimits) -> Result<(), Error> {
+    fn check(&self, limits: &AttributeLimits) -> Result<(), Error> {
         let refuse = |rule: String| Err(attribute_error(names::L2_WINDOW, rule));
         needs(limits, names::L2_WINDOW, since::LAUNCH_EX)?;
         if limits.max_window_bytes == 0 {
@@ -289,7 +289,7 @@ impl<'a> Attributed<'a> {
     #[cold]
     pub(crate) fn check_borrowed(
         &self,
-        limits: &DeviceLimits,
+        limits: &AttributeLimits,
         stream: &CudaStream,
         in_graph: bool,
     ) -> Result<(), Error> {
@@ -388,7 +388,7 @@ impl From<cudarc::driver::LaunchConfig> for Attributed<'_> {
 /// # Ok(()) }
 /// ```
 pub fn set_persisting_l2(stream: &CudaStream, bytes: usize) -> Result<usize, Error> {
-    let limits = DeviceLimits::of(stream)?;
+    let limits = AttributeLimits::of(stream)?;
     if bytes > limits.max_persisting_l2_bytes as usize {
         return Err(attribute_error(
             names::L2_WINDOW,

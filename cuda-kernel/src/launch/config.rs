@@ -355,10 +355,6 @@ impl Config {
     ///     cluster_launch: true,
     ///     cooperative_launch: true,
     ///     max_param_bytes: MAX_PARAM_BYTES,
-    ///     driver_version: 13_000,
-    ///     mem_sync_domains: 4,
-    ///     max_window_bytes: 134_213_632,
-    ///     max_persisting_l2_bytes: 82_182_144,
     /// };
     /// assert!(Config::for_elements(1 << 20, 256).check(&h100).is_ok());
     /// let refused = Config::new((1, 1, 1), (32, 64, 1)).check(&h100).unwrap_err();
@@ -473,11 +469,30 @@ impl Config {
                 "this GPU does not support cooperative launches",
             ));
         }
-        self.check_attributes(limits)
+        Ok(())
     }
 
-    /// The rules of the attributes added by CUDA 12 and 13 drivers.
-    fn check_attributes(&self, limits: &DeviceLimits) -> Result<(), Error> {
+    /// Checks [`attributes`](Self::attributes) against what the device and driver take, as
+    /// every launch with them does after [`check`](Self::check): the driver version each needs,
+    /// the ranges of their values, a preferred cluster against the grid and the required
+    /// cluster. A refused attribute is an [`Error::LaunchAttribute`] naming it and the rule.
+    ///
+    /// ```
+    /// use cuda_kernel::{AttributeLimits, Config};
+    /// let cuda_12_2 = AttributeLimits {
+    ///     driver_version: 12_020,
+    ///     cluster_launch: true,
+    ///     mem_sync_domains: 4,
+    ///     max_window_bytes: 128 << 20,
+    ///     max_persisting_l2_bytes: 30 << 20,
+    /// };
+    /// let e = Config::for_elements(1024, 256).nvlink_centric().check_attributes(&cuda_12_2);
+    /// assert_eq!(
+    ///     e.unwrap_err().to_string(),
+    ///     "launch attribute `nvlink_centric`: needs a CUDA 13.0 driver or newer; this one is CUDA 12.2"
+    /// );
+    /// ```
+    pub fn check_attributes(&self, limits: &AttributeLimits) -> Result<(), Error> {
         let Some(a) = self.attributes else {
             return Ok(());
         };
@@ -584,7 +599,7 @@ pub(crate) fn attribute_error(attribute: &'static str, rule: String) -> Error {
 
 /// Refuses `attribute` under a driver older than `version`.
 pub(crate) fn needs(
-    limits: &DeviceLimits,
+    limits: &AttributeLimits,
     attribute: &'static str,
     version: i32,
 ) -> Result<(), Error> {
@@ -668,9 +683,30 @@ pub struct DeviceLimits {
     /// Largest parameter buffer a launch can pass: [`MAX_PARAM_BYTES`] on Volta or newer under
     /// a CUDA 12.1+ driver, [`MAX_PARAM_BYTES_LEGACY`] otherwise.
     pub max_param_bytes: usize,
+}
+
+/// Each device's [`AttributeLimits`], read on first use.
+static ATTRIBUTE_LIMITS: PerDevice<AttributeLimits> = PerDevice::new();
+
+/// What a device and its driver take of the launch attributes of CUDA 12 and 13
+/// ([`Config::attributes`], [`L2Window`](crate::L2Window)s), read once per device and cached:
+/// what [`Config::check_attributes`] checks against. Apart from [`DeviceLimits`], which every
+/// launch reads, so that a launch without attributes reads none of it.
+///
+/// ```no_run
+/// # fn f(stream: &cuda_kernel::cudarc::driver::CudaStream) -> Result<(), cuda_kernel::Error> {
+/// let limits = cuda_kernel::AttributeLimits::of(stream)?;
+/// println!("persisting L2 at most {} bytes", limits.max_persisting_l2_bytes);
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AttributeLimits {
     /// The driver's CUDA version (`cuDriverGetVersion`: 13000 for 13.0), which decides the
     /// launch attributes it takes.
     pub driver_version: i32,
+    /// Whether thread-block clusters can be launched (compute capability 9.0+), which preferred
+    /// clusters and programmatic events need.
+    pub cluster_launch: bool,
     /// Memory synchronization domains (`CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT`).
     pub mem_sync_domains: u32,
     /// The largest L2 access policy window, in bytes
@@ -679,6 +715,28 @@ pub struct DeviceLimits {
     /// The largest L2 set-aside for persisting accesses, in bytes
     /// (`CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE`).
     pub max_persisting_l2_bytes: u32,
+}
+
+impl AttributeLimits {
+    /// The limits of the device `stream` runs on (queried on first use, then cached).
+    pub fn of(stream: &CudaStream) -> Result<AttributeLimits, Error> {
+        let ctx = stream.context();
+        ATTRIBUTE_LIMITS.get_or_try_init(ctx.ordinal(), || {
+            use sys::CUdevice_attribute::*;
+            let attr = |a| {
+                ctx.attribute(a)
+                    .map(|v| v.max(0) as u32)
+                    .map_err(Error::driver("cuDeviceGetAttribute"))
+            };
+            Ok(AttributeLimits {
+                driver_version: crate::driver::version()?,
+                cluster_launch: attr(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH)? != 0,
+                mem_sync_domains: attr(CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT)?.max(1),
+                max_window_bytes: attr(CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE)?,
+                max_persisting_l2_bytes: attr(CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE)?,
+            })
+        })
+    }
 }
 
 impl DeviceLimits {
@@ -723,10 +781,6 @@ impl DeviceLimits {
             } else {
                 MAX_PARAM_BYTES_LEGACY
             },
-            driver_version: crate::driver::version()?,
-            mem_sync_domains: attr(CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT)?.max(1),
-            max_window_bytes: attr(CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE)?,
-            max_persisting_l2_bytes: attr(CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE)?,
         })
     }
 }
@@ -833,10 +887,16 @@ pub(crate) const H200: DeviceLimits = DeviceLimits {
     cluster_launch: true,
     cooperative_launch: true,
     max_param_bytes: MAX_PARAM_BYTES,
+};
+
+/// An H200's attribute limits under a CUDA 13.0 driver, as read on one (docs/gpu-results.md).
+#[cfg(test)]
+pub(crate) const H200_ATTRIBUTES: AttributeLimits = AttributeLimits {
     driver_version: 13_000,
+    cluster_launch: true,
     mem_sync_domains: 4,
-    max_window_bytes: 134_213_632,
-    max_persisting_l2_bytes: 82_182_144,
+    max_window_bytes: 134_217_728,
+    max_persisting_l2_bytes: 39_321_600,
 };
 
 #[cfg(test)]
@@ -1009,12 +1069,12 @@ mod tests {
         assert_eq!(ids(all).len(), 9);
     }
 
-    fn attribute_refusal(c: Config, limits: &DeviceLimits) -> String {
-        match c.check(limits) {
-            Err(Error::LaunchAttribute { .. }) => {}
+    fn attribute_refusal(c: Config, limits: &AttributeLimits) -> String {
+        assert!(c.check(&H200).is_ok(), "{c:?}");
+        match c.check_attributes(limits) {
+            Err(e @ Error::LaunchAttribute { .. }) => e.to_string(),
             other => panic!("{c:?}: {other:?}"),
         }
-        c.check(limits).unwrap_err().to_string()
     }
 
     #[test]
@@ -1031,31 +1091,41 @@ mod tests {
             c.device_updatable(),
         ] {
             assert!(ok.check(&H200).is_ok(), "{ok:?}");
+            assert!(ok.check_attributes(&H200_ATTRIBUTES).is_ok(), "{ok:?}");
         }
         assert_eq!(
-            attribute_refusal(c.shared_carveout(101), &H200),
+            attribute_refusal(c.shared_carveout(101), &H200_ATTRIBUTES),
             "launch attribute `shared_carveout`: is 101, but a carveout is a percentage from 0 to 100"
         );
         assert_eq!(
-            attribute_refusal(c.cluster((2, 1, 1)).preferred_cluster((3, 1, 1)), &H200),
+            attribute_refusal(
+                c.cluster((2, 1, 1)).preferred_cluster((3, 1, 1)),
+                &H200_ATTRIBUTES
+            ),
             "launch attribute `preferred_cluster`: dimension x is 3, which does not divide grid dimension 8: a preferred cluster must divide the grid"
         );
         assert_eq!(
-            attribute_refusal(c.cluster((4, 1, 1)).preferred_cluster((2, 1, 1)), &H200),
+            attribute_refusal(
+                c.cluster((4, 1, 1)).preferred_cluster((2, 1, 1)),
+                &H200_ATTRIBUTES
+            ),
             "launch attribute `preferred_cluster`: (2, 1, 1) is not a multiple of the required cluster (`cluster`), (4, 1, 1): the preferred cluster must be a multiple of it in x and y and equal to it in z"
         );
         assert!(
-            attribute_refusal(c.cluster((2, 2, 1)).preferred_cluster((4, 1, 1)), &H200)
-                .contains("not a multiple")
+            attribute_refusal(
+                c.cluster((2, 2, 1)).preferred_cluster((4, 1, 1)),
+                &H200_ATTRIBUTES
+            )
+            .contains("not a multiple")
         );
         assert_eq!(
-            attribute_refusal(c.mem_sync_domain_map(0, 4), &H200),
+            attribute_refusal(c.mem_sync_domain_map(0, 4), &H200_ATTRIBUTES),
             "launch attribute `mem_sync_domain_map`: maps the remote domain to 4, but this device has 4 memory synchronization domains (0 to 3)"
         );
         // A driver without the attribute: the version it needs and the one there is.
-        let cuda_12_2 = DeviceLimits {
+        let cuda_12_2 = AttributeLimits {
             driver_version: 12_020,
-            ..H200
+            ..H200_ATTRIBUTES
         };
         assert_eq!(
             attribute_refusal(c.nvlink_centric(), &cuda_12_2),
@@ -1074,10 +1144,10 @@ mod tests {
             assert!(e.contains(attribute) && e.contains(needs), "{e}");
         }
         // A GPU without clusters.
-        let ampere = DeviceLimits {
+        let ampere = AttributeLimits {
             cluster_launch: false,
             mem_sync_domains: 1,
-            ..H200
+            ..H200_ATTRIBUTES
         };
         assert!(attribute_refusal(c.preferred_cluster((2, 1, 1)), &ampere).contains("9.0"),);
         assert!(
@@ -1091,15 +1161,15 @@ mod tests {
         // Every attribute at the edges of its range, alone and with a cluster, on a device with
         // and one without the features: refused or taken, never a panic.
         let values = [0, 1, 2, 3, 100, 101, u32::MAX];
-        let old = DeviceLimits {
+        let old = AttributeLimits {
             driver_version: 11_080,
             cluster_launch: false,
             mem_sync_domains: 1,
             max_window_bytes: 0,
-            ..H200
+            max_persisting_l2_bytes: 0,
         };
         let mut checked = 0;
-        for limits in [H200, old] {
+        for limits in [H200_ATTRIBUTES, old] {
             for &a in &values {
                 for &b in &values {
                     let c = Config::new((a.max(1), 4, 1), (32, 1, 1));
@@ -1110,7 +1180,8 @@ mod tests {
                         c.shared_carveout(a),
                         c.mem_sync_domain_map(a as u8, b as u8),
                     ] {
-                        let _ = c.check(&limits);
+                        let _ = c.check(&H200);
+                        let _ = c.check_attributes(&limits);
                         let _ = check_preferred_multiple((a, b, 1), (b, a, 1), "x");
                         checked += 1;
                     }

@@ -106,23 +106,31 @@ fn prepare_plain(
     // A plain launch has no attribute, and `borrowed` is `None` unless something is borrowed.
     let plain = plain & borrowed.is_none();
     if !plain {
-        check_attributes(config, borrowed, limits, loaded, stream, in_graph)?;
+        check_attributes(config, borrowed, loaded, stream, in_graph)?;
     }
     Ok((function, plain))
 }
 
-/// The rules of a launch with attributes that need more than the configuration.
+/// The rules of a launch with attributes: those of the configuration's own
+/// ([`Config::check_attributes`]) and of the borrowed ones against what the device and driver
+/// take ([`AttributeLimits`](config::AttributeLimits), read here, never for a plain launch), then
+/// those that need the kernel or the stream.
 #[cold]
 fn check_attributes(
     config: &Config,
     borrowed: Option<&Attributed<'_>>,
-    limits: &DeviceLimits,
     loaded: &Loaded,
     stream: &CudaStream,
     in_graph: bool,
 ) -> Result<(), Error> {
-    if let Some(attributed) = borrowed.filter(|a| a.borrows()) {
-        attributed.check_borrowed(limits, stream, in_graph)?;
+    let borrowed = borrowed.filter(|a| a.borrows());
+    if config.attributes.is_none() && borrowed.is_none() {
+        return Ok(());
+    }
+    let limits = config::AttributeLimits::of(stream)?;
+    config.check_attributes(&limits)?;
+    if let Some(attributed) = borrowed {
+        attributed.check_borrowed(&limits, stream, in_graph)?;
     }
     if config
         .attributes
