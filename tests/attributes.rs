@@ -60,6 +60,21 @@ impl Drop for HostFlag {
     }
 }
 
+/// A view of all of `x` without cudarc's events (a capture does not allow them) and without
+/// its borrow (so that a test can read `x` while a plan holds the view).
+///
+/// # Safety
+/// `x` outlives every launch given the view, and is read only after they have run.
+unsafe fn view_of(
+    x: &cuda_kernel::cudarc::driver::CudaSlice<f32>,
+    stream: &CudaStream,
+    ctx: &CudaContext,
+) -> DeviceMemory<f32> {
+    let address = cuda_kernel::cudarc::driver::DevicePtr::device_ptr(x, stream).0;
+    // SAFETY: the caller's; the address and length of a live allocation of `ctx`.
+    unsafe { DeviceMemory::from_raw(address, x.len(), ctx) }
+}
+
 /// Waits up to 10 s for `done`.
 fn within_10_s(mut done: impl FnMut() -> bool) -> bool {
     let start = Instant::now();
@@ -181,15 +196,7 @@ fn stream_launch_attributes_take_effect_as_the_driver_reports_them() {
     let n = 1 << 16;
     let x = stream.alloc_zeros::<f32>(n).unwrap();
     stream.synchronize().unwrap();
-    // Views without cudarc's events, which a capture does not allow.
-    let raw = |s: &cuda_kernel::cudarc::driver::CudaSlice<f32>| unsafe {
-        DeviceMemory::<f32>::from_raw(
-            cuda_kernel::cudarc::driver::DevicePtr::device_ptr(s, &stream).0,
-            n,
-            &ctx,
-        )
-    };
-    let view = raw(&x);
+    let view = unsafe { view_of(&x, &stream, &ctx) };
     let window = L2Window::persisting(&stream, &view)
         .hit_ratio(0.5)
         .miss(AccessProperty::Streaming);
@@ -406,11 +413,7 @@ fn attributes_the_device_cannot_take_are_refused_before_the_driver() {
                 .shared_carveout(100)
                 .nvlink_centric()
                 .l2_window(window),
-            &mut DeviceMemory::from_raw(
-                cuda_kernel::cudarc::driver::DevicePtr::device_ptr(&x, &stream).0,
-                256,
-                &ctx,
-            ),
+            &mut view_of(&x, &stream, &ctx),
             1.0,
             256,
         )
@@ -513,15 +516,9 @@ fn a_kernel_updates_a_plans_device_updatable_node_from_the_device() {
     let n = 1024usize;
     let x = stream.alloc_zeros::<f32>(n).unwrap();
     stream.synchronize().unwrap();
-    // A view of `x` for the plan, so that the test can read `x` between replays (each after a
+    // The plan takes a view, so that the test can read `x` between replays (each after a
     // synchronization).
-    let mut view = unsafe {
-        DeviceMemory::<f32>::from_raw(
-            cuda_kernel::cudarc::driver::DevicePtr::device_ptr(&x, &stream).0,
-            n,
-            &ctx,
-        )
-    };
+    let mut view = unsafe { view_of(&x, &stream, &ctx) };
     let mut seen = Vec::new();
     {
         let mut plan = Plan::new(&stream).unwrap();

@@ -358,38 +358,23 @@ impl<'a> Plan<'a> {
             return Err(observe::failed(&K::symbol(), &site, None, false, error));
         }
         let recorded = &self.launches[node.index];
+        let refused = |e| observe::failed(recorded.kernel.name(), &site, None, false, e);
         if recorded.config.config.attributes_or_none().device_updatable
             && !config.config.attributes_or_none().device_updatable
         {
-            let error = crate::launch::config::attribute_error(
+            return Err(refused(crate::launch::config::attribute_error(
                 names::DEVICE_UPDATABLE,
                 "a device-updatable node stays one (the driver refuses to opt out): set it again with `Config::device_updatable`".into(),
-            );
-            return Err(observe::failed(
-                recorded.kernel.name(),
-                &site,
-                None,
-                false,
-                error,
-            ));
+            )));
         }
         if recorded.config.config.programmatic != config.config.programmatic {
-            let error = Error::Unsupported(
+            return Err(refused(Error::Unsupported(
                 "a recorded launch's programmatic dependency is part of the graph's edges: record \
                  the plan again to change it",
-            );
-            return Err(observe::failed(
-                recorded.kernel.name(),
-                &site,
-                None,
-                false,
-                error,
-            ));
+            )));
         }
-        let attributes_change =
-            recorded.config.launch_attributes().as_slice() != config.launch_attributes().as_slice();
-        K::check_args(&args, &config.config)
-            .map_err(|e| observe::failed(recorded.kernel.name(), &site, None, false, e))?;
+        let attributes_change = !recorded.config.same_attributes(&config);
+        K::check_args(&args, &config.config).map_err(refused)?;
         let mut params = ParamBytes::new(K::LAYOUT.size);
         K::pack_args(&args, params.bytes_mut());
         let graph_node = recorded.node;

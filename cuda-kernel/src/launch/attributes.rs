@@ -333,6 +333,29 @@ impl<'a> Attributed<'a> {
         Ok(())
     }
 
+    /// Whether `other` sets the same attributes (the grid, block and shared memory aside): a
+    /// plan's update that changes them sets its node's attributes again.
+    pub(crate) fn same_attributes(&self, other: &Attributed<'_>) -> bool {
+        let attributes_only = |c: &Config| Config {
+            grid: (0, 0, 0),
+            block: (0, 0, 0),
+            shared_mem_bytes: 0,
+            ..*c
+        };
+        let same_event = |a: Option<&CudaEvent>, b: Option<&CudaEvent>| {
+            a.map(CudaEvent::cu_event) == b.map(CudaEvent::cu_event)
+        };
+        attributes_only(&self.config) == attributes_only(&other.config)
+            && self.l2_window == other.l2_window
+            && same_event(self.completion_event, other.completion_event)
+            && same_event(
+                self.programmatic_event.map(|p| p.event),
+                other.programmatic_event.map(|p| p.event),
+            )
+            && self.programmatic_event.map(|p| p.trigger_at_block_start)
+                == other.programmatic_event.map(|p| p.trigger_at_block_start)
+    }
+
     /// The attributes of an extended launch, one per option set.
     pub(crate) fn launch_attributes(&self) -> RawAttributes<13> {
         let mut out = RawAttributes::new();
@@ -416,4 +439,64 @@ pub fn set_persisting_l2(stream: &CudaStream, bytes: usize) -> Result<usize, Err
 pub fn reset_persisting_l2(stream: &CudaStream) -> Result<(), Error> {
     let _entered = result::enter(stream.context())?;
     result::reset_persisting_l2()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::MemSyncDomain;
+
+    fn window(base: u64) -> L2Window<'static> {
+        L2Window {
+            base,
+            bytes: 4096,
+            hit_ratio: 1.0,
+            hit: AccessProperty::Persisting,
+            miss: AccessProperty::Normal,
+            _memory: PhantomData,
+        }
+    }
+
+    /// Every option of `Config` and the window at once (events need a GPU to make): each one
+    /// attribute, in the slots `launch_attributes` has.
+    #[test]
+    fn every_option_has_a_slot_and_its_attribute() {
+        let all = Config::new((4, 1, 1), (32, 1, 1))
+            .cluster((2, 1, 1))
+            .cooperative()
+            .priority(1)
+            .programmatic_dependent()
+            .preferred_cluster((4, 1, 1))
+            .shared_carveout(10)
+            .mem_sync_domain(MemSyncDomain::Remote)
+            .mem_sync_domain_map(0, 1)
+            .nvlink_centric()
+            .device_updatable()
+            .l2_window(window(0x1000));
+        let attributes = all.launch_attributes();
+        let ids: Vec<u32> = attributes.as_slice().iter().map(|a| a.id).collect();
+        assert_eq!(ids.len(), 11);
+        assert_eq!(ids.last(), Some(&id::ACCESS_POLICY_WINDOW));
+        // Two slots left, one per event.
+        assert_eq!(13 - ids.len(), 2);
+    }
+
+    #[test]
+    fn an_update_changes_attributes_only_where_an_attribute_differs() {
+        let c = Config::for_elements(1024, 256).priority(1);
+        let a = Attributed::from(c);
+        let resized = Attributed::from(Config::for_elements(4096, 128).shared_mem(64).priority(1));
+        assert!(a.same_attributes(&resized));
+        assert!(!a.same_attributes(&Attributed::from(c.priority(2))));
+        assert!(!a.same_attributes(&Attributed::from(c.shared_carveout(5))));
+        assert!(!a.same_attributes(&c.l2_window(window(0x1000))));
+        assert!(
+            c.l2_window(window(0x1000))
+                .same_attributes(&c.l2_window(window(0x1000)))
+        );
+        assert!(
+            !c.l2_window(window(0x1000))
+                .same_attributes(&c.l2_window(window(0x2000)))
+        );
+    }
 }

@@ -275,20 +275,15 @@ impl Config {
         self
     }
 
-    /// Whether the launch needs `cuLaunchKernelEx`.
+    /// Whether the launch needs `cuLaunchKernelEx` (any option but grid, block and shared
+    /// memory): what [`check`](Self::check)'s fast test leaves to the full check.
+    #[inline(always)]
     pub const fn is_extended(&self) -> bool {
         self.cluster.is_some()
-            || self.cooperative
-            || self.priority.is_some()
-            || self.programmatic
-            || self.has_checked_attributes()
-    }
-
-    /// Whether an attribute [`check`](Self::check) looks at one by one is set (any of
-    /// [`attributes`](Self::attributes)).
-    #[inline(always)]
-    const fn has_checked_attributes(&self) -> bool {
-        self.attributes.is_some()
+            | self.cooperative
+            | self.priority.is_some()
+            | self.programmatic
+            | self.attributes.is_some()
     }
 
     /// [`attributes`](Self::attributes), or none set.
@@ -381,11 +376,7 @@ impl Config {
             & within(self.block.2, limits.max_block[2])
             & (threads <= u64::from(limits.max_threads_per_block))
             & (self.shared_mem_bytes <= limits.max_shared_memory_optin)
-            & self.cluster.is_none()
-            & !self.programmatic
-            & !self.cooperative
-            & self.priority.is_none()
-            & !self.has_checked_attributes();
+            & !self.is_extended();
         if fits {
             return Ok(true);
         }
@@ -631,8 +622,10 @@ impl<const N: usize> RawAttributes<N> {
         }
     }
 
-    /// Adds `attribute` (there is a slot for each option, so none is dropped).
+    /// Adds `attribute`. There is a slot for each option
+    /// (`every_option_has_a_slot_and_its_attribute`), so none is dropped.
     pub(crate) fn push(&mut self, attribute: RawAttribute) {
+        debug_assert!(self.len < N, "more launch attributes than slots");
         if let Some(slot) = self.attrs.get_mut(self.len) {
             *slot = attribute;
             self.len += 1;
@@ -1203,11 +1196,8 @@ mod tests {
             c.nvlink_centric(),
             c.device_updatable(),
         ] {
-            assert!(
-                with.has_checked_attributes() && with.is_extended(),
-                "{with:?}"
-            );
+            assert!(with.attributes.is_some() && with.is_extended(), "{with:?}");
         }
-        assert!(!c.has_checked_attributes() && !c.priority(1).has_checked_attributes());
+        assert!(c.attributes.is_none() && c.priority(1).attributes.is_none());
     }
 }
