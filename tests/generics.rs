@@ -564,22 +564,40 @@ fn a_kernel_compiled_with_a_cluster_shape_checks_each_launch_against_it() {
     assert_eq!(stream.clone_dtoh(&x).unwrap(), expected);
 }
 
-/// `kernels/cuda/device_fns.cu` compiled by nvcc now, as the build step does (its counter in
-/// `_INTERNAL_..._<counter>` is this run's); `None` without nvcc.
-fn device_fns_ptx_now() -> Option<String> {
-    let out = std::env::temp_dir().join(format!("device_fns-{}.ptx", std::process::id()));
+/// `kernels/cuda/<file>` compiled to PTX by nvcc now, as the build step does (internal names
+/// `_INTERNAL_..._<counter>` are this run's), with `flags`; from a copy in a folder of its own
+/// where `moved`, so that the hashes nvcc derives from the source's path differ too. `None`
+/// where nvcc or the source is not there.
+fn ptx_now(file: &str, moved: bool, flags: &[&str]) -> Option<String> {
     // The checkout this binary was built in, or (on a machine it was carried to) the working
     // folder's.
     let source = [
-        concat!(env!("CARGO_MANIFEST_DIR"), "/kernels/cuda/device_fns.cu"),
-        "kernels/cuda/device_fns.cu",
+        format!("{}/kernels/cuda/{file}", env!("CARGO_MANIFEST_DIR")),
+        format!("kernels/cuda/{file}"),
     ]
     .into_iter()
     .find(|p| std::path::Path::new(p).exists())?;
+    let dir = std::env::temp_dir().join(format!(
+        "ptx-now-{}-{file}-{moved}-{}",
+        std::process::id(),
+        flags.len()
+    ));
+    std::fs::create_dir_all(&dir).ok()?;
+    let compiled = match moved {
+        true => {
+            let copy = dir.join(format!("moved_{file}"));
+            std::fs::copy(&source, &copy).ok()?;
+            copy
+        }
+        false => std::path::PathBuf::from(&source),
+    };
+    let out = dir.join("out.ptx");
     let ran = std::process::Command::new("nvcc")
-        .args(["-ptx", "-arch=compute_75", "-o"])
+        .args(["-ptx", "-arch=compute_75"])
+        .args(flags)
+        .arg("-o")
         .arg(&out)
-        .arg(source)
+        .arg(&compiled)
         .output()
         .ok()?;
     assert!(
@@ -588,7 +606,7 @@ fn device_fns_ptx_now() -> Option<String> {
         String::from_utf8_lossy(&ran.stderr)
     );
     let text = std::fs::read_to_string(&out).ok();
-    let _ = std::fs::remove_file(&out);
+    let _ = std::fs::remove_dir_all(&dir);
     text
 }
 
@@ -606,7 +624,7 @@ fn entries(ptx: &str) -> Vec<String> {
 fn a_static_device_functions_instance_is_found_whatever_the_nvcc_run_named_it() {
     use cuda_kernel::Kernel;
     use cuda_kernel_syntax::itanium::without_internal_parts;
-    let now = device_fns_ptx_now().expect("nvcc runs");
+    let now = ptx_now("device_fns.cu", false, &[]).expect("nvcc runs");
     // nvcc names the static functions' namespace with a counter of its own run.
     assert_ne!(entries(&now), entries(DEVICE_FNS_PTX));
     assert_eq!(
@@ -644,7 +662,7 @@ fn templates_over_static_device_functions_launch_by_the_functions_names() {
     // The committed PTX, and (where nvcc runs) the PTX nvcc makes of the file now, whose
     // internal names carry another counter: the same declarations load both.
     let mut images = vec![DEVICE_FNS_PTX.to_string()];
-    images.extend(device_fns_ptx_now());
+    images.extend(ptx_now("device_fns.cu", false, &[]));
     for ptx in &images {
         let (_ctx, stream, module) = setup(ptx);
         let x = stream.clone_htod(&[1.0f32, -2.0, 3.0]).unwrap();
@@ -696,5 +714,82 @@ fn a_device_function_the_ptx_has_no_instance_for_is_refused_at_load() {
     match UnaryOpKernel::<f32>::load(&module, "op_gelu") {
         Err(e) => assert!(e.to_string().contains("op_gelu"), "{e}"),
         Ok(_) => panic!("op_gelu has no instance in device_fns.ptx"),
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn kernels_bound_by_cpp_names_launch_from_any_nvcc_run() {
+    // The committed PTX the declarations were checked against, and (where nvcc runs) the PTX
+    // of the same source compiled from another folder, and with -rdc=true: other hashes, other
+    // counters, `__nv_static_` prefixes. The same declarations load each.
+    let mut images = vec![("committed", CPP_NAMES_PTX.to_string())];
+    if let Some(ptx) = ptx_now("cpp_names.cu", true, &[]) {
+        assert_ne!(ptx, CPP_NAMES_PTX, "the copy's internal names are the same");
+        images.push(("moved", ptx));
+    }
+    if let Some(ptx) = ptx_now("cpp_names.cu", true, &["-rdc=true"]) {
+        assert!(
+            ptx.contains("__nv_static_"),
+            "no internal prefixes under -rdc"
+        );
+        images.push(("rdc", ptx));
+    }
+    println!(
+        "images: {:?}",
+        images.iter().map(|(n, _)| *n).collect::<Vec<_>>()
+    );
+    for (image, ptx) in &images {
+        let (_ctx, stream, module) = setup(ptx);
+        let a = stream.clone_htod(&[1.0f32, 2.0, 3.0]).unwrap();
+        let mut dst = stream.clone_htod(&[10.0f32, 20.0, 30.0]).unwrap();
+        let cfg = LaunchConfig::for_num_elems(3);
+        let add = KBinAdd::load(&module).unwrap();
+        unsafe { add.launch(&stream, cfg, &a, &mut dst, 3, 100).unwrap() };
+        assert_eq!(
+            stream.clone_dtoh(&dst).unwrap(),
+            [111.0, 122.0, 133.0],
+            "{image}"
+        );
+        let repeat = KBinRepeat::load(&module).unwrap();
+        unsafe { repeat.launch(&stream, cfg, &a, &mut dst, 3).unwrap() };
+        assert_eq!(stream.clone_dtoh(&dst).unwrap(), [1.0, 2.0, 3.0], "{image}");
+        let fill = AnonFill::load(&module).unwrap();
+        unsafe { fill.launch(&stream, cfg, &mut dst, 7.5, 2).unwrap() };
+        assert_eq!(stream.clone_dtoh(&dst).unwrap(), [7.5, 7.5, 3.0], "{image}");
+        let mut flag = stream.clone_htod(&[0i32]).unwrap();
+        let raise = RaiseFlag::load(&module).unwrap();
+        unsafe {
+            raise
+                .launch(&stream, LaunchConfig::for_num_elems(1), &mut flag, 42)
+                .unwrap()
+        };
+        assert_eq!(stream.clone_dtoh(&flag).unwrap(), [42], "{image}");
+        let mut elements = stream
+            .clone_htod(
+                &[ElementF32 {
+                    value: 2.0,
+                    tag: -1,
+                }; 4],
+            )
+            .unwrap();
+        let view = ViewF32 { scale: 1.5, n: 3 };
+        let apply = ApplyView::load(&module).unwrap();
+        unsafe {
+            apply
+                .launch(&stream, LaunchConfig::for_num_elems(4), view, &mut elements)
+                .unwrap()
+        };
+        let got = stream.clone_dtoh(&elements).unwrap();
+        let want: Vec<ElementF32> = (0..4)
+            .map(|i| match i < 3 {
+                true => ElementF32 { value: 3.0, tag: i },
+                false => ElementF32 {
+                    value: 2.0,
+                    tag: -1,
+                },
+            })
+            .collect();
+        assert_eq!(got, want, "{image}");
     }
 }

@@ -36,7 +36,7 @@ fn wrong_declarations_are_refused_at_load() {
             assert_eq!(m.loaded, [(0, 8), (8, 8), (16, 8), (24, 4)]);
             let text = m.to_string();
             assert!(
-                text.contains("parameter 3 `n` is declared at offset 24 with 8 bytes"),
+                text.contains("parameter 4 `n` is declared at offset 24 with 8 bytes"),
                 "{text}"
             );
         }

@@ -775,14 +775,11 @@ fn generate_all(
     }
     // Kernels of headers, declared by the first file whose block has them.
     let mut claimed: Vec<String> = Vec::new();
-    // The folders whose files are the crate's own: each source's, and the include paths;
-    // never the build step's output (its force-included header).
-    let local_dirs: Vec<PathBuf> = jobs
-        .iter()
-        .filter_map(|j| j.source.parent().map(Path::to_path_buf))
-        .chain(includes.iter().cloned())
-        .filter_map(|d| d.canonicalize().ok())
-        .collect();
+    // What is not the crate's: the CUDA toolkit's headers (CUB's kernels, which the file's
+    // host code launches), by where the toolkit is installed, and the build step's output (its
+    // force-included header). Any other header is read as the file's own, wherever it is
+    // (llm.c's `#include "../vendor/llm.c/llmc/gelu.cuh"`).
+    let toolkit_root = nvcc.and_then(nvcc::toolkit_root);
     let out_canonical = out_dir.canonicalize().ok();
     for job in jobs {
         let out = out_dir.join("cuda-kernel").join(format!("{}.rs", job.stem));
@@ -797,7 +794,7 @@ fn generate_all(
                     }
                 };
                 let name = job.source.file_name().map(|n| n.to_os_string());
-                // The file itself, and headers under its folder or an include path.
+                // The file itself, and every header that is neither the toolkit's nor ours.
                 let here = |file: &str| {
                     if Path::new(file).file_name().map(|f| f.to_os_string()) == name {
                         return true;
@@ -806,7 +803,8 @@ fn generate_all(
                         return false;
                     };
                     !out_canonical.as_ref().is_some_and(|o| path.starts_with(o))
-                        && local_dirs.iter().any(|d| path.starts_with(d))
+                        && !toolkit_root.as_ref().is_some_and(|t| path.starts_with(t))
+                        && !path.starts_with("/usr/include")
                 };
                 let shown = job
                     .source

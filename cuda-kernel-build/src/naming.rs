@@ -245,6 +245,13 @@ impl TypeNames {
     pub fn launcher(&mut self, qualified: &str) -> String {
         let name = qualified.rsplit("::").next().unwrap_or(qualified);
         let plain = upper_camel_case(name);
+        // An anonymous namespace as the word `anonymous` (`AnonymousFill`, `OuterFill`).
+        let qualified = qualified
+            .replace(
+                &format!("{}::", cuda_kernel_syntax::demangle::ANONYMOUS_NAMESPACE),
+                "anonymous::",
+            )
+            .replace("::anonymous::", "::");
         let full = upper_camel_case(&qualified.replace("::", "_"));
         // `#[kernel]` gives a generic launcher a trait named after it (`ResetInPtx`): that
         // name is the launcher's too.

@@ -37,6 +37,22 @@ pub fn find() -> Option<PathBuf> {
     })
 }
 
+/// The folder the CUDA toolkit of `nvcc` is installed in (`/usr/local/cuda-13.0`, or the
+/// PyPI wheels' `nvidia/cu13`): `nvcc` found on `PATH` where it is a bare name, its links
+/// resolved, two folders up from `bin/nvcc`. Headers under it (CUB's, Thrust's, libcu++'s,
+/// cooperative groups') are the toolkit's, whatever includes them.
+pub fn toolkit_root(nvcc: &Path) -> Option<PathBuf> {
+    let path = if nvcc.components().count() == 1 {
+        std::env::split_paths(&std::env::var_os("PATH")?)
+            .map(|dir| dir.join(nvcc))
+            .find(|p| p.is_file())?
+    } else {
+        nvcc.to_path_buf()
+    };
+    let path = path.canonicalize().ok()?;
+    Some(path.parent()?.parent()?.to_path_buf())
+}
+
 /// The local headers `source` includes (`#include "x.cuh"`), found beside the file that
 /// includes them or in `includes`, recursively, sorted; system headers (`<...>`) are not ours.
 pub fn local_includes(source: &Path, includes: &[PathBuf]) -> Vec<PathBuf> {

@@ -515,16 +515,22 @@ fn visit_items(items: &[Item], dir: &Path, file_dir: &Path, files: &mut Vec<Path
 /// Whether `entry` (a PTX `.entry` name) is a kernel `block` declares: by its symbol, as a
 /// member of a family or run-time pattern, or as an instance of a C++ template.
 pub fn declares(block: &Block, entry: &str) -> bool {
+    // A `static` kernel under `-rdc=true` by its C++ symbol.
+    let symbol = cuda_kernel_syntax::itanium::without_nv_static_prefix(entry);
     block.kernels.iter().any(|k| {
         if k.cpp.is_some() && k.is_generic() {
-            return entry.starts_with(&cuda_kernel_syntax::itanium::template_instance_prefix(
+            return symbol.starts_with(&cuda_kernel_syntax::itanium::template_instance_prefix(
                 &k.symbol,
             ));
         }
         if k.name_arg.is_some() && k.symbol.contains('{') {
             return cuda_kernel_syntax::pattern::fill(&k.symbol, entry, &|_| None).is_some();
         }
-        k.symbol == entry
+        // A kernel bound by its C++ name (`name = "k<op, float>"`).
+        if k.name_arg.is_some() && cuda_kernel_syntax::demangle::names_entry(&k.symbol, entry) {
+            return true;
+        }
+        k.symbol == entry || k.symbol == symbol
     })
 }
 

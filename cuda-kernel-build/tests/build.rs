@@ -522,3 +522,138 @@ fn committed_ptx_with_run_dependent_internal_names_stays_current() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A `.cu` with what makes nvcc's names move: a header reached by a relative path outside the
+/// source's folder and every include path (as llm.c's users include `../vendor/llm.c/...`), a
+/// variadic template over `static` device functions, an anonymous namespace, a `volatile`
+/// pointer, a `static __constant__` table (renamed per run under `-rdc=true`).
+const MOVING_NAMES: &str = r#"
+#include "../vendor/lib/gelu.cuh"
+static __device__ float op_repeat(float a, float b) { return b; }
+static __device__ float op_add(float a, float b) { return a + b; }
+template <float (*op)(float, float), typename T0, typename... Ptrs>
+__global__ void k_bin(const T0 *a, T0 *dst, int n, Ptrs... ptrs) {
+    int i = threadIdx.x;
+    if (i < n) dst[i] = op(a[i], dst[i]);
+}
+template __global__ void k_bin<op_repeat, float>(const float *, float *, int);
+template __global__ void k_bin<op_add, float, float *>(const float *, float *, int, float *);
+namespace {
+__global__ void anon_fill(float *p, int n) { if (threadIdx.x < n) p[threadIdx.x] = 1.0f; }
+template <typename T> __global__ void anon_scale(T *p, T s) { p[threadIdx.x] *= s; }
+template __global__ void anon_scale<float>(float *, float);
+}
+__global__ void raise_flag(int volatile *flag) { *flag = 1; }
+static __constant__ float NF4_LUT[4] = {1, 2, 3, 4};
+__global__ void lut(float *o) { o[threadIdx.x] = NF4_LUT[threadIdx.x & 3]; }
+"#;
+
+const VENDORED_HEADER: &str = r#"
+#pragma once
+__global__ void gelu_forward_kernel(float *out, const float *inp, int N) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < N) out[i] = inp[i] * 0.5f;
+}
+"#;
+
+#[test]
+#[cfg_attr(not(has_nvcc), ignore = "needs nvcc")]
+fn generated_names_hold_still_from_one_nvcc_run_to_the_next() {
+    for rdc in [false, true] {
+        let dir = std::env::temp_dir().join(format!(
+            "cuda-kernel-build-{}-moving-{rdc}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        for sub in ["src", "cuda", "out", "ptx", "vendor/lib"] {
+            std::fs::create_dir_all(dir.join(sub)).unwrap();
+        }
+        std::fs::write(dir.join("cuda/moving.cu"), MOVING_NAMES).unwrap();
+        std::fs::write(dir.join("vendor/lib/gelu.cuh"), VENDORED_HEADER).unwrap();
+        std::fs::write(dir.join("src/lib.rs"), "").unwrap();
+        let build = |dir: &Path, check: bool| {
+            let mut b = Build::new();
+            b.file("cuda/moving.cu")
+                .declarations("src/lib.rs")
+                .manifest_dir(dir)
+                .out_dir(dir.join("out"))
+                .committed_ptx("ptx")
+                .generate_declarations(true)
+                .check_committed(check);
+            if rdc {
+                b.flag("-rdc=true");
+            }
+            b
+        };
+        // The first build writes the committed PTX and declarations.
+        build(&dir, false).try_compile().unwrap();
+        let rust = std::fs::read_to_string(dir.join("ptx/moving.rs")).unwrap();
+        let ptx = std::fs::read_to_string(dir.join("ptx/moving.ptx")).unwrap();
+        for internal in ["_INTERNAL_", "_GLOBAL__N_", "__nv_static_", "_Z"] {
+            assert!(
+                !rust.contains(internal),
+                "rdc {rdc}: `{internal}` in\n{rust}"
+            );
+        }
+        // Every entry declared, the vendored header's kernel among them, none left to a
+        // warning or taken for the toolkit's.
+        assert!(
+            rust.contains("7 entries in the PTX: 7 declared here"),
+            "rdc {rdc}:\n{rust}"
+        );
+        for declared in [
+            "pub fn gelu_forward_kernel(",
+            "#[kernel(name = \"k_bin<op_repeat, float>\")]",
+            "pub fn k_bin_op_repeat_float(",
+            "#[kernel(name = \"k_bin<op_add, float, float*>\")]",
+            "#[kernel(name = \"(anonymous namespace)::anon_fill\")]",
+            "#[kernel(name = \"(anonymous namespace)::anon_scale<float>\")]",
+            "#[kernel(name = \"raise_flag\")]",
+            "pub fn raise_flag(flag: *mut i32);",
+        ] {
+            assert!(
+                rust.contains(declared),
+                "rdc {rdc}: no {declared} in\n{rust}"
+            );
+        }
+        if rdc {
+            assert!(
+                ptx.contains("__nv_static_"),
+                "rdc without internal prefixes"
+            );
+        }
+        // The block passes #[kernel]'s checks against the PTX: each C++ name finds its entry.
+        let mut cx = cuda_kernel_syntax::report::Errors::default();
+        let path = dir.join("ptx/moving.ptx");
+        let lit = syn::LitStr::new(path.to_str().unwrap(), proc_macro2::Span::call_site());
+        let file = cuda_kernel_syntax::ptx_check::read_ptx(&mut cx, &lit, None).unwrap();
+        let parsed: syn::File = syn::parse_str(&rust).unwrap();
+        for item in parsed.items {
+            if let syn::Item::ForeignMod(mut block) = item {
+                block.attrs.clear();
+                let mut block =
+                    cuda_kernel_syntax::parse::parse_block(&mut cx, block, &Default::default());
+                cuda_kernel_syntax::ptx_check::check_against_ptx(&mut cx, &mut block, &file);
+                let bound: Vec<&str> = block.kernels.iter().map(|k| k.symbol.as_str()).collect();
+                assert!(
+                    file.entries
+                        .iter()
+                        .all(|e| bound.contains(&e.name.as_str())),
+                    "rdc {rdc}: {bound:?}"
+                );
+            }
+        }
+        assert!(cx.is_empty(), "rdc {rdc}: {:?}", cx.messages());
+        // A clean build runs nvcc again: the committed files are current, checked strictly.
+        std::fs::remove_dir_all(dir.join("out")).unwrap();
+        std::fs::create_dir_all(dir.join("out")).unwrap();
+        let built = build(&dir, true).try_compile().unwrap();
+        assert!(built.compiled_by_nvcc);
+        assert_eq!(
+            std::fs::read_to_string(dir.join("out/cuda-kernel/moving.rs")).unwrap(),
+            rust,
+            "rdc {rdc}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -2,7 +2,10 @@
 //! that holds every Rust keyword C++ allows as a name, the launcher's own argument names,
 //! `__` names and names that camel-case alike; the same names across namespaces (the global one
 //! included); structs with default member initializers, by-value enums, default arguments;
-//! templates over types, values, enums and `static` or namespaced device functions. Each file is
+//! templates over types, values, enums and `static` or namespaced device functions; anonymous
+//! namespaces, `volatile` pointers, and one file in five compiled with `-rdc=true` (whose
+//! `static` kernels are named `__nv_static_<...>_`); no generated name, doc line or `name =`
+//! holds a part of nvcc's internal names. Each file is
 //! compiled by nvcc, its block generated and checked by the front end as `#[kernel]` checks it,
 //! every entry declared; then all the blocks are compiled by rustc in one crate.
 //!
@@ -144,6 +147,10 @@ fn random_file(rng: &mut Rng, index: usize) -> String {
                 true => format!("{ns}::{}", rng.fresh(&mut used)),
                 false => ns,
             }));
+        }
+        // An anonymous namespace: its symbols hold a hash of the source's path.
+        if rng.chance(20) {
+            list.push(Some(String::new()));
         }
         list
     };
@@ -291,8 +298,9 @@ fn random_file(rng: &mut Rng, index: usize) -> String {
             let mut params: Vec<(String, String)> = Vec::new();
             for _ in 0..1 + rng.below(4) {
                 let pname = rng.fresh(&mut names);
-                let ty = match rng.below(7) {
+                let ty = match rng.below(8) {
                     0 | 1 => format!("{}*", rng.pick(SCALARS)),
+                    7 => format!("volatile {}*", rng.pick(SCALARS)),
                     2 => format!("const {}*", rng.pick(SCALARS)),
                     3 if !structs.is_empty() => structs[rng.below(structs.len())].clone(),
                     4 if !enums.is_empty() => enums[rng.below(enums.len())].0.clone(),
@@ -378,11 +386,11 @@ fn cache_dir() -> PathBuf {
 
 /// nvcc's PTX and device-side preprocessed text of `source` (named `name`), from the cache
 /// when this source was compiled before.
-fn nvcc(dir: &Path, name: &str, source: &str) -> Result<(String, String), String> {
+fn nvcc(dir: &Path, name: &str, source: &str, rdc: bool) -> Result<(String, String), String> {
     let hash = {
         use std::hash::{Hash, Hasher};
         let mut h = std::collections::hash_map::DefaultHasher::new();
-        (name, source, "compute_75", "nvcc 13.0").hash(&mut h);
+        (name, source, "compute_75", "nvcc 13.0", rdc).hash(&mut h);
         h.finish()
     };
     let cache = cache_dir();
@@ -412,11 +420,16 @@ fn nvcc(dir: &Path, name: &str, source: &str) -> Result<(String, String), String
         }
         std::fs::read_to_string(out).map_err(|e| e.to_string())
     };
+    // Separate compilation names `static` kernels and tables `__nv_static_<...>_`.
+    let rdc = if rdc { "-rdc=true" } else { "-rdc=false" };
     let ptx = run(
-        &["-ptx", "-arch=compute_75"],
+        &["-ptx", "-arch=compute_75", rdc],
         &dir.join(format!("{name}.ptx")),
     )?;
-    let ii = run(&["-E", "-arch=compute_75"], &dir.join(format!("{name}.ii")))?;
+    let ii = run(
+        &["-E", "-arch=compute_75", rdc],
+        &dir.join(format!("{name}.ii")),
+    )?;
     std::fs::create_dir_all(&cache).unwrap();
     std::fs::write(&ptx_path, &ptx).unwrap();
     std::fs::write(&ii_path, &ii).unwrap();
@@ -446,7 +459,12 @@ fn random_cu_files_generate_declarations_that_compile_and_declare_every_kernel()
                 s.spawn(move || {
                     (t..sources.len())
                         .step_by(threads)
-                        .map(|i| (i, nvcc(target, &format!("r{i}.cu"), &sources[i])))
+                        .map(|i| {
+                            (
+                                i,
+                                nvcc(target, &format!("r{i}.cu"), &sources[i], i % 5 == 4),
+                            )
+                        })
                         .collect::<Vec<_>>()
                 })
             })
@@ -480,6 +498,14 @@ fn random_cu_files_generate_declarations_that_compile_and_declare_every_kernel()
             },
         );
         let context = || format!("{name}:\n{}\n{}", sources[i], generated.rust);
+        // Names that hold still: nothing of nvcc's run- or path-dependent names.
+        for internal in ["_INTERNAL_", "_GLOBAL__N_", "__nv_static_"] {
+            assert!(
+                !generated.rust.contains(internal),
+                "{internal}: {}",
+                context()
+            );
+        }
         // Every entry declared, or warned for its true reason: a C++ template named with a
         // word no Rust identifier spells (`Self`), whose instances take a `name` each.
         let unspellable = ["Self", "self", "super", "crate", "_"];

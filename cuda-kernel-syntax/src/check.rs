@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 
 use quote::ToTokens;
-use syn::{GenericArgument, PathArguments, ReturnType, Type};
+use syn::{GenericArgument, LitStr, PathArguments, ReturnType, Type};
 
 use crate::ast::{Block, Kernel, KernelGeneric, Param, ParamKind};
 use crate::demangle;
@@ -292,10 +292,15 @@ fn check_symbol(cx: &mut Errors, kernel: &Kernel) {
         if kernel.symbol_at_load() {
             return; // a family's pattern, checked with the generics
         }
-        if value.is_empty() || value.contains('\0') || value.chars().any(char::is_whitespace) {
+        let cpp_name = demangle::is_cpp_name(&value);
+        if value.is_empty()
+            || value.contains('\0')
+            || (!cpp_name && value.chars().any(char::is_whitespace))
+        {
             cx.error(
                 name,
-                "expected an entry symbol such as \"_Z5scaleIfEvPT_S0_j\"",
+                "expected an entry symbol (\"vector_add\", \"_Z5scaleIfEvPT_S0_j\") or a C++ \
+                 name (\"scale<float>\", \"ns::fill\")",
             );
         }
     }
@@ -392,16 +397,32 @@ fn check_mangled_name(cx: &mut Errors, kernel: &Kernel) {
     if kernel.is_generic() {
         return;
     }
-    let Some(in_symbol) = demangle::param_types(&name.value()) else {
+    check_symbol_params(cx, kernel, &name.value(), name);
+}
+
+/// Rule: the C++ symbol `symbol` that a declaration binds (by `name = "_Z..."`, or found in the
+/// PTX by its C++ name) takes the declared parameter types. A `volatile` pointee is a pointer
+/// like any other to a launch: `*mut i32` binds `int volatile*`.
+pub(crate) fn check_symbol_params(
+    cx: &mut Errors,
+    kernel: &Kernel,
+    symbol: &str,
+    span: &dyn quote::ToTokens,
+) {
+    let Some(in_symbol) = demangle::param_types(symbol) else {
         return; // not a C++ symbol
     };
-    let shown = demangle::shown(&name.value());
+    let shown = demangle::written(symbol);
+    let written = kernel.name_arg.as_ref().map(LitStr::value);
+    let named = match written.as_deref() {
+        Some(w) if w != symbol => format!("`{w}` is {shown}"),
+        _ => format!("`{symbol}` is {shown}"),
+    };
     if in_symbol.len() != kernel.params.len() {
         cx.error(
-            name,
+            span,
             format!(
-                "`{}` is {shown}, which takes {} parameter{}, but {} are declared",
-                name.value(),
+                "{named}, which takes {} parameter{}, but {} are declared",
                 in_symbol.len(),
                 if in_symbol.len() == 1 { "" } else { "s" },
                 kernel.params.len()
@@ -413,25 +434,63 @@ fn check_mangled_name(cx: &mut Errors, kernel: &Kernel) {
         let Some(declared) = crate::mangle::cpp_type(&param.ty, &[]) else {
             continue; // reported by the type checks
         };
+        // An anonymous namespace is no part of a class's name a declaration spells.
+        let unqualified = expected
+            .replace(" volatile", "")
+            .replace(&format!("{}::", demangle::ANONYMOUS_NAMESPACE), "");
         // A struct (or enum) of the user's matches a class of the symbol whatever its Rust
-        // name (`Activation` for `ACTIVATION`, `Self_` for `Self`): a class by name is a
-        // struct's `cuda_name` business, and its size and alignment are checked against the
-        // PTX as any parameter's.
-        let classes_alike = crate::cpp::CppType::from_cpp(expected)
-            .is_some_and(|found| declared.same_but_class_names(&found));
+        // name (`Activation` for `ACTIVATION`, `Self_` for `Self`), and a class template's
+        // instance (`Element<float>*`, which the model of C++ types does not spell) any struct
+        // in its place: a class by name is a struct's `cuda_name` business, and its size and
+        // alignment are checked against the PTX as any parameter's.
+        let found = crate::cpp::CppType::from_cpp(&unqualified);
+        if found.is_none() && declared.names_a_class() && unqualified.contains('<') {
+            continue;
+        }
+        let classes_alike = found
+            .as_ref()
+            .is_some_and(|found| declared.same_but_class_names(found));
         let declared = declared.demangled();
-        if declared != *expected && !classes_alike {
-            let hint = crate::cpp::CppType::from_cpp(expected)
-                .and_then(|t| t.as_builtin())
-                .map(|t| format!(": declare it as {}", t.rust))
-                .unwrap_or_default();
+        if declared != unqualified && !classes_alike {
+            let hint = match &found {
+                Some(crate::cpp::CppType::Builtin(t)) => format!(": declare it as {}", t.rust),
+                Some(crate::cpp::CppType::Pointer { to_const, to }) => match to.as_builtin() {
+                    Some(t) => format!(
+                        ": declare it as *{} {}",
+                        if *to_const { "const" } else { "mut" },
+                        t.rust
+                    ),
+                    None => String::new(),
+                },
+                _ => String::new(),
+            };
             cx.error(
                 &param.ty,
                 format!(
-                    "`{}` is {shown}, whose parameter {i} is `{expected}`, but `{}: {}` is `{declared}`{hint}",
-                    name.value(),
+                    "{named}, whose parameter {} is `{expected}`, but `{}: {}` is `{declared}`{hint}",
+                    i + 1,
                     param.ident,
                     type_text(&param.ty),
+                ),
+            );
+        }
+    }
+}
+
+/// Rule: a kernel named by its C++ name (`name = "k<op, float>"`) is looked up in the PTX, so
+/// its block names one (`ptx = "..."`).
+pub fn check_cpp_names_need_ptx(cx: &mut Errors, block: &Block) {
+    for kernel in &block.kernels {
+        let Some(name) = &kernel.name_arg else {
+            continue;
+        };
+        if demangle::is_cpp_name(&name.value()) && !kernel.symbol_at_load() {
+            cx.error(
+                name,
+                format!(
+                    "`{}` is a C++ name, which the macro looks up among the PTX's entries: add \
+                     `ptx = \"...\"` to the block's #[kernel(...)], or give the entry's symbol",
+                    name.value()
                 ),
             );
         }

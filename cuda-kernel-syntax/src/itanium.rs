@@ -333,6 +333,16 @@ const INTERNAL_MARKS: [&str; 2] = [INTERNAL, "_GLOBAL__N_"];
 /// assert_eq!(without_internal_parts("_Z5scaleIfEvPT_S0_j"), "_Z5scaleIfEvPT_S0_j");
 /// ```
 pub fn without_internal_parts(text: &str) -> std::borrow::Cow<'_, str> {
+    match without_nv_static_prefixes(text) {
+        std::borrow::Cow::Borrowed(_) => without_internal_names(text),
+        std::borrow::Cow::Owned(masked) => {
+            std::borrow::Cow::Owned(without_internal_names(&masked).into_owned())
+        }
+    }
+}
+
+/// [`without_internal_parts`] for the source names `_INTERNAL_...` and `_GLOBAL__N_...`.
+fn without_internal_names(text: &str) -> std::borrow::Cow<'_, str> {
     if !INTERNAL_MARKS.iter().any(|mark| text.contains(mark)) {
         return std::borrow::Cow::Borrowed(text);
     }
@@ -348,15 +358,20 @@ pub fn without_internal_parts(text: &str) -> std::borrow::Cow<'_, str> {
             i += 1;
             continue;
         };
-        // The length prefix: the digits right before the mark.
-        let digits = bytes[..i]
+        // The length prefix: the digits right before the mark, or (where the name before it
+        // ends in digits, as `cuda::std::__4` does) the last of them that the name's own
+        // structure confirms.
+        let run = bytes[..i]
             .iter()
             .rev()
             .take_while(|b| b.is_ascii_digit())
             .count();
-        let length = text[i - digits..i].parse::<usize>().ok();
-        match length.filter(|&n| n >= mark.len() && i + n <= bytes.len() && digits > 0) {
-            Some(n) if text.is_char_boundary(i + n) => {
+        let length = internal_name_len(text, i, &text[i - run..i]).or_else(|| {
+            let n = text[i - run..i].parse::<usize>().ok()?;
+            Some((run, n))
+        });
+        match length.filter(|&(digits, n)| n >= mark.len() && i + n <= bytes.len() && digits > 0) {
+            Some((digits, n)) if text.is_char_boundary(i + n) => {
                 out.push_str(&text[copied..i - digits]);
                 out.push_str(&format!("{}{mark}", mark.len()));
                 i += n;
@@ -367,6 +382,118 @@ pub fn without_internal_parts(text: &str) -> std::borrow::Cow<'_, str> {
     }
     out.push_str(&text[copied..]);
     std::borrow::Cow::Owned(out)
+}
+
+/// The length of the internal source name at `at` by its structure, `<mark>[_]<hash>_<length>_
+/// <file>_<hash>[_<counter>]`, as the digits `prefix` before it give it: (how many of those
+/// digits are the length, the length). The counter's digits run into the next name's length
+/// prefix (`_97764cuda`), and a name before the mark may end in digits (`__443_GLOBAL__N_`):
+/// the one reading whose length the prefix ends in is taken.
+fn internal_name_len(text: &str, at: usize, prefix: &str) -> Option<(usize, usize)> {
+    let mark = INTERNAL_MARKS
+        .iter()
+        .find(|m| text[at..].starts_with(**m))?;
+    let rest = &text[at + mark.len()..];
+    let rest_start = at + mark.len();
+    let body = rest.strip_prefix('_').unwrap_or(rest);
+    let mut pos = rest_start + (rest.len() - body.len());
+    let hex8 = |s: &str| {
+        s.get(..8)
+            .is_some_and(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))
+    };
+    if !hex8(&text[pos..]) {
+        return None;
+    }
+    pos += 8;
+    let after = text[pos..].strip_prefix('_')?;
+    pos += 1;
+    let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+    let file_len: usize = after.get(..digits)?.parse().ok()?;
+    pos += digits;
+    pos += 1 + file_len;
+    if text.as_bytes().get(pos - file_len - 1) != Some(&b'_') || !hex8(text.get(pos + 1..)?) {
+        return None;
+    }
+    if text.as_bytes().get(pos) != Some(&b'_') {
+        return None;
+    }
+    pos += 9;
+    let base = pos - at;
+    // Without a counter, or with each possible count of its digits.
+    let counter_digits = match text[pos..].strip_prefix('_') {
+        Some(c) => c.bytes().take_while(u8::is_ascii_digit).count(),
+        None => 0,
+    };
+    (0..=counter_digits)
+        .map(|k| if k == 0 { base } else { base + 1 + k })
+        .find_map(|n| {
+            let n_text = n.to_string();
+            prefix.ends_with(&n_text).then_some((n_text.len(), n))
+        })
+}
+
+/// Whether `text` holds any of nvcc's internal names: `_INTERNAL_...`, an anonymous namespace's
+/// `_GLOBAL__N_...`, separate compilation's `__nv_static_...`.
+pub fn has_internal_parts(text: &str) -> bool {
+    INTERNAL_MARKS.iter().any(|mark| text.contains(mark)) || text.contains(NV_STATIC)
+}
+
+/// How separate compilation (`nvcc -rdc=true`) names what has internal linkage: a `static
+/// __constant__` table, a kernel instance over a `static` device function.
+pub const NV_STATIC: &str = "__nv_static_";
+
+/// The prefix `-rdc=true` puts before an internal name, `__nv_static_<length>_<part>_`, the
+/// part being `_<hash>_<length>_<file>_<hash>[_<counter>]`, of that length
+/// (`__nv_static_28__fcdb68e2_7_main_cu_8cbc7b15_`): its length in `text`, where `text`
+/// begins with one.
+pub fn nv_static_prefix_len(text: &str) -> Option<usize> {
+    let rest = text.strip_prefix(NV_STATIC)?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let part: usize = rest.get(..digits)?.parse().ok()?;
+    let rest = rest[digits..].strip_prefix('_')?;
+    let part_text = rest.get(..part)?;
+    if digits == 0 || !part_text.starts_with('_') || !part_text.is_ascii() {
+        return None;
+    }
+    rest[part..].strip_prefix('_')?;
+    Some(NV_STATIC.len() + digits + 1 + part + 1)
+}
+
+/// `symbol` without separate compilation's internal prefix ([`nv_static_prefix_len`]), where it
+/// has one: the C++ symbol of a `static` kernel under `-rdc=true`.
+pub fn without_nv_static_prefix(symbol: &str) -> &str {
+    match nv_static_prefix_len(symbol) {
+        Some(len) => &symbol[len..],
+        None => symbol,
+    }
+}
+
+/// `text` with each `-rdc=true` internal prefix ([`nv_static_prefix_len`]) made the bare mark
+/// `__nv_static_`: its counter and the hashes of the source's path change from run to run and
+/// from checkout to checkout.
+fn without_nv_static_prefixes(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains(NV_STATIC) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut changed = false;
+    while let Some(at) = rest.find(NV_STATIC) {
+        out.push_str(&rest[..at]);
+        out.push_str(NV_STATIC);
+        match nv_static_prefix_len(&rest[at..]) {
+            Some(len) => {
+                changed = true;
+                rest = &rest[at + len..];
+            }
+            None => rest = &rest[at + NV_STATIC.len()..],
+        }
+    }
+    out.push_str(rest);
+    match changed {
+        true => std::borrow::Cow::Owned(out),
+        false => std::borrow::Cow::Borrowed(text),
+    }
 }
 
 /// The name `{T}` stands for in a family's symbol: the Rust name of a built-in type (`f16`,
@@ -384,6 +511,39 @@ mod tests {
 
     fn ty(text: &str) -> CppType {
         CppType::from_rust(text, &["T", "U"]).unwrap()
+    }
+
+    #[test]
+    fn internal_names_after_a_name_ending_in_digits_are_masked_by_their_structure() {
+        // `cuda::std::__4` before the anonymous namespace: `__4` then `43_GLOBAL__N_...`.
+        let run1 = "_ZN41_INTERNAL_80555ab2_6_sum_cu_6c404083_97764cuda3std3__443_GLOBAL__N__80555ab2_6_sum_cu_6c404083_97766ignoreE";
+        let run2 = "_ZN42_INTERNAL_80555ab2_6_sum_cu_6c404083_217294cuda3std3__444_GLOBAL__N__80555ab2_6_sum_cu_6c404083_217296ignoreE";
+        assert_eq!(without_internal_parts(run1), without_internal_parts(run2));
+        assert_eq!(
+            without_internal_parts(run1),
+            "_ZN10_INTERNAL_4cuda3std3__411_GLOBAL__N_6ignoreE"
+        );
+    }
+
+    #[test]
+    fn separate_compilations_internal_prefixes_are_masked() {
+        let run1 = "__nv_static_28__fcdb68e2_7_main_cu_8cbc7b15__Z5k_binIXadL_ZN37_INTERNAL_fcdb68e2_7_main_cu_8cbc7b159op_repeatEffEEfJEEvPKT0_PS1_iDpT1_";
+        let run2 = "__nv_static_33__c4f579e8_7_main_cu_8cbc7b15_8696__Z5k_binIXadL_ZN37_INTERNAL_c4f579e8_7_main_cu_8cbc7b159op_repeatEffEEfJEEvPKT0_PS1_iDpT1_";
+        assert_eq!(without_internal_parts(run1), without_internal_parts(run2));
+        assert_eq!(
+            without_internal_parts(run1),
+            "__nv_static__Z5k_binIXadL_ZN10_INTERNAL_9op_repeatEffEEfJEEvPKT0_PS1_iDpT1_"
+        );
+        let table = ".const .align 4 .b8 __nv_static_28__fcdb68e2_7_main_cu_8cbc7b15_NF4_LUT[16];";
+        assert_eq!(
+            without_internal_parts(table),
+            ".const .align 4 .b8 __nv_static_NF4_LUT[16];"
+        );
+        assert_eq!(nv_static_prefix_len("__nv_static_x"), None);
+        assert_eq!(nv_static_prefix_len("__nv_static_99__ab"), None);
+        // A static kernel of a file whose internal names carry a counter.
+        let kernel = "__nv_static_32__a7ac0bb9_5_st_cu_26cfd759_13155__Z3fooPf";
+        assert_eq!(&kernel[nv_static_prefix_len(kernel).unwrap()..], "_Z3fooPf");
     }
 
     #[test]

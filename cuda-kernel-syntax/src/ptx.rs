@@ -213,7 +213,13 @@ fn parse_global(tokens: &[Token<'_>], at: usize, space: &str) -> Result<(Global,
 
 /// The entry called `name`, if the PTX has it.
 pub fn find<'a>(entries: &'a [Entry], name: &str) -> Option<&'a Entry> {
-    entries.iter().find(|e| e.name == name)
+    entries.iter().find(|e| e.name == name).or_else(|| {
+        // A `static` kernel under separate compilation (`-rdc=true`): its symbol behind
+        // `__nv_static_<length>_<part>_`.
+        entries.iter().find(|e| {
+            crate::itanium::nv_static_prefix_len(&e.name).is_some_and(|len| e.name[len..] == *name)
+        })
+    })
 }
 
 /// Entries whose Itanium-mangled name is that of a C++ function called `name`

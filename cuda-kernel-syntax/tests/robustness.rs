@@ -75,6 +75,8 @@ fn the_demangler_never_panics() {
         .map(|e| e.name)
         .filter(|n| n.starts_with("_Z"))
         .collect();
+    // Separate compilation's prefixed names (`-rdc=true`), as nvcc writes them.
+    names.push("__nv_static_32__a7ac0bb9_5_st_cu_26cfd759_13155__Z3barIfEvPT_".to_string());
     names.sort();
     names.dedup();
     assert!(names.len() >= 5, "{names:?}");
@@ -83,6 +85,13 @@ fn the_demangler_never_panics() {
         let _ = demangle::shown(name);
         let _ = demangle::param_types(name);
         let _ = demangle::template_args(name);
+        let _ = demangle::written(name);
+        let _ = cuda_kernel_syntax::itanium::without_internal_parts(name);
+        if let Some(instance) = demangle::instance_name(name) {
+            // What a C++ name is matched against: itself, and the mutated text as one.
+            let _ = demangle::names_entry(&instance, name);
+            let _ = demangle::names_entry(name, name);
+        }
     });
 }
 
@@ -162,19 +171,26 @@ fn real_blocks_are_accepted_unmutated() {
         for block in mutate::extern_blocks(&text) {
             // The block's own `ptx = "..."`, from the attribute before it.
             let head = text.split(&block[7..]).next().unwrap_or_default();
-            let Some(ptx) = head
+            let Some(written) = head
                 .rsplit_once("#[")
                 .and_then(|(_, attr)| attr.split_once("ptx = \""))
                 .and_then(|(_, rest)| rest.split_once('"'))
-                .map(|(path, _)| path.rsplit('/').next().unwrap_or(path).to_string())
+                .map(|(path, _)| path.to_string())
             else {
                 continue; // no PTX named: nothing to check against
             };
-            let ptx_text = std::fs::read_to_string(ptx_dir.join(&ptx)).unwrap_or_else(|e| {
+            // A path in the repository (`$CUDA_KERNEL_REPO/tests/ui/ptx/fixtures/...`) as
+            // written, any other by its file name in the folder of the source's PTX.
+            let ptx = written.rsplit('/').next().unwrap_or(&written).to_string();
+            let ptx_path = match written.strip_prefix("$CUDA_KERNEL_REPO/") {
+                Some(rest) => repo().join(rest),
+                None => ptx_dir.join(&ptx),
+            };
+            let ptx_text = std::fs::read_to_string(&ptx_path).unwrap_or_else(|e| {
                 panic!("{}: {ptx}: {e}", source.display());
             });
             let file = PtxFile {
-                path: ptx_dir.join(&ptx),
+                path: ptx_path.clone(),
                 shown: ptx.clone(),
                 entries: ptx::entries(&ptx_text).unwrap(),
                 globals: ptx::globals(&ptx_text).unwrap(),

@@ -536,7 +536,8 @@ impl std::fmt::Display for SignatureMismatch {
                 if i < self.declared.fixed {
                     write!(
                         f,
-                        "parameter {i} `{}` is declared at offset {} with {}, but the loaded function has it at offset {lo} with {}",
+                        "parameter {} `{}` is declared at offset {} with {}, but the loaded function has it at offset {lo} with {}",
+                        i + 1,
                         d.name,
                         d.offset,
                         bytes(d.size),
@@ -547,7 +548,8 @@ impl std::fmt::Display for SignatureMismatch {
                     // offset is the driver's to say, its size and order are the declaration's.
                     write!(
                         f,
-                        "parameter {i} `{}` is declared with {} after the parameters before it, but the loaded function has {} at offset {lo}",
+                        "parameter {} `{}` is declared with {} after the parameters before it, but the loaded function has {} at offset {lo}",
+                        i + 1,
                         d.name,
                         bytes(d.size),
                         bytes(ls)
@@ -624,7 +626,7 @@ mod tests {
         }));
         assert_eq!(
             e.to_string(),
-            "kernel `k` does not match its declaration: parameter 1 `n` is declared at offset 8 \
+            "kernel `k` does not match its declaration: parameter 2 `n` is declared at offset 8 \
              with 4 bytes, but the loaded function has it at offset 8 with 8 bytes; declared \
              (a@0:8, n@8:4) = 12 bytes, loaded (0:8, 8:8)"
         );
@@ -643,7 +645,7 @@ mod tests {
         };
         assert_eq!(
             e.to_string(),
-            "kernel `probe` does not match its declaration: parameter 1 `m` is declared with 128 \
+            "kernel `probe` does not match its declaration: parameter 2 `m` is declared with 128 \
              bytes after the parameters before it, but the loaded function has 64 bytes at \
              offset 112; declared (a@0:4, m@128:128) = 256 bytes, loaded (0:4, 112:64)"
         );

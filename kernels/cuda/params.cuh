@@ -84,3 +84,27 @@ static_assert(sizeof(Block64) == 256, "Block64: size differs from the Rust decla
 static_assert(alignof(Block64) == 64, "Block64: alignment differs from the Rust declaration");
 static_assert(offsetof(Block64, words) == 0, "Block64.words: offset differs from the Rust declaration");
 #endif
+
+#ifndef CUDA_KERNEL_STRUCT_ViewF32
+#define CUDA_KERNEL_STRUCT_ViewF32
+struct ViewF32 {
+    float scale;
+    int n;
+};
+static_assert(sizeof(ViewF32) == 8, "ViewF32: size differs from the Rust declaration");
+static_assert(alignof(ViewF32) == 4, "ViewF32: alignment differs from the Rust declaration");
+static_assert(offsetof(ViewF32, scale) == 0, "ViewF32.scale: offset differs from the Rust declaration");
+static_assert(offsetof(ViewF32, n) == 4, "ViewF32.n: offset differs from the Rust declaration");
+#endif
+
+#ifndef CUDA_KERNEL_STRUCT_ElementF32
+#define CUDA_KERNEL_STRUCT_ElementF32
+struct ElementF32 {
+    float value;
+    int tag;
+};
+static_assert(sizeof(ElementF32) == 8, "ElementF32: size differs from the Rust declaration");
+static_assert(alignof(ElementF32) == 4, "ElementF32: alignment differs from the Rust declaration");
+static_assert(offsetof(ElementF32, value) == 0, "ElementF32.value: offset differs from the Rust declaration");
+static_assert(offsetof(ElementF32, tag) == 4, "ElementF32.tag: offset differs from the Rust declaration");
+#endif

@@ -22,7 +22,7 @@ use cuda_kernel::ffi::size_t;
 use cuda_kernel::half::f16;
 use cuda_kernel::low_precision as lp;
 use cuda_kernel::{Double2, Float2, Float4, Int2, Int4, Uint4, kernel};
-pub use params::{Interval, Pair};
+pub use params::{ElementF32, Interval, Pair, ViewF32};
 
 /// PTX of `kernels/cuda/vector_add.cu`: [`VectorAdd`], [`VectorAddF4`], [`Empty4`].
 pub const VECTOR_ADD_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/vector_add.ptx"));
@@ -543,4 +543,34 @@ unsafe extern "C" {
         a: f32,
         k: i32,
     );
+}
+
+/// PTX of `kernels/cuda/cpp_names.cu`: the kernels of [`CppNameKernels`].
+pub const CPP_NAMES_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/cpp_names.ptx"));
+
+/// Kernels bound by their C++ names (`kernels/cuda/cpp_names.cu`): their symbols hold nvcc's
+/// run-dependent internal names, a hash of the source's path, a `volatile` qualifier or a class
+/// template's instance, none of which a declaration derives; the macro finds each in the PTX by
+/// the name written, and loading finds it in whatever nvcc run made the module.
+#[kernel(ptx = "$OUT_DIR/cpp_names.ptx", module = pub CppNameKernels)]
+unsafe extern "C" {
+    /// `k_bin<op_repeat, float>`: `dst[i] = a[i]`.
+    #[kernel(name = "k_bin<op_repeat, float>")]
+    pub fn k_bin_repeat(a: *const f32, dst: *mut f32, n: i32);
+
+    /// `k_bin<op_add, float, int>`: `dst[i] = a[i] + dst[i] + extra`.
+    #[kernel(name = "k_bin<op_add, float, int>")]
+    pub fn k_bin_add(a: *const f32, dst: *mut f32, n: i32, extra: i32);
+
+    /// `(anonymous namespace)::anon_fill`: `p[i] = v`.
+    #[kernel(name = "(anonymous namespace)::anon_fill")]
+    pub fn anon_fill(p: *mut f32, v: f32, n: i32);
+
+    /// `raise_flag(int volatile*, int)`: `*flag = v`.
+    #[kernel(name = "raise_flag")]
+    pub fn raise_flag(flag: *mut i32, v: i32);
+
+    /// `apply_view<float>(View<float>, Element<float>*)`.
+    #[kernel(name = "apply_view<float>")]
+    pub fn apply_view(view: ViewF32, elements: *mut ElementF32);
 }

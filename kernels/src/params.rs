@@ -69,13 +69,15 @@ pub struct Interval {
 }
 
 /// The declarations of `kernels/cuda/params.cuh`, nested structs first.
-pub const DECLARATIONS: [&str; 6] = [
+pub const DECLARATIONS: [&str; 8] = [
     Tagged::CUDA_DECLARATION,
     Particle::CUDA_DECLARATION,
     BigParams::CUDA_DECLARATION,
     Pair::CUDA_DECLARATION,
     Interval::CUDA_DECLARATION,
     Block64::CUDA_DECLARATION,
+    ViewF32::CUDA_DECLARATION,
+    ElementF32::CUDA_DECLARATION,
 ];
 
 /// 256 bytes aligned to 64, which a kernel takes as `const __grid_constant__`: its offset in
@@ -85,4 +87,24 @@ pub const DECLARATIONS: [&str; 6] = [
 pub struct Block64 {
     /// 32 words.
     pub words: [u64; 32],
+}
+
+/// `View<float>` of `kernels/cuda/cpp_names.cu`, by value: an instance of a class template.
+#[derive(Clone, Copy, Debug, PartialEq, KernelParam)]
+#[repr(C)]
+pub struct ViewF32 {
+    /// `T scale`.
+    pub scale: f32,
+    /// `int n`.
+    pub n: i32,
+}
+
+/// `Element<float>` of `kernels/cuda/cpp_names.cu`, through a pointer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, KernelParam)]
+#[repr(C)]
+pub struct ElementF32 {
+    /// `T value`.
+    pub value: f32,
+    /// `int tag`.
+    pub tag: i32,
 }

@@ -25,6 +25,10 @@ pub(super) struct Declared {
     pub(super) symbol: Option<String>,
     /// That instance as C++ writes it, for its doc line.
     pub(super) shown: Option<String>,
+    /// The C++ name it is bound by (`#[kernel(name = "k<op, float>")]`), where its symbol holds
+    /// what no declaration derives: a variadic template's instance, a kernel of an anonymous
+    /// namespace or taking a `volatile` pointer.
+    pub(super) cpp_name: Option<String>,
 }
 
 impl Declared {

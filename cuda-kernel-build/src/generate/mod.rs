@@ -187,8 +187,9 @@ pub fn generate(
         let item = format!(
             "/// `enum {qualified}` of {source}: a value of it.\n\
              #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, ::cuda_kernel::KernelParam)]\n\
-             #[kernel_param(cuda_name = \"{qualified}\")]\n#[repr(C)]\n\
-             pub struct {rust}(pub {base});\n{consts}"
+             #[kernel_param(cuda_name = \"{}\")]\n#[repr(C)]\n\
+             pub struct {rust}(pub {base});\n{consts}",
+            spelled_cuda_name(&qualified)
         );
         structs.push((qualified.clone(), rust));
         struct_items.push((qualified, item, Vec::new()));
@@ -230,44 +231,128 @@ pub fn generate(
             ));
             continue;
         }
-        if kernel
+        // In an anonymous namespace, its symbol holds a hash of the source's path; taking a
+        // `volatile` pointer, a symbol no Rust type derives: either is bound by its C++ name
+        // (`name = "(anonymous namespace)::fill"`), which the PTX check finds, whatever the
+        // hash, and loading finds in whatever nvcc run made the module.
+        let anonymous = kernel
             .namespace
             .as_deref()
-            .is_some_and(|ns| ns.split("::").any(str::is_empty))
-        {
-            warn(
-                "in an anonymous namespace: its symbol holds a hash of the source's path, which \
-                 differs from machine to machine; move it out of the anonymous namespace"
-                    .to_string(),
-            );
-            continue;
-        }
+            .is_some_and(|ns| ns.split("::").any(str::is_empty));
+        let volatile = kernel.params.iter().any(|p| {
+            p.iter()
+                .any(|t| matches!(t, Token::Ident(w) if w == "volatile"))
+        });
         // A variadic template (`template <typename... Args>`): no Rust generic stands for a
-        // pack, so each instance of the PTX is declared by its symbol.
+        // pack, so each instance of the PTX is declared by its C++ name (`k<op, float>`); so
+        // is a template bound by its C++ name.
         let variadic = kernel
             .template
             .as_ref()
             .is_some_and(|head| head.iter().any(|p| is_pack(p)));
-        if variadic {
+        // The names of its parameters and template parameters, one scope.
+        let mut taken: Vec<String> = Vec::new();
+        // A template no Rust generic declaration spells (its instances' arguments are class
+        // templates, or functions whose types take references; a value parameter of a type
+        // the generator does not read) is declared instance by instance, by C++ name.
+        let mut by_instance: Option<String> =
+            (variadic || (kernel.template.is_some() && (anonymous || volatile))).then(String::new);
+        let generics = match &kernel.template {
+            None => Vec::new(),
+            Some(_) if by_instance.is_some() => Vec::new(),
+            Some(head) => {
+                let instance = cuda_kernel_syntax::itanium::template_instance_prefix(&qualified);
+                if !entries.iter().any(|e| {
+                    cuda_kernel_syntax::itanium::without_nv_static_prefix(e).starts_with(&instance)
+                }) {
+                    warn(
+                        "a template the PTX has no instance of (nvcc compiles the instances the \
+                         .cu names: add an explicit instantiation)"
+                            .to_string(),
+                    );
+                    continue;
+                }
+                // An instance is declared by the Rust of its arguments: types the runtime
+                // names and values. One whose arguments are class templates
+                // (`DefaultAttention<false, true>`) or other classes no Rust type stands for
+                // cannot be.
+                let readable = entries
+                    .iter()
+                    .filter(|e| {
+                        cuda_kernel_syntax::itanium::without_nv_static_prefix(e)
+                            .starts_with(&instance)
+                    })
+                    .any(|e| {
+                        cuda_kernel_syntax::demangle::template_args(e).is_some_and(|args| {
+                            args.iter().all(|a| {
+                                cuda_kernel_syntax::cpp::TemplateArg::from_demangled(a).is_some()
+                            })
+                        })
+                    });
+                let generic = match readable {
+                    false => Err("arguments no Rust type names".to_string()),
+                    true => Ok(()),
+                };
+                match generic.and_then(|()| {
+                    head.iter()
+                        .map(|p| {
+                            template_param(
+                                p,
+                                &enums,
+                                kernel.namespace.as_deref(),
+                                &typedefs,
+                                &structs,
+                                &mut taken,
+                            )
+                        })
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(|why| format!("a template with {why}"))
+                }) {
+                    Ok(generics) => generics,
+                    Err(why) => {
+                        by_instance = Some(why);
+                        Vec::new()
+                    }
+                }
+            }
+        };
+        if let Some(generic_why) = &by_instance {
             let instance = cuda_kernel_syntax::itanium::template_instance_prefix(&qualified);
             let mut any = false;
-            for entry in entries.iter().filter(|e| e.starts_with(&instance)) {
+            // An instance in an anonymous namespace by the name its symbol demangles to (the
+            // namespace's symbol holds a hash).
+            let of_kernel = |e: &&String| {
+                cuda_kernel_syntax::itanium::without_nv_static_prefix(e).starts_with(&instance)
+                    || (anonymous
+                        && cuda_kernel_syntax::demangle::function_name(e).as_deref()
+                            == Some(qualified.as_str()))
+            };
+            for entry in entries.iter().filter(of_kernel) {
                 any = true;
                 match pack_instance(&kernel, entry, &structs) {
                     Ok(params) => {
-                        let args = cuda_kernel_syntax::demangle::template_args(entry)
-                            .unwrap_or_default()
-                            .iter()
-                            .map(|a| {
-                                a.chars()
-                                    .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-                                    .collect::<String>()
-                            })
-                            .collect::<Vec<_>>()
-                            .join("_");
-                        let base = format!("{}_{}", kernel.name, args)
-                            .trim_end_matches('_')
-                            .replace("__", "_");
+                        let Some(cpp_name) = bound_name(entry, entries) else {
+                            warn(format!(
+                                "its instance `{}` has a symbol this generator does not read",
+                                cuda_kernel_syntax::demangle::shown(entry)
+                            ));
+                            continue;
+                        };
+                        // The fn's name: the kernel's and its arguments' words, as the
+                        // instance's C++ name spells them (`k_bin_op_repeat_float`).
+                        let args = cpp_name
+                            .split_once('<')
+                            .map(|(_, args)| args.rsplit_once('>').map_or(args, |(a, _)| a))
+                            .unwrap_or_default();
+                        let args: String = args
+                            .chars()
+                            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                            .collect();
+                        let mut base = format!("{}_{args}", kernel.name);
+                        while base.contains("__") {
+                            base = base.replace("__", "_");
+                        }
+                        let base = base.trim_end_matches('_').to_string();
                         // Unique among the block's fn names, and taken from those after it.
                         let mut name = base.clone();
                         let mut n = 2;
@@ -286,12 +371,17 @@ pub fn generate(
                             params,
                             twin: 0,
                             symbol: Some(entry.clone()),
-                            shown: Some(cuda_kernel_syntax::demangle::shown(entry)),
+                            shown: Some(cuda_kernel_syntax::demangle::written(entry)),
+                            cpp_name: Some(cpp_name),
                         });
                     }
                     Err(why) => warn(format!(
-                        "its instance `{}` {why}",
-                        cuda_kernel_syntax::demangle::shown(entry)
+                        "its instance `{}` {why}{}",
+                        cuda_kernel_syntax::demangle::written(entry),
+                        match generic_why.is_empty() {
+                            true => String::new(),
+                            false => format!(" (and as a template, {generic_why})"),
+                        }
                     )),
                 }
             }
@@ -304,64 +394,6 @@ pub fn generate(
             }
             continue;
         }
-        // The names of its parameters and template parameters, one scope.
-        let mut taken: Vec<String> = Vec::new();
-        let generics = match &kernel.template {
-            None => Vec::new(),
-            Some(head) => {
-                let instance = cuda_kernel_syntax::itanium::template_instance_prefix(&qualified);
-                if !entries.iter().any(|e| e.starts_with(&instance)) {
-                    warn(
-                        "a template the PTX has no instance of (nvcc compiles the instances the \
-                         .cu names: add an explicit instantiation)"
-                            .to_string(),
-                    );
-                    continue;
-                }
-                // An instance is declared by the Rust of its arguments: types the runtime
-                // names and values. One whose arguments are class templates
-                // (`DefaultAttention<false, true>`) or other classes no Rust type stands for
-                // cannot be.
-                let readable = entries
-                    .iter()
-                    .filter(|e| e.starts_with(&instance))
-                    .any(|e| {
-                        cuda_kernel_syntax::demangle::template_args(e).is_some_and(|args| {
-                            args.iter().all(|a| {
-                                cuda_kernel_syntax::cpp::TemplateArg::from_demangled(a).is_some()
-                            })
-                        })
-                    });
-                if !readable {
-                    warn(
-                        "a template whose instances in the PTX take arguments no Rust type \
-                         names (class templates): declare it by hand"
-                            .to_string(),
-                    );
-                    continue;
-                }
-                match head
-                    .iter()
-                    .map(|p| {
-                        template_param(
-                            p,
-                            &enums,
-                            kernel.namespace.as_deref(),
-                            &typedefs,
-                            &structs,
-                            &mut taken,
-                        )
-                    })
-                    .collect::<Result<Vec<_>, _>>()
-                {
-                    Ok(generics) => generics,
-                    Err(why) => {
-                        warn(format!("a template with {why}: declare it by hand"));
-                        continue;
-                    }
-                }
-            }
-        };
         let type_params: Vec<(String, String)> = generics
             .iter()
             .filter_map(|g| g.type_param.clone())
@@ -400,6 +432,8 @@ pub fn generate(
                     name: kernel.name,
                     symbol: None,
                     shown: None,
+                    cpp_name: ((anonymous || volatile) && !kernel.extern_c)
+                        .then_some(qualified.clone()),
                 })
             }
             Err(why) => {
@@ -541,10 +575,11 @@ pub fn generate(
         let fn_ident = rust_name(&kernel.name);
         let spelled = fn_ident.trim_start_matches("r#") == kernel.name;
         let cpp = match (kernel.extern_c, &kernel.namespace) {
-            // An instance of a variadic template, by its symbol.
-            _ if kernel.symbol.is_some() => format!(
+            // An instance of a variadic template, a kernel of an anonymous namespace: by its
+            // C++ name.
+            _ if kernel.cpp_name.is_some() => format!(
                 "    #[kernel(name = \"{}\"{rename})]\n",
-                kernel.symbol.as_deref().unwrap_or_default()
+                kernel.cpp_name.as_deref().unwrap_or_default()
             ),
             (true, _) if !spelled => format!("    #[kernel(name = \"{}\"{rename})]\n", kernel.name),
 
@@ -671,6 +706,32 @@ pub fn generate(
         }
     }
     out
+}
+
+/// A type's C++ name as `#[kernel_param(cuda_name = "...")]` spells it: without anonymous
+/// namespaces, which no declaration names (their symbols hold a hash of the source's path; a
+/// kernel taking such a type is bound by its C++ name).
+fn spelled_cuda_name(qualified: &str) -> String {
+    qualified.replace(
+        &format!("{}::", cuda_kernel_syntax::demangle::ANONYMOUS_NAMESPACE),
+        "",
+    )
+}
+
+/// The C++ name an entry is declared by (`k_bin<op_repeat, float>`): its instance name where
+/// that names no other entry of the PTX, else with its parameter list; `None` for a symbol
+/// that does not demangle.
+fn bound_name(entry: &str, entries: &[String]) -> Option<String> {
+    use cuda_kernel_syntax::demangle;
+    let name = demangle::instance_name(entry)?;
+    let others = entries
+        .iter()
+        .filter(|e| *e != entry && demangle::names_entry(&name, e))
+        .count();
+    match others {
+        0 => Some(name),
+        _ => Some(demangle::written(entry)),
+    }
 }
 
 #[cfg(test)]
@@ -970,18 +1031,29 @@ extern "C" __attribute__((global)) void copy_f64(const double *a, double *b) { }
             "{}",
             g.rust
         );
+        // A template over a value of a type the generator does not read is declared instance
+        // by instance, by its C++ name; one whose instance takes a class template is named
+        // with that type.
         assert_eq!(
             g.declared,
-            ["flashinfer::decode", "vllm::gather"],
+            [
+                "flashinfer::decode",
+                "vllm::gather",
+                "_Z7unknownIfL7Unknown0EEvPT_"
+            ],
             "{:?}",
             g.warnings
         );
         assert!(
-            g.warnings.len() == 2
-                && g.warnings[0].contains("`unknown` is not generated")
-                && g.warnings[0].contains("`Unknown`")
-                && g.warnings[1].contains("`by_params` is not generated")
-                && g.warnings[1].contains("class templates"),
+            g.rust
+                .contains("#[kernel(name = \"unknown<float, (Unknown)0>\")]"),
+            "{}",
+            g.rust
+        );
+        assert!(
+            g.warnings.len() == 1
+                && g.warnings[0].contains("`by_params` is not generated")
+                && g.warnings[0].contains("takes `ns::Params<float>`"),
             "{:?}",
             g.warnings
         );
@@ -1052,7 +1124,9 @@ extern "C" __attribute__((global)) void copy_f64(const double *a, double *b) { }
     /// of the source's path, is counted as that warning's, not named again as a kernel of a
     /// system header.
     #[test]
-    fn a_kernel_in_an_anonymous_namespace_is_named_once() {
+    fn kernels_in_anonymous_namespaces_are_bound_by_their_cpp_names() {
+        // Their symbols hold a hash of the source's path: the declarations name them as C++
+        // does, which the PTX check finds whatever the hash.
         let text = "# 1 \"cuda/k.cu\"\n\
             namespace { __attribute__((global)) void fill(float *x, int n) { } }\n\
             namespace outer { namespace { __attribute__((global)) void fill(float *x, int n) { } } }\n\
@@ -1071,29 +1145,21 @@ extern "C" __attribute__((global)) void copy_f64(const double *a, double *b) { }
                 ..Options::default()
             },
         );
-        assert_eq!(g.declared, ["plain"], "{}", g.rust);
-        assert_eq!(g.warnings.len(), 2, "{:?}", g.warnings);
-        assert!(
-            g.warnings[0].starts_with(
-                "k.cu: `(anonymous namespace)::fill` is not generated: in an anonymous namespace"
-            ),
-            "{:?}",
-            g.warnings
-        );
-        assert!(
-            g.warnings[1].starts_with(
-                "k.cu: `outer::(anonymous namespace)::fill` is not generated: in an anonymous"
-            ),
-            "{:?}",
-            g.warnings
-        );
+        assert!(g.warnings.is_empty(), "{:?}", g.warnings);
+        for bound in [
+            "#[kernel(name = \"(anonymous namespace)::fill\")]",
+            "#[kernel(name = \"outer::(anonymous namespace)::fill\", rename = OuterFill)]",
+        ] {
+            assert!(g.rust.contains(bound), "{bound}\n{}", g.rust);
+        }
+        assert!(!g.rust.contains("GLOBAL__N"), "{}", g.rust);
         assert_eq!(
             (
                 g.accounting.entries,
                 g.accounting.declared,
                 g.accounting.warned
             ),
-            (3, 1, 2)
+            (3, 3, 0)
         );
     }
 

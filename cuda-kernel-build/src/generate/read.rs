@@ -415,10 +415,17 @@ pub(super) fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
                     (tokens.get(j), tokens.get(j + 1))
                 {
                     let named = qualified(namespace_of(&blocks).as_deref(), name);
-                    if !named.contains(cuda_kernel_syntax::demangle::ANONYMOUS_NAMESPACE)
-                        && !enums.contains(&named)
+                    // One of an anonymous namespace is no template value parameter's type (its
+                    // symbol holds a hash), but a parameter's, of a kernel bound by C++ name.
+                    let anonymous =
+                        named.contains(cuda_kernel_syntax::demangle::ANONYMOUS_NAMESPACE);
+                    if !enum_defs
+                        .iter()
+                        .any(|d| qualified(d.namespace.as_deref(), &d.name) == named)
                     {
-                        enums.push(named);
+                        if !anonymous {
+                            enums.push(named);
+                        }
                         // Its base type (`: uint8_t`) and enumerators, for a parameter that
                         // takes a value of it.
                         let mut k = j + 1;

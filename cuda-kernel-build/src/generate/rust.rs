@@ -195,7 +195,8 @@ pub(super) fn rust_type(
         let mut segments: Vec<&str> = scope.map_or_else(Vec::new, |s| s.split("::").collect());
         let mut scoped = None;
         while scoped.is_none() && !segments.is_empty() {
-            let name = format!("{}::{spelled}", segments.join("::"));
+            // An anonymous namespace's segment as its structs are named.
+            let name = qualified(Some(&segments.join("::")), spelled);
             scoped = structs.iter().find(|(c, _)| *c == name);
             segments.pop();
         }
@@ -426,12 +427,14 @@ pub(super) fn pack_instance(
         .into_iter()
         .filter(|t| !t.is_empty())
         .collect();
+    const ANONYMOUS: &str = "(anonymous namespace)::";
+    const IN_ANONYMOUS: &str = "__anonymous_namespace::";
     pub(super) fn rust_of_inner(ty: &CppType, structs: &[(String, String)]) -> Option<String> {
         match ty {
             CppType::Builtin(t) => Some(t.rust_path("::cuda_kernel")),
             CppType::Named(name) => structs
                 .iter()
-                .find(|(c, _)| c == name)
+                .find(|(c, _)| *c == *name || c.replace(ANONYMOUS, IN_ANONYMOUS) == *name)
                 .map(|(_, r)| r.clone())
                 .filter(|r| !r.is_empty()),
             CppType::Pointer { to_const, to } => Some(format!(
@@ -470,11 +473,15 @@ pub(super) fn pack_instance(
         .iter()
         .enumerate()
         .map(|(i, text)| {
-            let ty = CppType::from_cpp(text)
-                .and_then(|t| rust_of_inner(&t, structs))
-                .ok_or_else(|| {
-                    format!("takes `{text}`, which this generator does not name in Rust")
-                })?;
+            // A `volatile` pointee is a pointer like any other to a launch; a type of an
+            // anonymous namespace is read under a name the C++ model spells.
+            let ty = CppType::from_cpp(
+                &text
+                    .replace(" volatile", "")
+                    .replace(ANONYMOUS, IN_ANONYMOUS),
+            )
+            .and_then(|t| rust_of_inner(&t, structs))
+            .ok_or_else(|| format!("takes `{text}`, which this generator does not name in Rust"))?;
             let name = if i < before {
                 names[i].clone()
             } else if i >= types.len() - after {

@@ -202,7 +202,10 @@ pub(super) fn struct_item(
     // C++ name in symbols and CUDA declarations.
     let last = rust.rsplit("::").next().unwrap_or(rust);
     let cuda_name = match def.namespace.is_some() || last.trim_start_matches("r#") != def.name {
-        true => format!("#[kernel_param(cuda_name = \"{}\")]\n", def.qualified()),
+        true => format!(
+            "#[kernel_param(cuda_name = \"{}\")]\n",
+            super::spelled_cuda_name(&def.qualified())
+        ),
         false => String::new(),
     };
     // One in a module of its own (`b::Pair`): the module, around it.

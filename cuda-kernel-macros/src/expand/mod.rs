@@ -53,6 +53,8 @@ pub fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
         .and_then(|lit| ptx_check::read_ptx(&mut cx, lit, manifest_dir.as_deref()));
     if let Some(file) = &ptx_file {
         ptx_check::check_against_ptx(&mut cx, &mut block, file);
+    } else if block_args.ptx.is_none() {
+        check::check_cpp_names_need_ptx(&mut cx, &block);
     }
     let krate = &block_args.krate;
     let ptx_path = ptx_file

@@ -85,6 +85,65 @@ pub(super) fn entry_with_structs(
     found.next().is_none().then_some(one)
 }
 
+/// What a `name = "..."` that is no entry of the PTX names there as C++.
+pub(super) enum ByCppName {
+    /// Not such a name, or an entry's exact symbol: bound as written.
+    NotApplicable,
+    /// The one entry it names (its symbol, as this nvcc run wrote it).
+    Found(String),
+    /// Reported: it names several.
+    Ambiguous,
+}
+
+/// A kernel bound by its C++ name (`name = "k_bin<op_repeat, float>"`, `name =
+/// "(anonymous namespace)::fill"`, `name = "vol"` for `vol(int volatile*)`): the one entry
+/// whose demangled name, nvcc's internal names left out, is the one written
+/// ([`demangle::names_entry`]). Its symbol may carry a hash of the source's path or a counter
+/// of the nvcc run; the declaration does not, and loading finds the entry in whatever run made
+/// the module (`KernelInfo::load`).
+pub(super) fn entry_by_cpp_name(cx: &mut Errors, kernel: &Kernel, file: &PtxFile) -> ByCppName {
+    let Some(name) = &kernel.name_arg else {
+        return ByCppName::NotApplicable;
+    };
+    if kernel.symbol_at_load() || kernel.cpp.is_some() {
+        return ByCppName::NotApplicable;
+    }
+    let written = name.value();
+    if ptx::find(&file.entries, &written).is_some() {
+        return ByCppName::NotApplicable;
+    }
+    let found: Vec<&Entry> = file
+        .entries
+        .iter()
+        .filter(|e| demangle::names_entry(&written, &e.name))
+        .collect();
+    match found[..] {
+        [] => ByCppName::NotApplicable,
+        [one] => ByCppName::Found(one.name.clone()),
+        _ => {
+            let list: Vec<String> = found
+                .iter()
+                .map(|e| format!("`{}`", demangle::shown(&e.name)))
+                .collect();
+            cx.error(
+                name,
+                format!(
+                    "`{written}` names {} kernels of {}: {}; write the one you mean with its \
+                     parameter list (`name = \"{}\"`)",
+                    found.len(),
+                    file.shown,
+                    list.join(", "),
+                    demangle::instance_name(&found[0].name)
+                        .zip(demangle::param_types(&found[0].name))
+                        .map(|(n, p)| format!("{n}({})", p.join(", ")))
+                        .unwrap_or_default()
+                ),
+            );
+            ByCppName::Ambiguous
+        }
+    }
+}
+
 /// Rule: the kernel's entry symbol is an `.entry` of the PTX. When only C++-mangled entries of
 /// that name exist, say so and how to bind one.
 pub(super) fn check_entry_exists<'a>(
@@ -222,10 +281,11 @@ pub(super) fn check_param_count(
                 &param.ident,
                 format!(
                     "`{}` takes {actual} parameters in {shown} but {declared} are declared here, \
-                     and `{}` is declared where the PTX has parameter {i} as {} ({}): a parameter \
+                     and `{}` is declared where the PTX has parameter {} as {} ({}): a parameter \
                      is {} before `{}`",
                     entry.name,
                     param.ident,
+                    i + 1,
                     ptx.describe(),
                     suggestion(ptx),
                     if declared < actual {
@@ -330,8 +390,9 @@ pub(super) fn check_param(
             size: ptx.size,
             align: ptx.align,
             message: format!(
-                "{declared} does not match parameter {index} of `{}`, which the PTX declares as \
+                "{declared} does not match parameter {} of `{}`, which the PTX declares as \
                  {ptx_side}: did you mean {}?",
+                index + 1,
                 kernel.symbol,
                 suggestion(ptx)
             ),

@@ -183,6 +183,16 @@ pub fn check_against_ptx(cx: &mut Errors, block: &mut Block, file: &PtxFile) {
             kernel.symbol = symbol;
             kernel.cuda_names = names;
         }
+        match entry_by_cpp_name(cx, kernel, file) {
+            ByCppName::NotApplicable => {}
+            ByCppName::Found(symbol) => {
+                if let Some(name) = &kernel.name_arg {
+                    crate::check::check_symbol_params(cx, kernel, &symbol, name);
+                }
+                kernel.symbol = symbol;
+            }
+            ByCppName::Ambiguous => continue,
+        }
         let Some(entry) = check_entry_exists(cx, kernel, file) else {
             continue;
         };

@@ -101,11 +101,12 @@ pub(super) fn instance_problems(
                 problems.add(
                     Some(i),
                     format!(
-                        "`{}: {}` is {size} byte{} in {{which}}, whose parameter {i} the PTX \
+                        "`{}: {}` is {size} byte{} in {{which}}, whose parameter {} the PTX \
                          declares as {} ({} byte{})",
                         param.ident,
                         type_text(&param.ty),
                         if size == 1 { "" } else { "s" },
+                        i + 1,
                         ptx.describe(),
                         ptx.size,
                         if ptx.size == 1 { "" } else { "s" },

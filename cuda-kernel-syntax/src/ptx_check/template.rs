@@ -86,7 +86,7 @@ pub(super) fn template_instances(
     let instances: Vec<&Entry> = file
         .entries
         .iter()
-        .filter(|e| e.name.starts_with(&prefix))
+        .filter(|e| itanium::without_nv_static_prefix(&e.name).starts_with(&prefix))
         .collect();
     let mut members = Vec::new();
     let mut problems = Problems::default();
@@ -97,7 +97,8 @@ pub(super) fn template_instances(
         };
         // nvcc's run-dependent internal names (a `static` device function's) masked, as the
         // mangler writes them.
-        let entry_name = itanium::without_internal_parts(&entry.name);
+        let entry_name =
+            itanium::without_internal_parts(itanium::without_nv_static_prefix(&entry.name));
         if itanium::mangle(&kernel.symbol, Some(&args), &params) != entry_name {
             // A struct of a namespace, named so in the symbol: the instance is the
             // declaration's if the structs' C++ names make the symbol.

@@ -266,7 +266,7 @@ impl KernelInfo {
     /// the symbol chosen at run time (`None` for a kernel whose declaration fixes it).
     pub(crate) fn load(&self, source: &Source<'_>, name: Option<&str>) -> Result<Loaded, Error> {
         let symbol = match name {
-            None => self.fixed_symbol()?,
+            None => self.fixed_symbol(source)?,
             Some(name) => self.named_symbol(source, name)?,
         };
         let loaded = match source {
@@ -280,10 +280,22 @@ impl KernelInfo {
         loaded.map_err(|e| member_error(e, self.family, self.run_time_name.is_some(), self.symbol))
     }
 
-    /// The symbol of a kernel whose declaration fixes it (or whose type arguments do).
-    fn fixed_symbol(&self) -> Result<Cow<'static, str>, Error> {
+    /// The symbol of a kernel whose declaration fixes it (or whose type arguments do). One
+    /// the PTX check found by its C++ name may hold nvcc's run-dependent internal names (a
+    /// `static` device function as a template argument, an anonymous namespace): the entry of
+    /// the same name once those are masked, among the module's where this crate loaded it,
+    /// else the symbol as checked.
+    fn fixed_symbol(&self, source: &Source<'_>) -> Result<Cow<'static, str>, Error> {
         match self.run_time_name {
-            None => Ok((self.symbol)()),
+            None => {
+                let symbol = (self.symbol)();
+                let module = match source {
+                    Source::Module(module) => Some(*module),
+                    Source::Library(_) => None,
+                };
+                Ok(crate::driver::module::internal_entry_for(module, &symbol)
+                    .map_or(symbol, Cow::Owned))
+            }
             Some(_) => Err(Error::Unsupported(
                 "this kernel's symbol has a part chosen at run time: load it with load_named \
                  (or the module type's method taking the name)",

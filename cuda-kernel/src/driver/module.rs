@@ -162,6 +162,26 @@ pub(crate) fn internal_entry(
     }
 }
 
+/// The entry of `module` (where this crate loaded it) that `symbol` names once nvcc's
+/// run-dependent internal names are masked: the same kernel in another nvcc run's module
+/// (another counter, another path's hash), or behind separate compilation's `__nv_static_`
+/// prefix. `None` where the module has no internal names or none matches.
+pub(crate) fn internal_entry_for(module: Option<&Arc<CudaModule>>, symbol: &str) -> Option<String> {
+    use cuda_kernel_syntax::itanium::{NV_STATIC, without_internal_parts};
+    let masked = without_internal_parts(symbol);
+    let behind_prefix = format!("{NV_STATIC}{masked}");
+    remembered(module?, |r| {
+        r.internal
+            .iter()
+            .find(|n| {
+                let n = without_internal_parts(n);
+                n == masked || n == behind_prefix
+            })
+            .cloned()
+    })
+    .flatten()
+}
+
 /// Codes with which the JIT refuses an image, whose log says why.
 pub(crate) fn is_jit_error(code: sys::CUresult) -> bool {
     use sys::CUresult::*;

@@ -49,23 +49,31 @@ impl ParamCounts {
     /// (`_INTERNAL_...`: instances over `static` device functions), read only where the image
     /// holds the mark.
     pub(crate) fn internal_names(image: &Image<'_>) -> Vec<String> {
-        const MARK: &str = cuda_kernel_syntax::itanium::INTERNAL;
+        use cuda_kernel_syntax::itanium::has_internal_parts;
         let counts = match image {
             Image::Ptx(text) => {
                 let text = text.to_str().unwrap_or_default();
-                if !text.contains(MARK) {
+                if !has_internal_parts(text) {
                     return Vec::new();
                 }
                 ParamCounts::of_ptx(text)
             }
             Image::Binary(bytes) => {
-                if !bytes.windows(MARK.len()).any(|w| w == MARK.as_bytes()) {
+                let marks = ["_INTERNAL_", "_GLOBAL__N_", "__nv_static_"];
+                let any = marks
+                    .iter()
+                    .any(|m| bytes.windows(m.len()).any(|w| w == m.as_bytes()));
+                if !any {
                     return Vec::new();
                 }
                 ParamCounts::of_image(bytes)
             }
         };
-        counts.0.into_keys().filter(|n| n.contains(MARK)).collect()
+        counts
+            .0
+            .into_keys()
+            .filter(|n| has_internal_parts(n))
+            .collect()
     }
 
     /// The count for `kernel`, where the image said.

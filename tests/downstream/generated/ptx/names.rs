@@ -152,15 +152,15 @@ unsafe extern "C" {
     #[allow(non_snake_case, non_camel_case_types, non_upper_case_globals)]
     pub fn gen_ref<r>(x: *mut r, y: global::r#ref);
     /// `pack<float, int>(float*, float, int)` of names.cu.
-    #[kernel(name = "_Z4packIJfiEEvPfDpT_")]
+    #[kernel(name = "pack<float, int>")]
     #[allow(non_snake_case)]
     pub fn pack_float_int(out: *mut f32, args0: f32, args1: i32);
     /// `pack<>(float*)` of names.cu.
-    #[kernel(name = "_Z4packIJEEvPfDpT_")]
+    #[kernel(name = "pack<>")]
     #[allow(non_snake_case)]
     pub fn pack(out: *mut f32);
     /// `pack<Particle, double*>(float*, Particle, double*)` of names.cu.
-    #[kernel(name = "_Z4packIJ8ParticlePdEEvPfDpT_")]
+    #[kernel(name = "pack<Particle, double*>")]
     #[allow(non_snake_case)]
     pub fn pack_Particle_double(out: *mut f32, args0: Particle, args1: *mut f64);
 }
