@@ -106,7 +106,12 @@ pub(super) fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> Toke
         quote!()
     };
     let struct_names = real.then(|| struct_name_asserts(p, kernel));
-    let kernel_impl = real.then(|| expand_kernel_impl(krate, kernel));
+    // The declaration's attributes (`#[cfg]`, `#[allow]`) go on the impl, which a stand-in
+    // has none of: there they would be attributes on nothing.
+    let kernel_impl = real.then(|| {
+        let kernel_impl = expand_kernel_impl(krate, kernel);
+        quote!(#(#attrs)* #kernel_impl)
+    });
 
     // The parameters' names in text, where their spans do not matter (rustc points at `launch`'s).
     let names: Vec<String> = kernel.params.iter().map(|p| p.ident.to_string()).collect();
@@ -284,7 +289,6 @@ pub(super) fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> Toke
     });
 
     c.tokens(&quote! {
-        #(#attrs)*
         #kernel_impl
         #struct_names
         #checks

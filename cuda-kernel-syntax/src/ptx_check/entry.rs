@@ -239,6 +239,24 @@ pub(super) fn check_entry_exists<'a>(
             "{} has no entry `{symbol}`: it declares no kernels at all",
             file.shown
         )
+    } else if let Some((entry, name)) = near_miss(
+        match &kernel.name_arg {
+            Some(_) => symbol,
+            None => &base,
+        },
+        &file.entries,
+    ) {
+        format!(
+            "{} has no entry `{symbol}`, but has `{}`: if that is the kernel, bind it with \
+             #[kernel(name = \"{name}\")]{}",
+            file.shown,
+            demangle::written(&entry.name),
+            if kernel.cpp.is_some() {
+                " in place of `cpp`"
+            } else {
+                ""
+            }
+        )
     } else {
         let names: Vec<_> = file
             .entries
@@ -253,6 +271,67 @@ pub(super) fn check_entry_exists<'a>(
     };
     cx.error(span, message);
     None
+}
+
+/// The one entry whose name is `name` but for case, underscores or a letter (two in a long
+/// name): `saxpyKernel` for `saxpy_kernel`, `vector_ad` for `vector_add`, with the name `#[kernel(name = "...")]`
+/// binds it by: its symbol, or a C++ kernel's name as C++ writes it.
+fn near_miss<'a>(name: &str, entries: &'a [Entry]) -> Option<(&'a Entry, String)> {
+    let key = |s: &str| -> String {
+        s.chars()
+            .filter(char::is_ascii_alphanumeric)
+            .map(|c| c.to_ascii_lowercase())
+            .collect()
+    };
+    let wanted = key(name);
+    let named: Vec<(&Entry, String, String)> = entries
+        .iter()
+        .filter_map(|e| {
+            let (plain, bound) = match demangle::instance_name(&e.name) {
+                Some(instance) => {
+                    let function = demangle::function_name(&e.name)?;
+                    let last = function
+                        .rsplit("::")
+                        .next()
+                        .unwrap_or(&function)
+                        .to_string();
+                    (last, instance)
+                }
+                None => (e.name.clone(), e.name.clone()),
+            };
+            Some((e, key(&plain), bound))
+        })
+        .collect();
+    let alike: Vec<_> = named.iter().filter(|(_, k, _)| *k == wanted).collect();
+    // A letter off in a short name, two in a long one.
+    let most = if wanted.len() < 12 { 1 } else { 2 };
+    let close: Vec<_> = match alike.is_empty() && wanted.len() >= 5 {
+        true => named
+            .iter()
+            .filter(|(_, k, _)| edit_distance(k, &wanted) <= most)
+            .collect(),
+        false => alike,
+    };
+    match close[..] {
+        [(entry, _, bound)] => Some((entry, bound.clone())),
+        _ => None,
+    }
+}
+
+/// Levenshtein distance between two short names.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substituted = previous + usize::from(ca != *cb);
+            previous = row[j + 1];
+            row[j + 1] = substituted.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    row[b.len()]
 }
 
 /// Rule: the declaration has as many parameters as the entry.
@@ -431,4 +510,41 @@ pub(super) fn check_param(
 /// The Rust types that fit a PTX parameter.
 pub(super) fn suggestion(ptx: &PtxParam) -> String {
     types::suggestion(&ptx.ty, ptx.array_len, ptx.size, ptx.align)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entries(names: &[&str]) -> Vec<Entry> {
+        names
+            .iter()
+            .map(|n| Entry {
+                name: n.to_string(),
+                line: 1,
+                params: Vec::new(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_near_miss_is_one_entry_alike_but_for_case_underscores_or_a_letter() {
+        let ptx = entries(&[
+            "saxpyKernel",
+            "_Z9vectorAddPKfS0_Pfi",
+            "vector_sub",
+            "scale",
+        ]);
+        let near = |name: &str| near_miss(name, &ptx).map(|(_, bound)| bound);
+        assert_eq!(near("saxpy_kernel").as_deref(), Some("saxpyKernel"));
+        // A C++ kernel by the name `name = "..."` binds it by.
+        assert_eq!(near("vector_add").as_deref(), Some("vectorAdd"));
+        assert_eq!(near("vector_sb").as_deref(), Some("vector_sub"));
+        assert_eq!(near("layernorm_forwrd_kernel3"), None);
+        // Another kernel, not a misspelling of one: two letters apart in a short name, or too
+        // short to say.
+        assert_eq!(near("vector_mul"), None);
+        assert_eq!(near("scal"), None);
+        assert_eq!(edit_distance("vector_sub", "vector_add"), 3);
+    }
 }
