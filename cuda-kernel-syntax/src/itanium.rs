@@ -435,8 +435,12 @@ fn internal_name_len(text: &str, at: usize, prefix: &str) -> Option<(usize, usiz
 /// Whether `text` holds any of nvcc's internal names: `_INTERNAL_...`, an anonymous namespace's
 /// `_GLOBAL__N_...`, separate compilation's `__nv_static_...`.
 pub fn has_internal_parts(text: &str) -> bool {
-    INTERNAL_MARKS.iter().any(|mark| text.contains(mark)) || text.contains(NV_STATIC)
+    ALL_INTERNAL_MARKS.iter().any(|mark| text.contains(mark))
 }
+
+/// Every mark of nvcc's internal names: the source names' ([`INTERNAL_MARKS`]) and separate
+/// compilation's prefix ([`NV_STATIC`]), for what searches bytes rather than text.
+pub const ALL_INTERNAL_MARKS: [&str; 3] = [INTERNAL_MARKS[0], INTERNAL_MARKS[1], NV_STATIC];
 
 /// How separate compilation (`nvcc -rdc=true`) names what has internal linkage: a `static
 /// __constant__` table, a kernel instance over a `static` device function.

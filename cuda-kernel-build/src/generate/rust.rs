@@ -427,14 +427,19 @@ pub(super) fn pack_instance(
         .into_iter()
         .filter(|t| !t.is_empty())
         .collect();
-    const ANONYMOUS: &str = "(anonymous namespace)::";
+    // A type of an anonymous namespace, under a name the C++ model spells.
     const IN_ANONYMOUS: &str = "__anonymous_namespace::";
+    let anonymous = format!("{}::", cuda_kernel_syntax::demangle::ANONYMOUS_NAMESPACE);
+    let spelled: Vec<(String, String)> = structs
+        .iter()
+        .map(|(c, r)| (c.replace(&anonymous, IN_ANONYMOUS), r.clone()))
+        .collect();
     pub(super) fn rust_of_inner(ty: &CppType, structs: &[(String, String)]) -> Option<String> {
         match ty {
             CppType::Builtin(t) => Some(t.rust_path("::cuda_kernel")),
             CppType::Named(name) => structs
                 .iter()
-                .find(|(c, _)| *c == *name || c.replace(ANONYMOUS, IN_ANONYMOUS) == *name)
+                .find(|(c, _)| c == name)
                 .map(|(_, r)| r.clone())
                 .filter(|r| !r.is_empty()),
             CppType::Pointer { to_const, to } => Some(format!(
@@ -478,9 +483,9 @@ pub(super) fn pack_instance(
             let ty = CppType::from_cpp(
                 &text
                     .replace(" volatile", "")
-                    .replace(ANONYMOUS, IN_ANONYMOUS),
+                    .replace(&anonymous, IN_ANONYMOUS),
             )
-            .and_then(|t| rust_of_inner(&t, structs))
+            .and_then(|t| rust_of_inner(&t, &spelled))
             .ok_or_else(|| format!("takes `{text}`, which this generator does not name in Rust"))?;
             let name = if i < before {
                 names[i].clone()

@@ -293,8 +293,11 @@ impl KernelInfo {
                     Source::Module(module) => Some(*module),
                     Source::Library(_) => None,
                 };
-                Ok(crate::driver::module::internal_entry_for(module, &symbol)
-                    .map_or(symbol, Cow::Owned))
+                let masked = cuda_kernel_syntax::itanium::without_internal_parts(&symbol);
+                Ok(
+                    crate::driver::module::internal_entry(module, &masked, &[&symbol])
+                        .map_or(symbol, Cow::Owned),
+                )
             }
             Some(_) => Err(Error::Unsupported(
                 "this kernel's symbol has a part chosen at run time: load it with load_named \

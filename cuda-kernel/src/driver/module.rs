@@ -148,10 +148,16 @@ pub(crate) fn internal_entry(
     masked: &str,
     members: &[&str],
 ) -> Option<String> {
+    // The same kernel, or behind separate compilation's `__nv_static_` prefix (a `static`
+    // kernel under `-rdc=true`, whose symbol the declaration derives without it).
     fn find<'a>(names: impl IntoIterator<Item = &'a str>, masked: &str) -> Option<String> {
+        let behind_prefix = format!("{}{masked}", cuda_kernel_syntax::itanium::NV_STATIC);
         names
             .into_iter()
-            .find(|n| cuda_kernel_syntax::itanium::without_internal_parts(n) == masked)
+            .find(|n| {
+                let n = cuda_kernel_syntax::itanium::without_internal_parts(n);
+                n == masked || n == behind_prefix
+            })
             .map(str::to_string)
     }
     match module
@@ -160,26 +166,6 @@ pub(crate) fn internal_entry(
         Some(entry) => entry,
         None => find(members.iter().copied(), masked),
     }
-}
-
-/// The entry of `module` (where this crate loaded it) that `symbol` names once nvcc's
-/// run-dependent internal names are masked: the same kernel in another nvcc run's module
-/// (another counter, another path's hash), or behind separate compilation's `__nv_static_`
-/// prefix. `None` where the module has no internal names or none matches.
-pub(crate) fn internal_entry_for(module: Option<&Arc<CudaModule>>, symbol: &str) -> Option<String> {
-    use cuda_kernel_syntax::itanium::{NV_STATIC, without_internal_parts};
-    let masked = without_internal_parts(symbol);
-    let behind_prefix = format!("{NV_STATIC}{masked}");
-    remembered(module?, |r| {
-        r.internal
-            .iter()
-            .find(|n| {
-                let n = without_internal_parts(n);
-                n == masked || n == behind_prefix
-            })
-            .cloned()
-    })
-    .flatten()
 }
 
 /// Codes with which the JIT refuses an image, whose log says why.

@@ -49,7 +49,7 @@ impl ParamCounts {
     /// (`_INTERNAL_...`: instances over `static` device functions), read only where the image
     /// holds the mark.
     pub(crate) fn internal_names(image: &Image<'_>) -> Vec<String> {
-        use cuda_kernel_syntax::itanium::has_internal_parts;
+        use cuda_kernel_syntax::itanium::{ALL_INTERNAL_MARKS, has_internal_parts};
         let counts = match image {
             Image::Ptx(text) => {
                 let text = text.to_str().unwrap_or_default();
@@ -59,8 +59,7 @@ impl ParamCounts {
                 ParamCounts::of_ptx(text)
             }
             Image::Binary(bytes) => {
-                let marks = ["_INTERNAL_", "_GLOBAL__N_", "__nv_static_"];
-                let any = marks
+                let any = ALL_INTERNAL_MARKS
                     .iter()
                     .any(|m| bytes.windows(m.len()).any(|w| w == m.as_bytes()));
                 if !any {
