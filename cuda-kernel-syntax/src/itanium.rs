@@ -438,8 +438,8 @@ pub fn has_internal_parts(text: &str) -> bool {
     ALL_INTERNAL_MARKS.iter().any(|mark| text.contains(mark))
 }
 
-/// Every mark of nvcc's internal names: the source names' ([`INTERNAL_MARKS`]) and separate
-/// compilation's prefix ([`NV_STATIC`]), for what searches bytes rather than text.
+/// Every mark of nvcc's internal names: the source names' (`_INTERNAL_`, `_GLOBAL__N_`) and
+/// separate compilation's prefix ([`NV_STATIC`]), for what searches bytes rather than text.
 pub const ALL_INTERNAL_MARKS: [&str; 3] = [INTERNAL_MARKS[0], INTERNAL_MARKS[1], NV_STATIC];
 
 /// How separate compilation (`nvcc -rdc=true`) names what has internal linkage: a `static
