@@ -64,11 +64,13 @@
 
 #![warn(missing_docs)]
 
+pub mod facts;
 mod generate;
 mod naming;
 mod nvcc;
 mod scan;
 
+pub use facts::Facts;
 pub use generate::{Accounting, Generated, NamedFamily, Options, entry_function, generate};
 
 pub use scan::module_tree;
@@ -828,8 +830,27 @@ fn generate_all(
                     structs: bound_structs,
                     families: &named,
                     elsewhere: &claimed,
+                    facts: None,
                 };
-                let generated = generate::generate(&shown, &text, &here, &options);
+                let mut generated = generate::generate(&shown, &text, &here, &options);
+                // What the reader of the text leaves undeclared, the compiler's facts type:
+                // asked of nvcc only then, so that a file the reader declares whole costs no
+                // second compile.
+                if generated.accounting.warned > 0 {
+                    match nvcc::facts_cached(nvcc, job, includes, out_dir) {
+                        Ok(facts) => {
+                            let options = generate::Options {
+                                facts: Some(&facts),
+                                ..options
+                            };
+                            generated = generate::generate(&shown, &text, &here, &options);
+                        }
+                        Err(why) => warnings.push(format!(
+                            "{shown}: the kernels named below are not typed from the compiler's \
+                             facts: {why}"
+                        )),
+                    }
+                }
                 warnings.extend(generated.warnings);
                 claimed.extend(generated.from_headers);
                 let rust = if generated.rust.is_empty() {

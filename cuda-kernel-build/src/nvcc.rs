@@ -177,18 +177,18 @@ pub fn cache_key(nvcc: &Path, job: &Job, includes: &[PathBuf]) -> String {
 pub fn cached(output: &Path, key: &str) -> Option<String> {
     let stamp = std::fs::read_to_string(key_path(output)).ok()?;
     let text = std::fs::read_to_string(output).ok()?;
-    (stamp == stamped(key, &text)).then_some(text)
+    (stamp == stamped(key, text.as_bytes())).then_some(text)
 }
 
 /// Records that `output`, holding `text`, was made for `key`.
 pub fn remember(output: &Path, key: &str, text: &str) {
-    let _ = std::fs::write(key_path(output), stamped(key, text));
+    let _ = std::fs::write(key_path(output), stamped(key, text.as_bytes()));
 }
 
 /// The key, and a digest of what was made for it.
-fn stamped(key: &str, text: &str) -> String {
+fn stamped(key: &str, made: &[u8]) -> String {
     use sha2::{Digest, Sha256};
-    let digest: String = Sha256::digest(text.as_bytes())
+    let digest: String = Sha256::digest(made)
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
@@ -219,6 +219,56 @@ pub fn preprocess_cached(
         remember(&path, &key, &text);
     }
     Ok(text)
+}
+
+/// The compiler's facts of the job's source ([`crate::facts`]): the host object of
+/// `nvcc -c -g` with the PTX build's architecture and flags (a virtual architecture: no
+/// machine code is made), read for its kernels; the object is kept in
+/// `$OUT_DIR/cuda-kernel/<stem>.facts.o` and reused while the job's inputs are unchanged.
+pub fn facts_cached(
+    nvcc: &Path,
+    job: &Job,
+    includes: &[PathBuf],
+    out_dir: &Path,
+) -> Result<crate::facts::Facts, String> {
+    let path = out_dir
+        .join("cuda-kernel")
+        .join(format!("{}.facts.o", job.stem));
+    let key = cache_key(nvcc, job, includes);
+    let object = match std::fs::read(&path) {
+        Ok(bytes)
+            if std::fs::read_to_string(key_path(&path)).ok() == Some(stamped(&key, &bytes)) =>
+        {
+            bytes
+        }
+        _ => {
+            let args = job
+                .args
+                .iter()
+                .map(|a| if a == "-ptx" { "-c" } else { a.as_str() });
+            let output = Command::new(nvcc)
+                .args(args)
+                .arg("-g")
+                .args(includes.iter().map(|d| format!("-I{}", d.display())))
+                .arg("-o")
+                .arg(&path)
+                .arg(&job.source)
+                .output()
+                .map_err(|e| format!("cannot run {}: {e}", nvcc.display()))?;
+            if !output.status.success() {
+                return Err(format!(
+                    "nvcc could not compile {}'s host object for its facts:\n{}",
+                    job.source.display(),
+                    String::from_utf8_lossy(&output.stderr).trim_end()
+                ));
+            }
+            let bytes =
+                std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let _ = std::fs::write(key_path(&path), stamped(&key, &bytes));
+            bytes
+        }
+    };
+    crate::facts::Facts::read(&object).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 pub fn preprocess(nvcc: &Path, job: &Job, includes: &[PathBuf]) -> Result<String, String> {

@@ -189,3 +189,131 @@ fn mutated_cuda_sources_never_panic_the_declaration_generator() {
         let _ = crate::generate::generate("k.cu", &unary, &here, &by_hand);
     });
 }
+
+/// The compiler's facts are read from whatever object the host compiler leaves: a real one
+/// (tests/downstream/generated/cuda/records.cu, `nvcc -c -g`), its debug sections' bytes
+/// overwritten and the file cut short, read and put through the declaration generator with the
+/// file's preprocessed text and PTX entries. No object may panic the reader or the generator,
+/// nor make them recurse without end.
+#[test]
+#[cfg_attr(not(has_nvcc), ignore = "needs nvcc")]
+fn mutated_host_objects_never_panic_the_facts_reader() {
+    use object::{Object as _, ObjectSection as _};
+    let dir = std::env::temp_dir().join(format!("cuda-kernel-facts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = repo().join("tests/downstream/generated/cuda/records.cu");
+    let nvcc = std::env::var_os("NVCC").unwrap_or_else(|| "nvcc".into());
+    let run = |args: &[&str], out: &Path| {
+        let status = std::process::Command::new(&nvcc)
+            .args(args)
+            .arg("-o")
+            .arg(out)
+            .arg(&source)
+            .status()
+            .unwrap();
+        assert!(status.success(), "nvcc {args:?}");
+    };
+    let (object_path, ptx_path, text_path) = (
+        dir.join("records.o"),
+        dir.join("records.ptx"),
+        dir.join("records.ii"),
+    );
+    run(&["-c", "-g", "-arch=compute_75"], &object_path);
+    run(&["-ptx", "-arch=compute_75"], &ptx_path);
+    run(&["-E", "-arch=compute_75"], &text_path);
+    let object = std::fs::read(&object_path).unwrap();
+    // The file's own lines (and its header's), with every line marker: what the generator
+    // reads of the text, without the toolkit's headers it skips.
+    let mut own = false;
+    let text: String = std::fs::read_to_string(&text_path)
+        .unwrap()
+        .lines()
+        .filter(|line| {
+            if line.starts_with("# ") {
+                own = line.contains("records.cu\"") || line.contains("records_types.h\"");
+                return true;
+            }
+            own
+        })
+        .map(|line| format!("{line}\n"))
+        .collect();
+    let entries: Vec<String> =
+        cuda_kernel_syntax::ptx::entries(&std::fs::read_to_string(&ptx_path).unwrap())
+            .unwrap()
+            .into_iter()
+            .map(|e| e.name)
+            .collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    // The debug sections' byte ranges: where mutations land.
+    let file = object::File::parse(&*object).unwrap();
+    let ranges: Vec<(usize, usize)> = file
+        .sections()
+        .filter(|s| {
+            s.name()
+                .is_ok_and(|n| n.starts_with(".debug_") || n.starts_with(".rela.debug_"))
+        })
+        .filter_map(|s| s.file_range())
+        .map(|(at, len)| (at as usize, len as usize))
+        .filter(|&(_, len)| len > 0)
+        .collect();
+    assert!(ranges.len() >= 3, "{ranges:?}");
+    // Unmutated, every entry is declared from the facts.
+    let here = |file: &str| file.ends_with("records.cu") || file.ends_with("records_types.h");
+    let facts = crate::Facts::read(&object).unwrap();
+    let options = crate::generate::Options {
+        ptx: "records.ptx",
+        module: "Kernels",
+        entries: &entries,
+        facts: Some(&facts),
+        ..Default::default()
+    };
+    let generated = crate::generate::generate("records.cu", &text, &here, &options);
+    assert_eq!(
+        generated.accounting.declared,
+        entries.len(),
+        "{generated:?}"
+    );
+    // A tenth of the other suites' count: each input is a whole object.
+    let total = mutate::count().div_ceil(10);
+    let mut rng = mutate::Rng::new(51);
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let mut failure = None;
+    for i in 0..total {
+        let mut bytes = object.clone();
+        match rng.below(10) {
+            // Cut short.
+            0 => bytes.truncate(rng.below(bytes.len())),
+            // A few bytes of a debug section overwritten: values, offsets, references.
+            k => {
+                let (at, len) = ranges[rng.below(ranges.len())];
+                for _ in 0..1 + k % 4 {
+                    let byte = match rng.below(4) {
+                        0 => 0,
+                        1 => 0xff,
+                        _ => rng.below(256) as u8,
+                    };
+                    bytes[at + rng.below(len)] = byte;
+                }
+            }
+        }
+        let read = std::panic::catch_unwind(|| {
+            if let Ok(facts) = crate::Facts::read(&bytes) {
+                let options = crate::generate::Options {
+                    facts: Some(&facts),
+                    ..options
+                };
+                let _ = crate::generate::generate("records.cu", &text, &here, &options);
+            }
+        });
+        if read.is_err() {
+            failure = Some(i);
+            break;
+        }
+    }
+    std::panic::set_hook(previous);
+    if let Some(i) = failure {
+        panic!("host objects: mutated object {i} of {total} panicked");
+    }
+    mutate::report("host objects", total);
+}

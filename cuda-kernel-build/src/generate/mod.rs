@@ -17,6 +17,7 @@ use cuda_kernel_syntax::types;
 use crate::naming::{self, ident as rust_name};
 
 mod accounting;
+mod compiled;
 mod families;
 mod read;
 mod rust;
@@ -48,6 +49,10 @@ pub struct Options<'a> {
     /// included by several files is declared once, in the first whose PTX has its kernels):
     /// left out.
     pub elsewhere: &'a [String],
+    /// The compiler's facts of the file ([`crate::facts`]): what the reader of the
+    /// preprocessed text cannot type (class-template instances, structs with methods or base
+    /// classes, types of other headers) is declared from them, entry by entry.
+    pub facts: Option<&'a crate::facts::Facts>,
 }
 
 /// The `#[kernel]` block of one `.cu` file, from its preprocessed text; `from_here` tells the
@@ -67,7 +72,9 @@ pub fn generate(
         structs: bound,
         families: named,
         elsewhere,
+        facts,
     } = *options;
+    let mut from_facts = facts.map(compiled::FromFacts::new);
     // A hand-written name may be a pattern (`u{op}_{T}`): the kernels it matches are its.
     let tag_names: Vec<String> = family_tags().into_iter().map(|(t, _)| t).collect();
     let by_hand = |name: &str| {
@@ -132,7 +139,11 @@ pub fn generate(
                 structs.push((qualified.clone(), rust));
                 struct_items.push((qualified, item, uses));
             }
-            Err(why) => struct_problems.push((qualified, why)),
+            Err(why) => {
+                // Its name is free for a type of the compiler's facts.
+                types.release(&rust);
+                struct_problems.push((qualified, why))
+            }
         }
     }
     // A struct of the file that could not be read still hides one of the same name in an
@@ -338,30 +349,7 @@ pub fn generate(
                             ));
                             continue;
                         };
-                        // The fn's name: the kernel's and its arguments' words, as the
-                        // instance's C++ name spells them (`k_bin_op_repeat_float`).
-                        let args = cpp_name
-                            .split_once('<')
-                            .map(|(_, args)| args.rsplit_once('>').map_or(args, |(a, _)| a))
-                            .unwrap_or_default();
-                        let args: String = args
-                            .chars()
-                            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-                            .collect();
-                        let mut base = format!("{}_{args}", kernel.name);
-                        while base.contains("__") {
-                            base = base.replace("__", "_");
-                        }
-                        let base = base.trim_end_matches('_').to_string();
-                        // Unique among the block's fn names, and taken from those after it.
-                        let mut name = base.clone();
-                        let mut n = 2;
-                        while kernels.iter().any(|k| k.name == name)
-                            || fn_idents.contains(&rust_name(&name))
-                        {
-                            name = format!("{base}_{n}");
-                            n += 1;
-                        }
+                        let name = instance_fn_name(&kernel.name, &cpp_name, &kernels, &fn_idents);
                         fn_idents.push(rust_name(&name));
                         kernels.push(Declared {
                             name,
@@ -375,14 +363,29 @@ pub fn generate(
                             cpp_name: Some(cpp_name),
                         });
                     }
-                    Err(why) => warn(format!(
-                        "its instance `{}` {why}{}",
-                        cuda_kernel_syntax::demangle::written(entry),
-                        match generic_why.is_empty() {
-                            true => String::new(),
-                            false => format!(" (and as a template, {generic_why})"),
-                        }
-                    )),
+                    Err(why) => match from_facts.as_mut().and_then(|f| {
+                        declared_from_facts(
+                            f,
+                            &kernel,
+                            entry,
+                            entries,
+                            &structs,
+                            &mut types,
+                            source,
+                            &kernels,
+                            &mut fn_idents,
+                        )
+                    }) {
+                        Some(Ok(declared)) => kernels.push(declared),
+                        _ => warn(format!(
+                            "its instance `{}` {why}{}",
+                            cuda_kernel_syntax::demangle::written(entry),
+                            match generic_why.is_empty() {
+                                true => String::new(),
+                                false => format!(" (and as a template, {generic_why})"),
+                            }
+                        )),
+                    },
                 }
             }
             if !any {
@@ -437,6 +440,58 @@ pub fn generate(
                 })
             }
             Err(why) => {
+                // The compiler's facts type each of its entries (a template's instances each
+                // by its C++ name).
+                if let Some(from) = from_facts.as_mut() {
+                    let mine: Vec<&String> = entries
+                        .iter()
+                        .filter(|e| {
+                            let function = entry_function(e);
+                            function == qualified
+                                || (kernel.template.is_some()
+                                    && cuda_kernel_syntax::itanium::without_nv_static_prefix(e)
+                                        .starts_with(
+                                            &cuda_kernel_syntax::itanium::template_instance_prefix(
+                                                &qualified,
+                                            ),
+                                        ))
+                        })
+                        .collect();
+                    let mut all: Vec<Declared> = Vec::new();
+                    let mut facts_why = None;
+                    for entry in &mine {
+                        match declared_from_facts(
+                            from,
+                            &kernel,
+                            entry,
+                            entries,
+                            &structs,
+                            &mut types,
+                            source,
+                            &kernels,
+                            &mut fn_idents,
+                        ) {
+                            Some(Ok(declared)) => all.push(declared),
+                            Some(Err(why)) => {
+                                facts_why = Some(why);
+                                break;
+                            }
+                            None => break,
+                        }
+                    }
+                    if all.len() == mine.len() && !all.is_empty() {
+                        kernels.extend(all);
+                        continue;
+                    }
+                    // What the compiler says is the reason.
+                    if let Some(why) = facts_why {
+                        warn(format!(
+                            "its {why}: declare the kernel by hand, with a \
+                             #[derive(KernelParam)] struct of that layout"
+                        ));
+                        continue;
+                    }
+                }
                 // Why a struct of the file could not be generated, where that is the reason.
                 let detail = struct_problems
                     .iter()
@@ -659,6 +714,15 @@ pub fn generate(
         };
         *bucket += 1;
     }
+    // The records the compiler's facts laid out, beside the file's structs.
+    if let Some(from) = from_facts {
+        for (_, cpp, rust, item, uses) in from.records {
+            if !item.is_empty() {
+                structs.push((cpp.clone(), rust));
+                struct_items.push((cpp, item, uses));
+            }
+        }
+    }
     if !out.declared.is_empty() {
         // The file's structs the declared kernels take, and those they hold.
         let mut used: Vec<String> = Vec::new();
@@ -732,6 +796,103 @@ fn bound_name(entry: &str, entries: &[String]) -> Option<String> {
         0 => Some(name),
         _ => Some(demangle::written(entry)),
     }
+}
+
+/// The fn name of a kernel declared instance by instance: the kernel's and its arguments'
+/// words, as the instance's C++ name spells them (`k_bin_op_repeat_float`), unique among the
+/// block's fn names.
+fn instance_fn_name(
+    kernel: &str,
+    cpp_name: &str,
+    kernels: &[Declared],
+    fn_idents: &[String],
+) -> String {
+    let args = cpp_name
+        .split_once('<')
+        .map(|(_, args)| args.rsplit_once('>').map_or(args, |(a, _)| a))
+        .unwrap_or_default();
+    let args: String = args
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    let mut base = format!("{kernel}_{args}");
+    while base.contains("__") {
+        base = base.replace("__", "_");
+    }
+    let base = base.trim_end_matches('_').to_string();
+    let mut name = base.clone();
+    let mut n = 2;
+    while kernels.iter().any(|k| k.name == name) || fn_idents.contains(&rust_name(&name)) {
+        name = format!("{base}_{n}");
+        n += 1;
+    }
+    name
+}
+
+/// The entry `entry` of `kernel` declared from the compiler's facts: its parameters' names
+/// from the kernel's declaration, their types from the facts; bound by its C++ name (an
+/// `extern "C"` kernel by its own). `None` where the facts do not have the entry.
+#[allow(clippy::too_many_arguments)]
+fn declared_from_facts(
+    from: &mut compiled::FromFacts<'_>,
+    kernel: &Found,
+    entry: &str,
+    entries: &[String],
+    structs: &[(String, String)],
+    types: &mut naming::TypeNames,
+    source: &str,
+    kernels: &[Declared],
+    fn_idents: &mut Vec<String>,
+) -> Option<Result<Declared, String>> {
+    let param_types = match from.params(entry, structs, types, source)? {
+        Ok(t) => t,
+        Err(why) => return Some(Err(why)),
+    };
+    let names = match instance_names(kernel, param_types.len()) {
+        Ok(n) => n,
+        Err(why) => return Some(Err(why)),
+    };
+    let mut taken = Vec::new();
+    let params: Vec<(String, String)> = names
+        .iter()
+        .zip(param_types)
+        .map(|(n, t)| (naming::param(n, &mut taken), t))
+        .collect();
+    if kernel.extern_c && entry == kernel.name {
+        let ident = rust_name(&kernel.name);
+        let twin = fn_idents.iter().filter(|i| **i == ident).count();
+        fn_idents.push(ident);
+        return Some(Ok(Declared {
+            name: kernel.name.clone(),
+            namespace: None,
+            extern_c: true,
+            generics: Vec::new(),
+            params,
+            twin,
+            symbol: None,
+            shown: None,
+            cpp_name: None,
+        }));
+    }
+    let Some(cpp_name) = bound_name(entry, entries) else {
+        return Some(Err("has a symbol this generator does not read".to_string()));
+    };
+    let name = match kernel.template {
+        Some(_) => instance_fn_name(&kernel.name, &cpp_name, kernels, fn_idents),
+        None => instance_fn_name(&kernel.name, "", kernels, fn_idents),
+    };
+    fn_idents.push(rust_name(&name));
+    Some(Ok(Declared {
+        name,
+        namespace: None,
+        extern_c: true,
+        generics: Vec::new(),
+        params,
+        twin: 0,
+        symbol: Some(entry.to_string()),
+        shown: Some(cuda_kernel_syntax::demangle::written(entry)),
+        cpp_name: Some(cpp_name),
+    }))
 }
 
 #[cfg(test)]

@@ -148,6 +148,8 @@ pub(super) struct StructDef {
     pub(super) here: bool,
     /// A `union`: its members overlap.
     pub(super) union: bool,
+    /// It derives from base classes (`struct Derived : Base`).
+    pub(super) bases: bool,
 }
 
 impl StructDef {
@@ -385,6 +387,16 @@ pub(super) fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
                     aligned(j, end);
                     j = end;
                 }
+                // `struct Derived : Base {`: read as a struct with base classes, which hides
+                // any struct of its name in an enclosing namespace (the compiler's facts lay
+                // it out).
+                let mut bases = false;
+                if is_punct(tokens.get(j), ':') {
+                    bases = true;
+                    while j < tokens.len() && !matches!(tokens[j], Token::Punct('{' | ';')) {
+                        j += 1;
+                    }
+                }
                 if unread || !is_punct(tokens.get(j), '{') {
                     i += 1;
                     continue;
@@ -398,6 +410,7 @@ pub(super) fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
                     fields: fields.to_vec(),
                     here: from_here(&file),
                     union,
+                    bases,
                 });
                 i = end;
             }
@@ -511,6 +524,7 @@ pub(super) fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
                                 fields: body.to_vec(),
                                 here: from_here(&file),
                                 union: kind == "union",
+                                bases: false,
                             });
                             i = close + 2;
                         }

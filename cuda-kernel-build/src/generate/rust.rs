@@ -450,6 +450,30 @@ pub(super) fn pack_instance(
             CppType::Param(_) => None,
         }
     }
+    let names = instance_names(kernel, types.len())?;
+    let mut taken = Vec::new();
+    types
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            // A `volatile` pointee is a pointer like any other to a launch; a type of an
+            // anonymous namespace is read under a name the C++ model spells.
+            let ty = CppType::from_cpp(
+                &text
+                    .replace(" volatile", "")
+                    .replace(&anonymous, IN_ANONYMOUS),
+            )
+            .and_then(|t| rust_of_inner(&t, &spelled))
+            .ok_or_else(|| format!("takes `{text}`, which this generator does not name in Rust"))?;
+            let name = names[i].clone();
+            Ok((naming::param(&name, &mut taken), ty))
+        })
+        .collect()
+}
+
+/// The names of an instance's `count` parameters, from its template's declaration: those
+/// before the pack, the pack's numbered (`xs0`, `xs1`), those after it; not yet Rust names.
+pub(super) fn instance_names(kernel: &Found, count: usize) -> Result<Vec<String>, String> {
     // The declaration's names: those before the pack, the pack's, those after it.
     let names: Vec<String> = kernel
         .params
@@ -470,37 +494,24 @@ pub(super) fn pack_instance(
         Some(at) => (at, kernel.params.len() - at - 1),
         None => (kernel.params.len(), 0),
     };
-    if types.len() < before + after {
+    if count < before + after {
         return Err("has fewer parameters than the declaration".to_string());
     }
-    let mut taken = Vec::new();
-    types
-        .iter()
-        .enumerate()
-        .map(|(i, text)| {
-            // A `volatile` pointee is a pointer like any other to a launch; a type of an
-            // anonymous namespace is read under a name the C++ model spells.
-            let ty = CppType::from_cpp(
-                &text
-                    .replace(" volatile", "")
-                    .replace(&anonymous, IN_ANONYMOUS),
-            )
-            .and_then(|t| rust_of_inner(&t, &spelled))
-            .ok_or_else(|| format!("takes `{text}`, which this generator does not name in Rust"))?;
-            let name = if i < before {
+    Ok((0..count)
+        .map(|i| {
+            if i < before {
                 names[i].clone()
-            } else if i >= types.len() - after {
-                names[kernel.params.len() - (types.len() - i)].clone()
+            } else if i >= count - after {
+                names[kernel.params.len() - (count - i)].clone()
             } else {
                 format!(
                     "{}{}",
                     pack.map_or("arg", |at| names[at].as_str()),
                     i - before
                 )
-            };
-            Ok((naming::param(&name, &mut taken), ty))
+            }
         })
-        .collect()
+        .collect())
 }
 
 /// A template head's parameter as the generated declaration writes it (`T`, `const N: u32`),

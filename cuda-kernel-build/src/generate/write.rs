@@ -16,6 +16,9 @@ pub(super) fn struct_item(
     structs: &[(String, String)],
     source: &str,
 ) -> Result<(String, Vec<String>), String> {
+    if def.bases {
+        return Err("it has base classes".to_string());
+    }
     let mut fields: Vec<(String, String)> = Vec::new();
     let mut depth = 0i32;
     let mut chunk: Vec<Token> = Vec::new();

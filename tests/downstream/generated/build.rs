@@ -8,6 +8,7 @@ fn main() {
             "../../../kernels/cuda/namespaces.cu",
             "cuda/names.cu",
             "cuda/toolkit.cu",
+            "cuda/records.cu",
         ])
         .include("../../../kernels/cuda")
         .include("../../../kernels/cuda/llmc-compat")

@@ -7,6 +7,7 @@ use cuda_kernel::{Config, kernel};
 pub mod llmc_bf16;
 pub mod names;
 pub mod namespaces;
+pub mod records;
 
 pub mod fill {
     include!(concat!(env!("OUT_DIR"), "/cuda-kernel/candle_fill.rs"));
@@ -76,6 +77,7 @@ fn main() -> Result<(), cuda_kernel::Error> {
     assert_eq!(shape.bytes()[8..12], 4u32.to_le_bytes());
     let pair = names::b::Pair { n: 3 };
     assert_eq!(names::BPair::pack(pair, 0x1000).bytes()[..4], 3i32.to_le_bytes());
+    records::check_layouts();
     println!(
         "generated: {}, {}, {} and the hand-written {}",
         fill::FillU32::NAME,
@@ -105,6 +107,7 @@ fn main() -> Result<(), cuda_kernel::Error> {
         println!("generated: launched on the GPU, ok");
         llmc_bf16::run(&ctx)?;
         namespaces::run(&ctx)?;
+        records::run(&ctx)?;
     }
     Ok(())
 }

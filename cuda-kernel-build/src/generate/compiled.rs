@@ -1,0 +1,607 @@
+//! Declarations from the compiler's facts ([`crate::facts`]): an entry's parameters as nvcc
+//! typed them, and the records they reach as `#[derive(KernelParam)]` structs laid out as the
+//! compiler laid them out (class-template instances, structs with methods or base classes,
+//! structs and typedefs of any header).
+
+use cuda_kernel_syntax::types;
+
+use crate::facts::{Facts, Member, Record, Type, TypeRef};
+use crate::naming;
+
+/// The Rust the facts give a file's kernels: the records written so far.
+pub(super) struct FromFacts<'a> {
+    facts: &'a Facts,
+    /// How deep `value` is in a type (a type of the facts that refers to itself other than
+    /// through a struct, which nvcc never writes, ends there).
+    depth: usize,
+    /// Each record written: its type's index, its C++ name, its Rust name, its item, and the
+    /// C++ names of the records its fields hold.
+    pub(super) records: Vec<(usize, String, String, String, Vec<String>)>,
+}
+
+impl<'a> FromFacts<'a> {
+    pub(super) fn new(facts: &'a Facts) -> FromFacts<'a> {
+        FromFacts {
+            facts,
+            depth: 0,
+            records: Vec::new(),
+        }
+    }
+
+    /// The Rust types of the entry `symbol`'s parameters, the records they reach written
+    /// (those of `structs`, the crate's and the file's, by their Rust names); `None` where the
+    /// facts do not have the entry.
+    pub(super) fn params(
+        &mut self,
+        symbol: &str,
+        structs: &[(String, String)],
+        names: &mut naming::TypeNames,
+        source: &str,
+    ) -> Option<Result<Vec<String>, String>> {
+        let entry = self.facts.entry(symbol)?;
+        Some(
+            entry
+                .params
+                .iter()
+                .enumerate()
+                .map(|(i, &ty)| {
+                    self.value(ty, structs, names, source)
+                        .map_err(|why| format!("parameter {} {why}", i + 1))
+                })
+                .collect(),
+        )
+    }
+
+    /// A parameter's or a field's type: its qualifiers dropped (a `const float` is passed as
+    /// a `float`).
+    fn value(
+        &mut self,
+        ty: TypeRef,
+        structs: &[(String, String)],
+        names: &mut naming::TypeNames,
+        source: &str,
+    ) -> Result<String, String> {
+        if self.depth > MAX_DEPTH {
+            return Err("has types nested too deeply".to_string());
+        }
+        self.depth += 1;
+        let value = self.value_within(ty, structs, names, source);
+        self.depth -= 1;
+        value
+    }
+
+    fn value_within(
+        &mut self,
+        ty: TypeRef,
+        structs: &[(String, String)],
+        names: &mut naming::TypeNames,
+        source: &str,
+    ) -> Result<String, String> {
+        let ty = unqualified(self.facts, ty);
+        let Some(index) = ty else {
+            return Err("is `void`".to_string());
+        };
+        match &self.facts.types[index] {
+            Type::Base { name, .. } => base(name),
+            Type::Typedef { name, to } => match types::by_cuda_name(name) {
+                Some(t) if !t.rust.contains("TensorMap") => Ok(t.rust_path("::cuda_kernel")),
+                Some(_) => Err(format!("takes `{name}` (declare a TMA descriptor by hand)")),
+                None => self.value(*to, structs, names, source),
+            },
+            Type::Pointer(to) => {
+                let to_const = is_const(self.facts, *to);
+                let q = if to_const { "const" } else { "mut" };
+                match unqualified(self.facts, *to) {
+                    None => Ok(format!("*{q} ::cuda_kernel::ffi::c_void")),
+                    Some(i) => match &self.facts.types[i] {
+                        Type::Record(Record {
+                            size: None, name, ..
+                        }) => Err(format!(
+                            "takes a pointer to `{}`, which the file only declares",
+                            name.as_deref().unwrap_or("an unnamed record")
+                        )),
+                        Type::Other(what) => Err(format!("takes a pointer to {what}")),
+                        _ => Ok(format!(
+                            "*{q} {}",
+                            self.value(Some(i), structs, names, source)?
+                        )),
+                    },
+                }
+            }
+            Type::Reference(_) => Err("takes a reference".to_string()),
+            Type::Record(record) => self.record(index, record, structs, names, source),
+            // An enum by value: the file's, as the reader wrote it (its symbol names it).
+            Type::Enum { name, .. } => match structs
+                .iter()
+                .find(|(c, r)| Some(c.as_str()) == name.as_deref() && !r.is_empty())
+            {
+                Some((_, rust)) => Ok(rust.clone()),
+                None => Err(format!(
+                    "takes the enum `{}` by value, which the file's reader did not declare",
+                    name.as_deref().unwrap_or("(unnamed)")
+                )),
+            },
+            Type::Array { elem, len } => {
+                let len = len.ok_or("has an array of unknown length")?;
+                Ok(format!(
+                    "[{}; {len}]",
+                    self.value(*elem, structs, names, source)?
+                ))
+            }
+            Type::Other(what) => Err(format!("takes {what}")),
+            Type::Const(_) | Type::Volatile(_) | Type::Restrict(_) => {
+                Err("has a type this generator does not read".to_string())
+            }
+        }
+    }
+
+    /// A record's Rust type: a built-in type (`float4`, `__half`), a struct the crate or the
+    /// file already has, or a struct written here with the compiler's layout.
+    fn record(
+        &mut self,
+        index: usize,
+        record: &Record,
+        structs: &[(String, String)],
+        names: &mut naming::TypeNames,
+        source: &str,
+    ) -> Result<String, String> {
+        let cpp = record.name.clone().unwrap_or_default();
+        if let Some(t) = types::by_cuda_name(&cpp) {
+            return Ok(t.rust_path("::cuda_kernel"));
+        }
+        if let Some((_, rust)) = structs.iter().find(|(c, _)| *c == cpp) {
+            if !rust.is_empty() {
+                return Ok(rust.clone());
+            }
+        }
+        if let Some(done) = self.records.iter().find(|r| r.0 == index) {
+            return Ok(done.2.clone());
+        }
+        let shown = match record.name.as_deref() {
+            Some(name) => format!("`{name}`"),
+            None => "an unnamed record".to_string(),
+        };
+        let size = record
+            .size
+            .ok_or_else(|| format!("takes {shown}, which the file only declares"))?;
+        let (_, align) = layout(self.facts, Some(index))
+            .ok_or_else(|| format!("takes {shown}, whose layout is unknown"))?;
+        if !align.is_power_of_two() || align > 1 << 29 {
+            return Err(format!("takes {shown}, aligned to {align} bytes"));
+        }
+        // A name `#[kernel]` reads as its own (`Box`, `String`, `Float4`) takes a `_`.
+        let candidate = rust_type_name(&cpp);
+        let rust = match naming::free_type_name(&candidate) {
+            true => names.claim(&[candidate]),
+            false => names.claim(&[format!("{candidate}_")]),
+        };
+        // Claimed before its fields are read: a field may point to it.
+        self.records
+            .push((index, cpp.clone(), rust.clone(), String::new(), Vec::new()));
+        let written = |fields: &str, uses: Vec<String>, what: &str| {
+            let repr = match record.align.is_some() || align > natural_align(self.facts, record) {
+                true => format!("#[repr(C, align({align}))]"),
+                false => "#[repr(C)]".to_string(),
+            };
+            let cuda_name = match !cpp.contains('<') && !cpp.is_empty() && cpp != rust {
+                true => format!(
+                    "#[kernel_param(cuda_name = \"{}\")]\n",
+                    super::spelled_cuda_name(&cpp)
+                ),
+                false => String::new(),
+            };
+            (
+                format!(
+                    "/// `{cpp}` of {source}{what}, as nvcc lays it out.\n\
+                     #[derive(Clone, Copy, Debug, ::cuda_kernel::KernelParam)]\n\
+                     {cuda_name}{repr}\n#[allow(non_snake_case, non_camel_case_types)]\n\
+                     pub struct {rust} {{\n{fields}}}\n"
+                ),
+                uses,
+            )
+        };
+        let made = self.layout_fields(record, &shown, size, align, structs, names, source);
+        let (item, uses) = match made {
+            Ok(fields) => written(&fields.0, fields.1, fields.2),
+            Err(why) => {
+                self.records.retain(|r| r.0 != index);
+                return Err(why);
+            }
+        };
+        if let Some(done) = self.records.iter_mut().find(|r| r.0 == index) {
+            done.3 = item;
+            done.4 = uses;
+        }
+        Ok(rust)
+    }
+
+    /// A record's fields as the compiler laid them out, the structs they name, and what to say
+    /// of it in its doc line.
+    #[allow(clippy::too_many_arguments)]
+    fn layout_fields(
+        &mut self,
+        record: &Record,
+        shown: &str,
+        size: u64,
+        align: u64,
+        structs: &[(String, String)],
+        names: &mut naming::TypeNames,
+        source: &str,
+    ) -> Result<(String, Vec<String>, &'static str), String> {
+        if record.union {
+            return Ok((
+                format!("    pub bytes: [u8; {size}],\n"),
+                Vec::new(),
+                ": a union, its bytes",
+            ));
+        }
+        let mut fields = String::new();
+        let mut taken = Vec::new();
+        let mut at = 0u64;
+        let mut pads = 0;
+        let mut pad = |fields: &mut String, to: u64, at: &mut u64| {
+            if to > *at {
+                fields.push_str(&format!("    pub _pad{pads}: [u8; {}],\n", to - *at));
+                pads += 1;
+                *at = to;
+            }
+        };
+        // Sizes past this are no record's nvcc writes (and keep the arithmetic in range).
+        let size_limit = 1u64 << 40;
+        if size > size_limit {
+            return Err(format!("takes {shown}, of {size} bytes"));
+        }
+        // The storage unit of the bit-fields last written: its offset, its field's text.
+        let mut unit: Option<(u64, usize)> = None;
+        let mut what = "";
+        // A base class's members are the record's, where the compiler put them (a derived
+        // class's members may sit in its base's tail padding, which no field of the base's
+        // type could leave free).
+        for member in flat_members(self.facts, record, 0) {
+            let (m_size, m_align) = layout(self.facts, member.ty)
+                .filter(|&(size, align)| size > 0 && size <= size_limit && align > 0)
+                .ok_or_else(|| format!("takes {shown}, a member of which has no known layout"))?;
+            let named = member.name.as_deref().unwrap_or("(unnamed)");
+            // Bit-fields: the integer that holds them, once per storage unit
+            // (`flags_bits: u32` for `unsigned flags : 3, kind : 5;`).
+            if let Some((bit_offset, bits)) = member.bits {
+                let Type::Base { .. } = self
+                    .facts
+                    .ty(unqualified(self.facts, member.ty))
+                    .map_or(&Type::Other(""), |t| t)
+                else {
+                    return Err(format!(
+                        "takes {shown}, whose bit-field `{named}` is not of an integer type"
+                    ));
+                };
+                if bit_offset > 8 * size_limit {
+                    return Err(format!(
+                        "takes {shown}, whose bit-field `{named}` is out of it"
+                    ));
+                }
+                let unit_offset = bit_offset / (8 * m_size) * m_size;
+                if (bit_offset % (8 * m_size)).saturating_add(bits) > 8 * m_size {
+                    return Err(format!(
+                        "takes {shown}, whose bit-field `{named}` straddles its storage unit"
+                    ));
+                }
+                match unit {
+                    Some((offset, text_at)) if offset == unit_offset => {
+                        // Another bit-field of the same unit: named in its doc line.
+                        let line_end = fields[text_at..]
+                            .find('\n')
+                            .map_or(fields.len(), |e| text_at + e);
+                        fields.insert_str(line_end - 1, &format!(", `{named}: {bits}`"));
+                        continue;
+                    }
+                    _ => {}
+                }
+                if unit_offset < at {
+                    return Err(format!(
+                        "takes {shown}, whose bit-field `{named}` shares bytes with another member"
+                    ));
+                }
+                if unit_offset > at.next_multiple_of(m_align) {
+                    pad(&mut fields, unit_offset, &mut at);
+                }
+                let ty = self.value(member.ty, structs, names, source)?;
+                let name = naming::param(&format!("{named}_bits"), &mut taken);
+                unit = Some((unit_offset, fields.len()));
+                fields.push_str(&format!(
+                    "    /// The bit-fields `{named}: {bits}`.\n    pub {name}: {ty},\n"
+                ));
+                at = unit_offset + m_size;
+                what = ", its bit-fields in the integers that hold them";
+                continue;
+            }
+            // `#[repr(C)]` pads as C does; bytes the compiler leaves beyond that are a field.
+            let natural = at.next_multiple_of(m_align);
+            if member.offset > size_limit {
+                return Err(format!(
+                    "takes {shown}, whose member `{named}` is out of it"
+                ));
+            }
+            if member.offset < natural {
+                return Err(format!("takes {shown}, which is packed"));
+            }
+            if member.offset > natural {
+                pad(&mut fields, member.offset, &mut at);
+            }
+            // An enum member is its underlying integer (`ggml_type type` is an `i32`).
+            let ty = match self.facts.ty(through_typedefs(self.facts, member.ty)) {
+                Some(Type::Enum { base, .. }) if base.is_some() => {
+                    self.value(*base, structs, names, source)
+                }
+                _ => self.value(member.ty, structs, names, source),
+            }
+            .map_err(|why| format!("takes {shown}, whose member `{named}` {why}"))?;
+            let name = naming::param(member.name.as_deref().unwrap_or("unnamed"), &mut taken);
+            fields.push_str(&format!("    pub {name}: {ty},\n"));
+            at = member.offset + m_size;
+        }
+        if at > size {
+            return Err(format!("takes {shown}, whose members overlap"));
+        }
+        if align == 0 || size % align != 0 {
+            return Err(format!(
+                "takes {shown}, whose size is not a multiple of its alignment"
+            ));
+        }
+        if at.next_multiple_of(align) != size {
+            pad(&mut fields, size, &mut at);
+        }
+        if size % align != 0 {
+            return Err(format!(
+                "takes {shown}, whose size is not a multiple of its alignment"
+            ));
+        }
+        // The structs its fields name, of the file's and of these facts.
+        let uses: Vec<String> = structs
+            .iter()
+            .map(|(c, r)| (c, r))
+            .chain(self.records.iter().map(|r| (&r.1, &r.2)))
+            .filter(|(_, r)| !r.is_empty() && super::mentions(&fields, r))
+            .map(|(c, _)| c.clone())
+            .collect();
+        Ok((fields, uses, what))
+    }
+}
+
+/// The type under `ty`'s `const`, `volatile` and `__restrict__`.
+fn unqualified(facts: &Facts, mut ty: TypeRef) -> TypeRef {
+    for _ in 0..MAX_DEPTH {
+        match facts.ty(ty) {
+            Some(Type::Const(t) | Type::Volatile(t) | Type::Restrict(t)) => ty = *t,
+            _ => break,
+        }
+    }
+    ty
+}
+
+/// The deepest the generator follows a type: nvcc's types are shallower by far; a type that
+/// refers to itself other than through a struct (a damaged object) stops there.
+const MAX_DEPTH: usize = 64;
+
+/// The type under `ty`'s qualifiers and typedefs.
+fn through_typedefs(facts: &Facts, ty: TypeRef) -> TypeRef {
+    let mut ty = unqualified(facts, ty);
+    for _ in 0..MAX_DEPTH {
+        match facts.ty(ty) {
+            Some(Type::Typedef { to, .. }) => ty = unqualified(facts, *to),
+            _ => break,
+        }
+    }
+    ty
+}
+
+/// Whether `ty` is `const` (under `volatile` and `__restrict__` too).
+fn is_const(facts: &Facts, mut ty: TypeRef) -> bool {
+    for _ in 0..MAX_DEPTH {
+        match facts.ty(ty) {
+            Some(Type::Const(_)) => return true,
+            Some(Type::Volatile(t) | Type::Restrict(t)) => ty = *t,
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// A fundamental type by the host compiler's name for it.
+fn base(name: &str) -> Result<String, String> {
+    let standard = match name {
+        "long int" => "long",
+        "long unsigned int" => "unsigned long",
+        "short int" => "short",
+        "short unsigned int" => "unsigned short",
+        "long long int" => "long long",
+        "long long unsigned int" => "unsigned long long",
+        "_Bool" => "bool",
+        other => other,
+    };
+    types::by_fundamental_name(standard)
+        .map(|t| t.rust_path("::cuda_kernel"))
+        .ok_or_else(|| format!("takes `{name}`, which no Rust type of cuda-kernel stands for"))
+}
+
+/// The size and alignment of a type, as the device lays it out (as the host does: CUDA keeps
+/// the two alike).
+fn layout(facts: &Facts, ty: TypeRef) -> Option<(u64, u64)> {
+    layout_at(facts, ty, 0)
+}
+
+fn layout_at(facts: &Facts, ty: TypeRef, depth: usize) -> Option<(u64, u64)> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let ty = unqualified(facts, ty);
+    match facts.ty(ty)? {
+        Type::Base { size, .. } | Type::Enum { size, .. } => Some((*size, (*size).max(1))),
+        Type::Pointer(_) => Some((8, 8)),
+        Type::Typedef { to, .. } => layout_at(facts, *to, depth + 1),
+        Type::Array { elem, len } => {
+            let (size, align) = layout_at(facts, *elem, depth + 1)?;
+            Some((size.checked_mul((*len)?)?, align))
+        }
+        Type::Record(record) => {
+            if let Some(t) = record.name.as_deref().and_then(types::by_cuda_name) {
+                return Some((t.size as u64, t.align as u64));
+            }
+            let size = record.size?;
+            let align = natural_align_at(facts, record, depth + 1).max(record.align.unwrap_or(1));
+            Some((size, align))
+        }
+        _ => None,
+    }
+}
+
+/// The alignment a record's members give it.
+fn natural_align(facts: &Facts, record: &Record) -> u64 {
+    natural_align_at(facts, record, 0)
+}
+
+fn natural_align_at(facts: &Facts, record: &Record, depth: usize) -> u64 {
+    record
+        .members
+        .iter()
+        .filter_map(|m| layout_at(facts, m.ty, depth + 1).map(|l| l.1))
+        .max()
+        .unwrap_or(1)
+}
+
+/// A record's data members with those of its base classes, in order, at their offsets from
+/// the start of the outermost record.
+fn flat_members(facts: &Facts, record: &Record, at: u64) -> Vec<Member> {
+    flat_members_at(facts, record, at, 0)
+}
+
+fn flat_members_at(facts: &Facts, record: &Record, at: u64, depth: usize) -> Vec<Member> {
+    let mut out = Vec::new();
+    for member in &record.members {
+        match (member.base, facts.ty(through_typedefs(facts, member.ty))) {
+            (true, Some(Type::Record(base))) if depth < MAX_DEPTH => out.extend(flat_members_at(
+                facts,
+                base,
+                at.saturating_add(member.offset),
+                depth + 1,
+            )),
+            _ => out.push(Member {
+                offset: at.saturating_add(member.offset),
+                bits: member
+                    .bits
+                    .map(|(offset, bits)| (offset.saturating_add(at.saturating_mul(8)), bits)),
+                ..member.clone()
+            }),
+        }
+    }
+    out
+}
+
+/// A Rust type name for a C++ record's name: its last segment in UpperCamelCase, its template
+/// arguments' words after it (`wp::vec_t<3, float>` is `VecT3F32`).
+fn rust_type_name(cpp: &str) -> String {
+    let (name, args) = match cpp.split_once('<') {
+        Some((name, args)) => (name, args),
+        None => (cpp, ""),
+    };
+    let last = name.rsplit("::").next().unwrap_or(name);
+    let mut out = cuda_kernel_syntax::ast::upper_camel_case(last);
+    let args = args.replace("unsigned ", "u");
+    for word in args
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+    {
+        match types::by_fundamental_name(word).or_else(|| types::by_cuda_name(word)) {
+            Some(t) if types::primitive(t.rust).is_some() => {
+                let mut chars = t.rust.chars();
+                if let Some(first) = chars.next() {
+                    out.push(first.to_ascii_uppercase());
+                    out.extend(chars);
+                }
+            }
+            _ => out.push_str(&cuda_kernel_syntax::ast::upper_camel_case(word)),
+        }
+    }
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert_str(0, "Record");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::Entry;
+
+    fn record(name: &str, size: u64, members: Vec<Member>) -> Type {
+        Type::Record(Record {
+            name: Some(name.to_string()),
+            union: false,
+            size: Some(size),
+            align: None,
+            members,
+        })
+    }
+
+    fn member(name: &str, offset: u64, ty: usize) -> Member {
+        Member {
+            name: Some(name.to_string()),
+            offset,
+            ty: Some(ty),
+            bits: None,
+            base: false,
+        }
+    }
+
+    /// A class-template instance by value and through a pointer, with a base class and bytes
+    /// the compiler left beyond C's padding: structs whose fields sit where nvcc put them.
+    #[test]
+    fn records_are_laid_out_as_the_compiler_laid_them_out() {
+        let facts = Facts {
+            types: vec![
+                Type::Base {
+                    name: "float".into(),
+                    size: 4,
+                }, // 0
+                Type::Base {
+                    name: "long unsigned int".into(),
+                    size: 8,
+                }, // 1
+                Type::Pointer(Some(0)),                       // 2
+                record("Base", 4, vec![member("tag", 0, 0)]), // 3
+                record(
+                    "wp::View<float>",
+                    32,
+                    vec![
+                        Member {
+                            name: None,
+                            offset: 0,
+                            ty: Some(3),
+                            bits: None,
+                            base: true,
+                        },
+                        member("data", 8, 2),
+                        member("n", 24, 1),
+                    ],
+                ), // 4
+                Type::Const(Some(4)),                         // 5
+                Type::Pointer(Some(5)),                       // 6
+            ],
+            entries: vec![Entry {
+                symbol: "_Z1kN2wp4ViewIfEEPKS1_".into(),
+                params: vec![Some(4), Some(6)],
+            }],
+        };
+        let mut from = FromFacts::new(&facts);
+        let mut names = naming::TypeNames::default();
+        let params = from
+            .params("_Z1kN2wp4ViewIfEEPKS1_", &[], &mut names, "k.cu")
+            .unwrap()
+            .unwrap();
+        assert_eq!(params, ["ViewF32", "*const ViewF32"]);
+        let view = &from.records.iter().find(|r| r.2 == "ViewF32").unwrap().3;
+        assert!(
+            view.contains("pub struct ViewF32 {\n    pub tag: f32,\n    pub data: *mut f32,\n    pub _pad0: [u8; 8],\n    pub n: u64,\n}"),
+            "{view}"
+        );
+    }
+}
