@@ -710,11 +710,11 @@ fn records_only_the_compiler_types_are_declared_from_its_facts() {
         "pub struct ViewF32 {\n    pub data: *mut f32,\n    pub len: i32,\n}",
         "pub fn scale_view_float(v: ViewF32, factors: *const ViewF32, offset: f32);",
         "pub fn scale_view_double(v: ViewF64, factors: *const ViewF64, offset: f64);",
-        "pub struct VecT3F32 {\n    pub c: [f32; 3],\n}",
-        "pub fn add_vec3(a: *const VecT3F32, b: *const VecT3F32, out: *mut VecT3F32, n: i32);",
+        "pub struct Vec3 {\n    pub c: [f32; 3],\n}",
+        "pub fn add_vec3(a: *const Vec3, b: *const Vec3, out: *mut Vec3, n: i32);",
         // A base class's members where the compiler put them; bit-fields in the integer
         // that holds them.
-        "pub struct Particle {\n    pub tag: i32,\n    pub pos: VecT3F32,\n    pub mass: f64,\n}",
+        "pub struct Particle {\n    pub tag: i32,\n    pub pos: Vec3,\n    pub mass: f64,\n}",
         "    /// The bit-fields `index: 31`, `leaf: 1`.\n    pub index_bits: u32,\n",
         // An enum of another header, its underlying integer.
         "pub struct Options {\n    pub mode: u8,\n    pub n: i32,\n    pub factor: f32,\n}",

@@ -14,6 +14,9 @@ pub(super) struct FromFacts<'a> {
     /// How deep `value` is in a type (a type of the facts that refers to itself other than
     /// through a struct, which nvcc never writes, ends there).
     depth: usize,
+    /// The typedef the record `value` reaches next is named by (`glm::vec3` for
+    /// `glm::vec<3, float, (glm::qualifier)0>`, `Foo` for `typedef struct { ... } Foo`).
+    alias: Option<String>,
     /// Each record written: its type's index, its C++ name, its Rust name, its item, and the
     /// C++ names of the records its fields hold.
     pub(super) records: Vec<(usize, String, String, String, Vec<String>)>,
@@ -24,6 +27,7 @@ impl<'a> FromFacts<'a> {
         FromFacts {
             facts,
             depth: 0,
+            alias: None,
             records: Vec::new(),
         }
     }
@@ -86,7 +90,20 @@ impl<'a> FromFacts<'a> {
             Type::Typedef { name, to } => match types::by_cuda_name(name) {
                 Some(t) if !t.rust.contains("TensorMap") => Ok(t.rust_path("::cuda_kernel")),
                 Some(_) => Err(format!("takes `{name}` (declare a TMA descriptor by hand)")),
-                None => self.value(*to, structs, names, source),
+                None => {
+                    // A class-template instance or an unnamed record is named after it; not
+                    // after nvcc's own typedefs of its stubs (`_Z4ViewIfE`).
+                    let named = match self.facts.ty(unqualified(self.facts, *to)) {
+                        Some(Type::Record(r)) => r.name.as_deref().is_none_or(|n| n.contains('<')),
+                        _ => false,
+                    };
+                    if named && !name.starts_with("_Z") && !name.is_empty() {
+                        self.alias = Some(name.clone());
+                    }
+                    let value = self.value(*to, structs, names, source);
+                    self.alias = None;
+                    value
+                }
             },
             Type::Pointer(to) => {
                 let to_const = is_const(self.facts, *to);
@@ -145,6 +162,7 @@ impl<'a> FromFacts<'a> {
         names: &mut naming::TypeNames,
         source: &str,
     ) -> Result<String, String> {
+        let alias = self.alias.take();
         let cpp = record.name.clone().unwrap_or_default();
         if let Some(t) = types::by_cuda_name(&cpp) {
             return Ok(t.rust_path("::cuda_kernel"));
@@ -157,9 +175,11 @@ impl<'a> FromFacts<'a> {
         if let Some(done) = self.records.iter().find(|r| r.0 == index) {
             return Ok(done.2.clone());
         }
-        let shown = match record.name.as_deref() {
-            Some(name) => format!("`{name}`"),
-            None => "an unnamed record".to_string(),
+        let shown = match (record.name.as_deref(), &alias) {
+            (Some(name), _) => format!("`{name}`"),
+            (None, Some(alias)) => format!("`{alias}`"),
+            (None, None) if record.union => "an unnamed union".to_string(),
+            (None, None) => "an unnamed struct".to_string(),
         };
         let size = record
             .size
@@ -170,7 +190,7 @@ impl<'a> FromFacts<'a> {
             return Err(format!("takes {shown}, aligned to {align} bytes"));
         }
         // A name `#[kernel]` reads as its own (`Box`, `String`, `Float4`) takes a `_`.
-        let candidate = rust_type_name(&cpp);
+        let candidate = rust_type_name(alias.as_deref().unwrap_or(&cpp));
         let rust = match naming::free_type_name(&candidate) {
             true => names.claim(&[candidate]),
             false => names.claim(&[format!("{candidate}_")]),
@@ -183,16 +203,21 @@ impl<'a> FromFacts<'a> {
                 true => format!("#[repr(C, align({align}))]"),
                 false => "#[repr(C)]".to_string(),
             };
-            let cuda_name = match !cpp.contains('<') && !cpp.is_empty() && cpp != rust {
+            // Symbols name an unnamed record by its typedef.
+            let named = match (cpp.is_empty(), &alias) {
+                (true, Some(alias)) => alias.as_str(),
+                _ => cpp.as_str(),
+            };
+            let cuda_name = match !named.contains('<') && !named.is_empty() && named != rust {
                 true => format!(
                     "#[kernel_param(cuda_name = \"{}\")]\n",
-                    super::spelled_cuda_name(&cpp)
+                    super::spelled_cuda_name(named)
                 ),
                 false => String::new(),
             };
             (
                 format!(
-                    "/// `{cpp}` of {source}{what}, as nvcc lays it out.\n\
+                    "/// {shown} of {source}{what}, as nvcc lays it out.\n\
                      #[derive(Clone, Copy, Debug, ::cuda_kernel::KernelParam)]\n\
                      {cuda_name}{repr}\n#[allow(non_snake_case, non_camel_case_types)]\n\
                      pub struct {rust} {{\n{fields}}}\n"
@@ -477,13 +502,40 @@ fn flat_members(facts: &Facts, record: &Record, at: u64) -> Vec<Member> {
 fn flat_members_at(facts: &Facts, record: &Record, at: u64, depth: usize) -> Vec<Member> {
     let mut out = Vec::new();
     for member in &record.members {
+        let anonymous = |r: &Record| member.name.is_none() && r.name.is_none();
         match (member.base, facts.ty(through_typedefs(facts, member.ty))) {
-            (true, Some(Type::Record(base))) if depth < MAX_DEPTH => out.extend(flat_members_at(
-                facts,
-                base,
-                at.saturating_add(member.offset),
-                depth + 1,
-            )),
+            // A base class, or an anonymous struct (`struct { float x, y; };`): its members
+            // are the record's.
+            (true, Some(Type::Record(inner))) | (false, Some(Type::Record(inner)))
+                if depth < MAX_DEPTH && (member.base || (anonymous(inner) && !inner.union)) =>
+            {
+                out.extend(flat_members_at(
+                    facts,
+                    inner,
+                    at.saturating_add(member.offset),
+                    depth + 1,
+                ))
+            }
+            // An anonymous union of one type under several names (glm's
+            // `union { float x, r, s; };`): one member, by its first name.
+            (false, Some(Type::Record(inner)))
+                if anonymous(inner)
+                    && inner.union
+                    && inner.members.first().is_some_and(|first| {
+                        inner.members.iter().all(|m| {
+                            m.offset == 0
+                                && m.bits.is_none()
+                                && !m.base
+                                && unqualified(facts, m.ty) == unqualified(facts, first.ty)
+                        })
+                    }) =>
+            {
+                let first = &inner.members[0];
+                out.push(Member {
+                    offset: at.saturating_add(member.offset),
+                    ..first.clone()
+                })
+            }
             _ => out.push(Member {
                 offset: at.saturating_add(member.offset),
                 bits: member
@@ -602,6 +654,75 @@ mod tests {
         assert!(
             view.contains("pub struct ViewF32 {\n    pub tag: f32,\n    pub data: *mut f32,\n    pub _pad0: [u8; 8],\n    pub n: u64,\n}"),
             "{view}"
+        );
+    }
+
+    /// glm's `vec3`: a class-template instance named by its typedef, whose members are
+    /// anonymous unions of one type under several names (`union { float x, r, s; }`).
+    #[test]
+    fn anonymous_unions_of_one_type_are_one_field_and_typedefs_name_instances() {
+        let union_of = |names: &[&str]| {
+            Type::Record(Record {
+                name: None,
+                union: true,
+                size: Some(4),
+                align: None,
+                members: names.iter().map(|n| member(n, 0, 0)).collect(),
+            })
+        };
+        let facts = Facts {
+            types: vec![
+                Type::Base {
+                    name: "float".into(),
+                    size: 4,
+                }, // 0
+                union_of(&["x", "r", "s"]), // 1
+                union_of(&["y", "g", "t"]), // 2
+                union_of(&["z", "b", "p"]), // 3
+                record(
+                    "glm::vec<3, float, (glm::qualifier)0>",
+                    12,
+                    vec![
+                        Member {
+                            name: None,
+                            ..member("", 0, 1)
+                        },
+                        Member {
+                            name: None,
+                            ..member("", 4, 2)
+                        },
+                        Member {
+                            name: None,
+                            ..member("", 8, 3)
+                        },
+                    ],
+                ), // 4
+                Type::Typedef {
+                    name: "glm::vec3".into(),
+                    to: Some(4),
+                }, // 5
+                Type::Pointer(Some(5)),     // 6
+            ],
+            entries: vec![Entry {
+                symbol: "_Z10preprocessPN3glm3vecILi3EfLNS_9qualifierE0EEE".into(),
+                params: vec![Some(6), Some(5)],
+            }],
+        };
+        let mut from = FromFacts::new(&facts);
+        let mut names = naming::TypeNames::default();
+        let params = from
+            .params(&facts.entries[0].symbol, &[], &mut names, "k.cu")
+            .unwrap()
+            .unwrap();
+        assert_eq!(params, ["*mut Vec3", "Vec3"]);
+        let item = &from.records[0].3;
+        assert!(
+            item.starts_with(
+                "/// `glm::vec<3, float, (glm::qualifier)0>` of k.cu, as nvcc lays it out."
+            ) && item.contains(
+                "pub struct Vec3 {\n    pub x: f32,\n    pub y: f32,\n    pub z: f32,\n}"
+            ),
+            "{item}"
         );
     }
 }

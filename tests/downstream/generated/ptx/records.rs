@@ -21,7 +21,7 @@ pub struct ViewF64 {
 #[derive(Clone, Copy, Debug, ::cuda_kernel::KernelParam)]
 #[repr(C)]
 #[allow(non_snake_case, non_camel_case_types)]
-pub struct VecT3F32 {
+pub struct Vec3 {
     pub c: [f32; 3],
 }
 /// `Particle` of records.cu, as nvcc lays it out.
@@ -30,7 +30,7 @@ pub struct VecT3F32 {
 #[allow(non_snake_case, non_camel_case_types)]
 pub struct Particle {
     pub tag: i32,
-    pub pos: VecT3F32,
+    pub pos: Vec3,
     pub mass: f64,
 }
 /// `PackedNode` of records.cu, its bit-fields in the integers that hold them, as nvcc lays it out.
@@ -72,7 +72,7 @@ unsafe extern "C" {
     /// `add_vec3(vec_t<3, float> const*, vec_t<3, float> const*, vec_t<3, float>*, int)` of records.cu.
     #[kernel(name = "add_vec3")]
     #[allow(non_snake_case)]
-    pub fn add_vec3(a: *const VecT3F32, b: *const VecT3F32, out: *mut VecT3F32, n: i32);
+    pub fn add_vec3(a: *const Vec3, b: *const Vec3, out: *mut Vec3, n: i32);
     /// `weigh(Particle, double*)` of records.cu.
     #[kernel(name = "weigh")]
     #[allow(non_snake_case)]

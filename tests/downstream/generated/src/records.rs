@@ -18,7 +18,7 @@ use generated::*;
 pub fn check_layouts() {
     let particle = Particle {
         tag: 5,
-        pos: VecT3F32 { c: [1.0, 2.0, 3.0] },
+        pos: Vec3 { c: [1.0, 2.0, 3.0] },
         mass: 10.0,
     };
     let weigh = Weigh::pack(particle, 0x1000);
@@ -70,9 +70,9 @@ pub fn run(ctx: &Arc<CudaContext>) -> Result<(), Error> {
     };
     assert!(stream.clone_dtoh(&x)?.iter().all(|&e| e == 7.0));
     // add_vec3: a typedef of a class-template instance, through pointers.
-    let a = stream.clone_htod(&vec![VecT3F32 { c: [1.0, 2.0, 3.0] }; n])?;
-    let b = stream.clone_htod(&vec![VecT3F32 { c: [0.5, 0.5, 0.5] }; n])?;
-    let mut out = stream.clone_htod(&vec![VecT3F32 { c: [0.0; 3] }; n])?;
+    let a = stream.clone_htod(&vec![Vec3 { c: [1.0, 2.0, 3.0] }; n])?;
+    let b = stream.clone_htod(&vec![Vec3 { c: [0.5, 0.5, 0.5] }; n])?;
+    let mut out = stream.clone_htod(&vec![Vec3 { c: [0.0; 3] }; n])?;
     // SAFETY: add_vec3 touches element i < 64 of three 64-element buffers.
     unsafe {
         kernels
@@ -84,7 +84,7 @@ pub fn run(ctx: &Arc<CudaContext>) -> Result<(), Error> {
     let mut w = stream.alloc_zeros::<f64>(1)?;
     let particle = Particle {
         tag: 5,
-        pos: VecT3F32 { c: [1.0, 2.0, 3.0] },
+        pos: Vec3 { c: [1.0, 2.0, 3.0] },
         mass: 10.0,
     };
     // SAFETY: weigh writes out[0], of one double.
