@@ -319,10 +319,17 @@ impl Build {
     /// where another item has it its qualified C++ name (`gemm::detail::reset` is
     /// `GemmDetailReset`), or that with a number. Kernels that toolkit headers instantiate
     /// (CUB's, which the file's host code launches) are counted apart in the file's header.
+    /// Kernels the reader of the preprocessed text cannot type (taking class-template
+    /// instances, structs with base classes, methods or bit-fields, structs and enums of
+    /// other headers) are declared from the compiler's facts: the build step compiles the
+    /// file's host object (`nvcc -c -g` with the PTX's architecture and flags, kept as
+    /// `$OUT_DIR/cuda-kernel/<stem>.facts.o` while the inputs are unchanged; only for files
+    /// that need it) and reads the parameter types of the stub nvcc writes for each kernel
+    /// instance from its DWARF; each record becomes a `#[derive(KernelParam)]` struct laid
+    /// out as nvcc laid it out, and the kernel is bound by its C++ name.
     /// The generated blocks go through every check a hand-written one does
-    /// (the PTX check at compile time, the driver at load). A kernel this cannot declare (in an
-    /// anonymous namespace, taking a struct with bit-fields or methods, a template without
-    /// instances) is
+    /// (the PTX check at compile time, the driver at load). A kernel this cannot declare (a
+    /// template without instances, one taking a reference or a function) is
     /// a `cargo:warning` naming it and why: declare it by hand, and a hand-written declaration
     /// of a kernel always wins (the kernel is left out of the generated block). With
     /// [`committed_ptx`](Build::committed_ptx) the generated file is committed beside the PTX
