@@ -1,6 +1,6 @@
 //! The compiler's own facts about a file's kernels: what each entry of the PTX takes, read
 //! from the debug information of the host object nvcc makes of the same source
-//! (`nvcc -c -g`, [`crate::nvcc::host_object`]).
+//! (`nvcc -c -g`, which the build step runs and keeps beside the PTX for a file that needs it).
 //!
 //! For every kernel instance it compiles, nvcc writes a host function
 //! `__device_stub__<symbol>` (the device symbol without its leading `_`), whose parameters are

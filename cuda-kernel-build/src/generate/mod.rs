@@ -77,10 +77,16 @@ pub fn generate(
     let mut from_facts = facts.map(compiled::FromFacts::new);
     // A hand-written name may be a pattern (`u{op}_{T}`): the kernels it matches are its.
     let tag_names: Vec<String> = family_tags().into_iter().map(|(t, _)| t).collect();
+    // One written as an instance's or an overload's C++ name (`name = "scale<float>"`,
+    // `fill(double*, int)`) is its entry's (a qualified name is its kernel's, above).
     let by_hand = |name: &str| {
-        hand_written
-            .iter()
-            .any(|h| h == name || (h.contains('{') && matches(h, name, &tag_names).is_some()))
+        hand_written.iter().any(|h| {
+            h == name
+                || (h.contains('{') && matches(h, name, &tag_names).is_some())
+                || (name.starts_with("_Z")
+                    && h.contains(['<', '('])
+                    && cuda_kernel_syntax::demangle::names_entry(h, name))
+        })
     };
     let Scanned {
         kernels: found,
@@ -340,6 +346,10 @@ pub fn generate(
             };
             for entry in entries.iter().filter(of_kernel) {
                 any = true;
+                // An instance the crate declares by hand (by its C++ name) is its.
+                if by_hand(entry) {
+                    continue;
+                }
                 match pack_instance(&kernel, entry, &structs) {
                     Ok(params) => {
                         let Some(cpp_name) = bound_name(entry, entries) else {
@@ -457,6 +467,12 @@ pub fn generate(
                                         ))
                         })
                         .collect();
+                    // Instances the crate declares by hand (by their C++ names) are its.
+                    let by_hand_too = mine.len();
+                    let mine: Vec<&String> = mine.into_iter().filter(|e| !by_hand(e)).collect();
+                    if by_hand_too > 0 && mine.is_empty() {
+                        continue;
+                    }
                     let mut all: Vec<Declared> = Vec::new();
                     let mut facts_why = None;
                     for entry in &mine {
@@ -1405,5 +1421,113 @@ extern "C" __attribute__((global)) void copy_f64(const double *a, double *b) { }
                 .contains("pub fn copy_elements<T>(a: *const T, b: *mut T);")
         );
         assert!(g.rust.contains("pub fn fill<T>("));
+    }
+
+    /// A template whose instances take a class template, which only the compiler's facts
+    /// type: each instance by its C++ name, the record laid out from the facts; an instance the
+    /// crate declares by hand (by its C++ name) is left out and counted as the crate's.
+    #[test]
+    fn instances_only_the_facts_type_are_declared_by_their_cpp_names() {
+        use crate::facts::{Entry, Facts, Member, Record, Type};
+        let text = "# 1 \"cuda/k.cu\"\n\
+            template <typename T> struct View { T *data; int len; };\n\
+            template <typename T> __attribute__((global)) void sv(View<T> v, T x) { }\n\
+            template __attribute__((global)) void sv<float>(View<float>, float);\n\
+            template __attribute__((global)) void sv<double>(View<double>, double);\n";
+        let view = |name: &str, elem: usize, ptr: usize| {
+            Type::Record(Record {
+                name: Some(name.to_string()),
+                union: false,
+                size: Some(16),
+                align: None,
+                members: vec![
+                    Member {
+                        name: Some("data".into()),
+                        offset: 0,
+                        ty: Some(ptr),
+                        bits: None,
+                        base: false,
+                    },
+                    Member {
+                        name: Some("len".into()),
+                        offset: 8,
+                        ty: Some(elem),
+                        bits: None,
+                        base: false,
+                    },
+                ],
+            })
+        };
+        let facts = Facts {
+            types: vec![
+                Type::Base {
+                    name: "float".into(),
+                    size: 4,
+                }, // 0
+                Type::Base {
+                    name: "double".into(),
+                    size: 8,
+                }, // 1
+                Type::Base {
+                    name: "int".into(),
+                    size: 4,
+                }, // 2
+                Type::Pointer(Some(0)),     // 3
+                Type::Pointer(Some(1)),     // 4
+                view("View<float>", 2, 3),  // 5
+                view("View<double>", 2, 4), // 6
+            ],
+            entries: vec![
+                Entry {
+                    symbol: "_Z2svIfEv4ViewIT_ES1_".into(),
+                    params: vec![Some(5), Some(0)],
+                },
+                Entry {
+                    symbol: "_Z2svIdEv4ViewIT_ES1_".into(),
+                    params: vec![Some(6), Some(1)],
+                },
+            ],
+        };
+        let entries: Vec<String> = facts.entries.iter().map(|e| e.symbol.clone()).collect();
+        let hand_written = ["sv<float>".to_string()];
+        let g = generate(
+            "k.cu",
+            text,
+            &here,
+            &Options {
+                entries: &entries,
+                hand_written: &hand_written,
+                facts: Some(&facts),
+                ..Options::default()
+            },
+        );
+        assert!(g.warnings.is_empty(), "{:?}", g.warnings);
+        assert!(
+            g.rust.contains("#[kernel(name = \"sv<double>\")]")
+                && g.rust.contains("pub fn sv_double(v: ViewF64, x: f64);")
+                && g.rust.contains(
+                    "pub struct ViewF64 {\n    pub data: *mut f64,\n    pub len: i32,\n}"
+                )
+                && !g.rust.contains("sv<float>"),
+            "{}",
+            g.rust
+        );
+        assert_eq!(
+            (g.accounting.declared, g.accounting.by_hand),
+            (1, 1),
+            "{}",
+            g.accounting
+        );
+        // Without the facts, the reader names both instances in a warning with its reason.
+        let without = generate(
+            "k.cu",
+            text,
+            &here,
+            &Options {
+                entries: &entries,
+                ..Options::default()
+            },
+        );
+        assert_eq!(without.accounting.warned, 2, "{:?}", without.warnings);
     }
 }
