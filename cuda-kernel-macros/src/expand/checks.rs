@@ -66,10 +66,9 @@ pub(super) fn expand_checks(p: &dyn ToTokens, kernel: &Kernel) -> TokenStream {
 }
 
 /// A check the PTX check left to the compiler: `condition` (on `<ty as KernelParam>`) must hold,
-/// or rustc reports `message` at `ty`. A trait bound rather than a const panic: rustc reports an
-/// unsatisfied bound at the spanned tokens with the trait's message, but a const panic at the
-/// attribute. Every token of the call is spanned on the type (paths come in through `use`), so
-/// that rustc can point there.
+/// or rustc reports `message` at `ty`: a const panic whose tokens are spanned on the type, so
+/// that rustc's one error is the message at the user's type (a trait bound, as before, added
+/// rustc's lines naming the generated trait and function).
 pub(super) fn ptx_assertion(
     p: &dyn ToTokens,
     attrs: &[syn::Attribute],
@@ -77,18 +76,19 @@ pub(super) fn ptx_assertion(
     condition: TokenStream,
     message: &str,
 ) -> TokenStream {
-    // On the type itself, so that rustc's own lines read "the trait
-    // `SizeAndAlignmentOfThePtx<false>` is not implemented for `Block32`", at the type.
-    let call = quote_spanned! {ty.span()=> matches_ptx::<#ty, { #condition }>() };
+    // A const panic spanned on the type: rustc's one error is the message, at the type, with no
+    // name of the generated code in it.
+    let escaped = message.replace('{', "{{").replace('}', "}}");
+    let check = quote_spanned! {ty.span()=>
+        if !(#condition) {
+            ::core::panic!(#escaped)
+        }
+    };
     quote! {
         #(#attrs)*
         const _: () = {
             use #p::KernelParam;
-            #[diagnostic::on_unimplemented(message = #message, label = "does not match the PTX")]
-            trait SizeAndAlignmentOfThePtx<const SAME: bool> {}
-            impl<T> SizeAndAlignmentOfThePtx<true> for T {}
-            const fn matches_ptx<T: SizeAndAlignmentOfThePtx<SAME>, const SAME: bool>() {}
-            #call
+            #check
         };
     }
 }

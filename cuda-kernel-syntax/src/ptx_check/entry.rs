@@ -465,15 +465,31 @@ pub(super) fn check_param(
         (size, align, what, float)
     });
     let Some((size, align, what, float)) = known else {
+        // A struct of the user's in place of a built-in type (a hand-made `float2`): the
+        // built-in types, and the attribute that aligns the struct as the PTX does.
+        let mut fits = suggestion(ptx);
+        let built_in = match ty {
+            Type::Path(path) => path
+                .path
+                .segments
+                .last()
+                .is_some_and(|s| types::by_name(&s.ident.to_string()).is_some()),
+            _ => true,
+        };
+        if !built_in && !fits.starts_with("a #[repr(C)]") {
+            fits = format!(
+                "{fits}, or a struct of {} bytes with #[repr(C, align({}))]",
+                ptx.size, ptx.align
+            );
+        }
         return Some(PtxLayout {
             size: ptx.size,
             align: ptx.align,
             message: format!(
                 "{declared} does not match parameter {} of `{}`, which the PTX declares as \
-                 {ptx_side}: did you mean {}?",
+                 {ptx_side}: did you mean {fits}?",
                 index + 1,
                 kernel.symbol,
-                suggestion(ptx)
             ),
         });
     };
