@@ -694,6 +694,17 @@ impl Build {
                 }
                 Err(mut p) => problems.append(&mut p),
             }
+        } else if problems.is_empty() {
+            // Without generation, no earlier build's declarations stay behind to be included
+            // unawares: `$OUT_DIR/cuda-kernel/<stem>.rs` says, where it is included, which
+            // builder call makes it.
+            for job in &jobs {
+                let path = out_dir.join("cuda-kernel").join(format!("{}.rs", job.stem));
+                let text = not_generated(&job.stem);
+                if let Err(e) = write_if_changed(&path, text.as_bytes()) {
+                    problems.extend(e.problems);
+                }
+            }
         }
         if problems.is_empty() {
             let unlisted_files: Vec<PathBuf> = match listed {
@@ -926,6 +937,22 @@ fn generate_all(
     } else {
         Err(problems)
     }
+}
+
+/// What `$OUT_DIR/cuda-kernel/<stem>.rs` holds when the build script does not ask for
+/// generated declarations: an error, where the file is included, naming the builder call (an
+/// earlier build's declarations would otherwise compile, stale, and a clean build say only
+/// that the file cannot be read).
+fn not_generated(stem: &str) -> String {
+    let message = format!(
+        "cuda-kernel: {stem}.rs holds the declarations generated from {stem}.cu only when \
+         build.rs calls `.generate_declarations(true)` on its cuda_kernel_build::Build; add it, \
+         or declare the kernels by hand"
+    );
+    format!(
+        "// Not generated: the build script does not ask for declarations.\n\
+         ::core::compile_error!({message:?});\n"
+    )
 }
 
 fn env_dir(name: &str) -> Result<PathBuf, Error> {

@@ -739,3 +739,31 @@ fn records_only_the_compiler_types_are_declared_from_its_facts() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A build script that stops asking for generated declarations leaves none behind: an earlier
+/// build's `$OUT_DIR/cuda-kernel/<stem>.rs` would compile, stale, wherever it is included;
+/// the file now holds one error naming the builder call that makes it.
+#[test]
+#[cfg_attr(not(has_nvcc), ignore = "needs nvcc")]
+fn without_generation_no_generated_file_stays_behind() {
+    let dir = project("not-generated", GOOD);
+    let generated = dir.join("out/cuda-kernel/axpy.rs");
+    build(&dir)
+        .generate_declarations(true)
+        .try_compile()
+        .unwrap();
+    let before = std::fs::read_to_string(&generated).unwrap();
+    assert!(!before.contains("compile_error"), "{before}");
+    build(&dir).try_compile().unwrap();
+    let after = std::fs::read_to_string(&generated).unwrap();
+    let file: syn::File = syn::parse_str(&after).unwrap();
+    let one_error = matches!(
+        file.items.as_slice(),
+        [syn::Item::Macro(m)] if m.mac.path.segments.last().is_some_and(|s| s.ident == "compile_error")
+    );
+    assert!(
+        one_error && after.contains("`.generate_declarations(true)`") && after.contains("axpy.cu"),
+        "{after}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
