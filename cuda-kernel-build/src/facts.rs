@@ -221,8 +221,6 @@ struct Die {
     upper_bound: Option<u64>,
     declaration: bool,
     external: bool,
-    /// A definition's declaration (`DW_AT_specification`).
-    specification: Option<usize>,
     children: Vec<usize>,
 }
 
@@ -239,7 +237,7 @@ impl Dies {
         let mut dies: Vec<Die> = Vec::new();
         let mut at: HashMap<usize, usize> = HashMap::new();
         // References, resolved once every entry is read.
-        let mut refs: Vec<(usize, gimli::UnitOffset, bool)> = Vec::new();
+        let mut refs: Vec<(usize, gimli::UnitOffset)> = Vec::new();
         let mut stack: Vec<usize> = Vec::new();
         let mut cursor = unit.entries();
         let mut depth = 0isize;
@@ -265,7 +263,6 @@ impl Dies {
                 upper_bound: None,
                 declaration: false,
                 external: false,
-                specification: None,
                 children: Vec::new(),
             };
             let mut attrs = entry.attrs();
@@ -276,9 +273,9 @@ impl Dies {
                             die.name = s.to_string_lossy().ok().map(|s| s.into_owned());
                         }
                     }
-                    dw::DW_AT_type | dw::DW_AT_specification => {
+                    dw::DW_AT_type => {
                         if let AttributeValue::UnitRef(offset) = attr.value() {
-                            refs.push((index, offset, attr.name() == dw::DW_AT_specification));
+                            refs.push((index, offset));
                         }
                     }
                     dw::DW_AT_byte_size => die.byte_size = attr.udata_value(),
@@ -300,14 +297,8 @@ impl Dies {
             stack.push(index);
             dies.push(die);
         }
-        for (index, offset, specification) in refs {
-            let Some(&target) = at.get(&offset.0) else {
-                continue;
-            };
-            match specification {
-                true => dies[index].specification = Some(target),
-                false => dies[index].ty = Some(target),
-            }
+        for (index, offset) in refs {
+            dies[index].ty = at.get(&offset.0).copied();
         }
         Ok(Dies { dies })
     }

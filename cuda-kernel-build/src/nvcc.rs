@@ -1,6 +1,7 @@
 //! Running nvcc: finding it, compiling in parallel, and saying what its errors mean for the
 //! Rust declarations.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -175,14 +176,19 @@ pub fn cache_key(nvcc: &Path, job: &Job, includes: &[PathBuf]) -> String {
 /// (`<file>.key`), where that key is `key` and the file is still what was made (not since
 /// rewritten, by a build that took the committed PTX, say).
 pub fn cached(output: &Path, key: &str) -> Option<String> {
-    let stamp = std::fs::read_to_string(key_path(output)).ok()?;
-    let text = std::fs::read_to_string(output).ok()?;
-    (stamp == stamped(key, text.as_bytes())).then_some(text)
+    String::from_utf8(cached_bytes(output, key)?).ok()
 }
 
-/// Records that `output`, holding `text`, was made for `key`.
-pub fn remember(output: &Path, key: &str, text: &str) {
-    let _ = std::fs::write(key_path(output), stamped(key, text.as_bytes()));
+/// [`cached`], of a file that need not be text (a host object).
+fn cached_bytes(output: &Path, key: &str) -> Option<Vec<u8>> {
+    let stamp = std::fs::read_to_string(key_path(output)).ok()?;
+    let made = std::fs::read(output).ok()?;
+    (stamp == stamped(key, &made)).then_some(made)
+}
+
+/// Records that `output`, holding `made`, was made for `key`.
+pub fn remember(output: &Path, key: &str, made: &[u8]) {
+    let _ = std::fs::write(key_path(output), stamped(key, made));
 }
 
 /// The key, and a digest of what was made for it.
@@ -216,7 +222,7 @@ pub fn preprocess_cached(
     }
     let text = preprocess(nvcc, job, includes)?;
     if std::fs::write(&path, &text).is_ok() {
-        remember(&path, &key, &text);
+        remember(&path, &key, text.as_bytes());
     }
     Ok(text)
 }
@@ -235,62 +241,59 @@ pub fn facts_cached(
         .join("cuda-kernel")
         .join(format!("{}.facts.o", job.stem));
     let key = cache_key(nvcc, job, includes);
-    let object = match std::fs::read(&path) {
-        Ok(bytes)
-            if std::fs::read_to_string(key_path(&path)).ok() == Some(stamped(&key, &bytes)) =>
-        {
-            bytes
-        }
-        _ => {
-            let args = job
-                .args
-                .iter()
-                .map(|a| if a == "-ptx" { "-c" } else { a.as_str() });
-            let output = Command::new(nvcc)
-                .args(args)
-                .arg("-g")
-                .args(includes.iter().map(|d| format!("-I{}", d.display())))
-                .arg("-o")
-                .arg(&path)
-                .arg(&job.source)
-                .output()
-                .map_err(|e| format!("cannot run {}: {e}", nvcc.display()))?;
-            if !output.status.success() {
-                return Err(format!(
-                    "nvcc could not compile {}'s host object for its facts:\n{}",
-                    job.source.display(),
-                    String::from_utf8_lossy(&output.stderr).trim_end()
-                ));
-            }
-            let bytes =
+    let object = match cached_bytes(&path, &key) {
+        Some(object) => object,
+        None => {
+            let out = [OsStr::new("-g"), OsStr::new("-o"), path.as_os_str()];
+            run(nvcc, job, includes, "-c", &out).map_err(|e| {
+                format!(
+                    "nvcc could not compile {}'s host object for its facts:\n{e}",
+                    job.source.display()
+                )
+            })?;
+            let object =
                 std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            let _ = std::fs::write(key_path(&path), stamped(&key, &bytes));
-            bytes
+            remember(&path, &key, &object);
+            object
         }
     };
     crate::facts::Facts::read(&object).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 pub fn preprocess(nvcc: &Path, job: &Job, includes: &[PathBuf]) -> Result<String, String> {
+    let stdout = run(nvcc, job, includes, "-E", &[])
+        .map_err(|e| format!("nvcc could not preprocess {}:\n{e}", job.source.display()))?;
+    String::from_utf8(stdout)
+        .map_err(|_| format!("nvcc's preprocessed {} is not UTF-8", job.source.display()))
+}
+
+/// nvcc run on the job's source as for its PTX (its architecture and flags, the include
+/// folders), `mode` (`-E`, `-c`) in place of `-ptx`, `extra` after: its standard output, or
+/// its standard error.
+fn run(
+    nvcc: &Path,
+    job: &Job,
+    includes: &[PathBuf],
+    mode: &str,
+    extra: &[&OsStr],
+) -> Result<Vec<u8>, String> {
     let args = job
         .args
         .iter()
-        .map(|a| if a == "-ptx" { "-E" } else { a.as_str() });
+        .map(|a| if a == "-ptx" { mode } else { a.as_str() });
     let output = Command::new(nvcc)
         .args(args)
+        .args(extra)
         .args(includes.iter().map(|d| format!("-I{}", d.display())))
         .arg(&job.source)
         .output()
         .map_err(|e| format!("cannot run {}: {e}", nvcc.display()))?;
-    if !output.status.success() {
-        return Err(format!(
-            "nvcc could not preprocess {}:\n{}",
-            job.source.display(),
-            String::from_utf8_lossy(&output.stderr).trim_end()
-        ));
+    match output.status.success() {
+        true => Ok(output.stdout),
+        false => Err(String::from_utf8_lossy(&output.stderr)
+            .trim_end()
+            .to_string()),
     }
-    String::from_utf8(output.stdout)
-        .map_err(|_| format!("nvcc's preprocessed {} is not UTF-8", job.source.display()))
 }
 
 /// nvcc's error, with each kernel whose definition differs from its Rust declaration named

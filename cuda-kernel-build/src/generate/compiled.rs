@@ -87,8 +87,9 @@ impl<'a> FromFacts<'a> {
         };
         match &self.facts.types[index] {
             Type::Base { name, .. } => base(name),
-            Type::Typedef { name, to } => match types::by_cuda_name(name) {
-                Some(t) if !t.rust.contains("TensorMap") => Ok(t.rust_path("::cuda_kernel")),
+            // A C type the table names (`size_t`, `uint32_t`, `float4`), as the reader spells it.
+            Type::Typedef { name, to } => match super::builtin(name) {
+                Some(t) if !t.contains("TensorMap") => Ok(t),
                 Some(_) => Err(format!("takes `{name}` (declare a TMA descriptor by hand)")),
                 None => {
                     // A class-template instance or an unnamed record is named after it; not
@@ -431,20 +432,11 @@ fn is_const(facts: &Facts, mut ty: TypeRef) -> bool {
     false
 }
 
-/// A fundamental type by the host compiler's name for it.
+/// A fundamental type by the host compiler's name for it (`long unsigned int`), spelled as
+/// the reader of the text spells the same C type (`::cuda_kernel::ffi::c_ulong`).
 fn base(name: &str) -> Result<String, String> {
-    let standard = match name {
-        "long int" => "long",
-        "long unsigned int" => "unsigned long",
-        "short int" => "short",
-        "short unsigned int" => "unsigned short",
-        "long long int" => "long long",
-        "long long unsigned int" => "unsigned long long",
-        "_Bool" => "bool",
-        other => other,
-    };
-    types::by_fundamental_name(standard)
-        .map(|t| t.rust_path("::cuda_kernel"))
+    let words: Vec<String> = name.split_whitespace().map(str::to_string).collect();
+    super::builtin(&super::c_spelling(&words))
         .ok_or_else(|| format!("takes `{name}`, which no Rust type of cuda-kernel stands for"))
 }
 
@@ -652,7 +644,7 @@ mod tests {
         assert_eq!(params, ["ViewF32", "*const ViewF32"]);
         let view = &from.records.iter().find(|r| r.2 == "ViewF32").unwrap().3;
         assert!(
-            view.contains("pub struct ViewF32 {\n    pub tag: f32,\n    pub data: *mut f32,\n    pub _pad0: [u8; 8],\n    pub n: u64,\n}"),
+            view.contains("pub struct ViewF32 {\n    pub tag: f32,\n    pub data: *mut f32,\n    pub _pad0: [u8; 8],\n    pub n: ::cuda_kernel::ffi::c_ulong,\n}"),
             "{view}"
         );
     }

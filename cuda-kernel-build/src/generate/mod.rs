@@ -359,19 +359,15 @@ pub fn generate(
                             ));
                             continue;
                         };
-                        let name = instance_fn_name(&kernel.name, &cpp_name, &kernels, &fn_idents);
-                        fn_idents.push(rust_name(&name));
-                        kernels.push(Declared {
-                            name,
-                            namespace: None,
-                            extern_c: true,
-                            generics: Vec::new(),
+                        let declared = bound_by_cpp_name(
+                            &kernel.name,
+                            &cpp_name,
+                            entry,
                             params,
-                            twin: 0,
-                            symbol: Some(entry.clone()),
-                            shown: Some(cuda_kernel_syntax::demangle::written(entry)),
-                            cpp_name: Some(cpp_name),
-                        });
+                            &kernels,
+                            &mut fn_idents,
+                        );
+                        kernels.push(declared);
                     }
                     Err(why) => match from_facts.as_mut().and_then(|f| {
                         declared_from_facts(
@@ -893,12 +889,30 @@ fn declared_from_facts(
     let Some(cpp_name) = bound_name(entry, entries) else {
         return Some(Err("has a symbol this generator does not read".to_string()));
     };
-    let name = match kernel.template {
-        Some(_) => instance_fn_name(&kernel.name, &cpp_name, kernels, fn_idents),
-        None => instance_fn_name(&kernel.name, "", kernels, fn_idents),
+    // A plain kernel's fn is named after it; an instance's after its arguments too.
+    let words = match kernel.template {
+        Some(_) => cpp_name.clone(),
+        None => String::new(),
     };
+    let mut declared = bound_by_cpp_name(&kernel.name, &words, entry, params, kernels, fn_idents);
+    declared.cpp_name = Some(cpp_name);
+    Some(Ok(declared))
+}
+
+/// The entry `entry` of `kernel` declared by its C++ name `cpp_name`, as an instance is: its
+/// fn named by [`instance_fn_name`] (claimed in `fn_idents`), its doc line the instance as
+/// C++ writes it.
+fn bound_by_cpp_name(
+    kernel: &str,
+    cpp_name: &str,
+    entry: &str,
+    params: Vec<(String, String)>,
+    kernels: &[Declared],
+    fn_idents: &mut Vec<String>,
+) -> Declared {
+    let name = instance_fn_name(kernel, cpp_name, kernels, fn_idents);
     fn_idents.push(rust_name(&name));
-    Some(Ok(Declared {
+    Declared {
         name,
         namespace: None,
         extern_c: true,
@@ -907,8 +921,8 @@ fn declared_from_facts(
         twin: 0,
         symbol: Some(entry.to_string()),
         shown: Some(cuda_kernel_syntax::demangle::written(entry)),
-        cpp_name: Some(cpp_name),
-    }))
+        cpp_name: Some(cpp_name.to_string()),
+    }
 }
 
 #[cfg(test)]

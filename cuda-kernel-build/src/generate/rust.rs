@@ -248,6 +248,7 @@ pub(super) fn c_spelling(words: &[String]) -> String {
         "unsigned" => "unsigned int",
         "signed" | "signed int" => "int",
         "long unsigned" | "unsigned long" => "unsigned long",
+        "short unsigned" | "unsigned short" => "unsigned short",
         "long long unsigned" | "unsigned long long" => "unsigned long long",
         "signed long" => "long",
         "signed short" => "short",
