@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # What the build step's nvcc runs cost on a new file: `-ptx` (the PTX), `-E` (the text the
-# declaration generator reads) and `-c -g` (the host object whose DWARF holds the compiler's
-# facts, compiled only for a file whose kernels the reader of the text cannot all type).
-# Medians of 3 runs each, in milliseconds.
+# declaration generator reads) and `-ptx -G` (the device code's debug information, which holds
+# the compiler's facts, compiled only for a file whose kernels the reader of the text cannot
+# all type). Medians of 3 runs each, in milliseconds.
 # usage: scripts/bench-facts.sh ARCH FILE.cu [nvcc flags...]
 set -euo pipefail
 arch=$1 src=$2
@@ -19,5 +19,5 @@ ms() {
 median() { sort -n | sed -n 2p; }
 p=$(for _ in 1 2 3; do ms nvcc -ptx -arch="$arch" "$@" "$src" -o "$out/f.ptx"; done | median)
 e=$(for _ in 1 2 3; do ms nvcc -E -arch="$arch" "$@" "$src" -o "$out/f.ii"; done | median)
-c=$(for _ in 1 2 3; do ms nvcc -c -g -arch="$arch" "$@" "$src" -o "$out/f.o"; done | median)
-echo "$(basename "$src"): -ptx ${p} ms, -E ${e} ms, -c -g ${c} ms; all three / -ptx $(echo "scale=2; ($p + $e + $c) / $p" | bc)"
+g=$(for _ in 1 2 3; do ms nvcc -ptx -G -arch="$arch" "$@" "$src" -o "$out/g.ptx"; done | median)
+echo "$(basename "$src"): -ptx ${p} ms, -E ${e} ms, -ptx -G ${g} ms; all three / -ptx $(echo "scale=2; ($p + $e + $g) / $p" | bc)"

@@ -1,18 +1,19 @@
 //! The compiler's own facts about a file's kernels: what each entry of the PTX takes, read
-//! from the debug information of the host object nvcc makes of the same source
-//! (`nvcc -c -g`, which the build step runs and keeps beside the PTX for a file that needs it).
+//! from the debug information nvcc writes into PTX compiled with `-G` (`nvcc -ptx -G`, which
+//! the build step runs and keeps beside the PTX for a file that needs it).
 //!
-//! For every kernel instance it compiles, nvcc writes a host function
-//! `__device_stub__<symbol>` (the device symbol without its leading `_`), whose parameters are
-//! the kernel's, in order, with their types: the kernel's entry and its parameter types, as
-//! the compiler itself resolved them (typedefs, class-template instances, enums of any header,
-//! structs with methods or base classes), with every record's size, alignment and member
-//! offsets. The DWARF is read with gimli; nothing here reads C++ text.
+//! cicc writes the DWARF of the device code it compiles into the PTX's `.debug_info` and
+//! `.debug_abbrev` sections, as byte directives: a subprogram for every kernel instance, named
+//! by its entry's symbol, with its parameters, in order, with their types as the compiler
+//! itself resolved them (typedefs, class-template instances, enums of any header, structs with
+//! methods or base classes), every record's size and member offsets, bit-fields. The DWARF is
+//! read with gimli; nothing here reads C++ text. Two facts DWARF 2 does not carry come from
+//! elsewhere: a by-value record's alignment from its parameter in the PTX, a record's
+//! namespaces from the symbols of the entries that take it.
 
 use std::collections::HashMap;
 
 use gimli::{AttributeValue, constants as dw};
-use object::{Object as _, ObjectSection as _};
 
 /// A type of the facts, by its index in [`Facts::types`]; `None` is `void`.
 pub type TypeRef = Option<usize>;
@@ -108,7 +109,7 @@ pub struct Entry {
     pub params: Vec<TypeRef>,
 }
 
-/// The facts of one host object.
+/// The facts of one file's PTX.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Facts {
     /// Every kernel instance nvcc compiled.
@@ -117,62 +118,44 @@ pub struct Facts {
     pub types: Vec<Type>,
 }
 
-const STUB: &str = "__device_stub__";
-
 impl Facts {
-    /// Reads the facts of a host object (ELF, as `nvcc -c -g` writes it).
-    pub fn read(object: &[u8]) -> Result<Facts, String> {
-        let file = object::File::parse(object).map_err(|e| format!("not an object file: {e}"))?;
-        let sections = gimli::DwarfSections::load(|id| -> Result<_, String> {
-            match file.section_by_name(id.name()) {
-                Some(section) => Ok((
-                    section
-                        .uncompressed_data()
-                        .map_err(|e| format!("cannot read {}: {e}", id.name()))?
-                        .into_owned(),
-                    section
-                        .relocation_map()
-                        .map_err(|e| format!("cannot read {}'s relocations: {e}", id.name()))?,
-                )),
-                None => Ok((Vec::new(), object::read::RelocationMap::default())),
-            }
+    /// Reads the facts of PTX that carries its debug information (`nvcc -ptx -G`): the
+    /// `.debug_info` and `.debug_abbrev` sections, written in the PTX as byte directives, read
+    /// as DWARF; each of the PTX's entries with the parameters of its subprogram there.
+    pub fn read(ptx: &str) -> Result<Facts, String> {
+        let entries = cuda_kernel_syntax::ptx::entries(ptx)
+            .map_err(|e| format!("line {}: {}", e.line, e.message))?;
+        let sections = debug_sections(ptx)?;
+        let empty: &[u8] = &[];
+        let dwarf = gimli::Dwarf::load(|id| -> Result<_, String> {
+            let data = sections
+                .get(id.name())
+                .map_or(empty, |data| data.as_slice());
+            Ok(gimli::EndianSlice::new(data, gimli::LittleEndian))
         })?;
-        let dwarf = sections.borrow(|(data, relocations)| {
-            gimli::RelocateReader::new(
-                gimli::EndianSlice::new(data, gimli::LittleEndian),
-                Relocations(relocations),
-            )
-        });
         let mut facts = Facts::default();
         let mut units = dwarf.units();
         while let Some(header) = units.next().map_err(dwarf_error)? {
-            let unit = dwarf.unit(header).map_err(dwarf_error)?;
-            let dies = Dies::read(&dwarf, &unit)?;
-            dies.entries(&mut facts);
+            // Not `Dwarf::unit`: the PTX has no line program (ptxas writes it from `.loc`).
+            let abbreviations = dwarf.abbreviations(&header).map_err(dwarf_error)?;
+            let dies = Dies::read(&dwarf, &header, &abbreviations)?;
+            dies.entries(&entries, &mut facts);
         }
+        facts.names_from_symbols();
         Ok(facts)
     }
 
-    /// The facts of the PTX entry `symbol`: the instance whose stub names it, nvcc's
-    /// run-dependent internal names aside (the host object and the PTX come from two nvcc
-    /// runs); an `extern "C"` entry by its kernel's name.
+    /// The facts of the PTX entry `symbol`: the instance of that symbol, nvcc's run-dependent
+    /// internal names aside (the facts and the PTX come from two nvcc runs); an `extern "C"`
+    /// entry by its kernel's name.
     pub fn entry(&self, symbol: &str) -> Option<&Entry> {
         use cuda_kernel_syntax::itanium::{without_internal_parts, without_nv_static_prefix};
         let masked = without_internal_parts(without_nv_static_prefix(symbol));
         let mut found = self
             .entries
             .iter()
-            .filter(|e| without_internal_parts(&e.symbol) == masked);
-        if let (Some(one), None) = (found.next(), found.next()) {
-            return Some(one);
-        }
-        if symbol.starts_with("_Z") {
-            return None;
-        }
-        let mut named = self.entries.iter().filter(|e| {
-            cuda_kernel_syntax::demangle::function_name(&e.symbol).as_deref() == Some(symbol)
-        });
-        match (named.next(), named.next()) {
+            .filter(|e| without_internal_parts(without_nv_static_prefix(&e.symbol)) == masked);
+        match (found.next(), found.next()) {
             (Some(one), None) => Some(one),
             _ => None,
         }
@@ -182,25 +165,138 @@ impl Facts {
     pub fn ty(&self, ty: TypeRef) -> Option<&Type> {
         ty.and_then(|i| self.types.get(i))
     }
+
+    /// A record's name with its namespaces, as the entries' symbols spell it: the device's
+    /// debug information names a record without its enclosing namespaces (`Mesh` for
+    /// `wp::Mesh`), and spells template arguments its own way (`vec_t<3U,float>`).
+    fn names_from_symbols(&mut self) {
+        let mut named: Vec<(usize, String)> = Vec::new();
+        for entry in &self.entries {
+            let Some(written) = cuda_kernel_syntax::demangle::param_types(&entry.symbol) else {
+                continue;
+            };
+            if written.len() != entry.params.len() {
+                continue;
+            }
+            for (&param, text) in entry.params.iter().zip(&written) {
+                let Some(index) = self.record_of(param) else {
+                    continue;
+                };
+                let Type::Record(record) = &self.types[index] else {
+                    continue;
+                };
+                let Some(name) = record.name.as_deref() else {
+                    continue;
+                };
+                let mut bare = text.trim();
+                loop {
+                    let before = bare;
+                    for suffix in ["*", "&", " const", " volatile", " __restrict__", "const "] {
+                        bare = bare.strip_suffix(suffix).unwrap_or(bare).trim();
+                    }
+                    bare = bare.strip_prefix("const ").unwrap_or(bare).trim();
+                    if before == bare {
+                        break;
+                    }
+                }
+                if bare != name && bare.ends_with(&format!("::{name}")) {
+                    named.push((index, bare.to_string()));
+                }
+            }
+        }
+        for (index, name) in named {
+            if let Type::Record(record) = &mut self.types[index] {
+                record.name = Some(name);
+            }
+        }
+    }
+
+    /// The record a parameter of this type is or points to, through qualifiers and typedefs.
+    fn record_of(&self, mut ty: TypeRef) -> Option<usize> {
+        for _ in 0..MAX_DEPTH {
+            match self.ty(ty)? {
+                Type::Record(_) => return ty,
+                Type::Pointer(to)
+                | Type::Reference(to)
+                | Type::Const(to)
+                | Type::Volatile(to)
+                | Type::Restrict(to)
+                | Type::Typedef { to, .. } => ty = *to,
+                _ => return None,
+            }
+        }
+        None
+    }
 }
+
+/// The deepest the reader and the generator follow a type: nvcc's types are shallower by far;
+/// a type that refers to itself other than through a struct (damaged debug information) stops
+/// there.
+pub(crate) const MAX_DEPTH: usize = 64;
 
 fn dwarf_error(e: gimli::Error) -> String {
-    format!("cannot read the host object's debug information: {e}")
+    format!("cannot read the PTX's debug information: {e}")
 }
 
-/// The relocations of a section of a relocatable object, applied as gimli reads it (the
-/// offsets into `.debug_str` and the other sections are relocations there).
-#[derive(Clone, Copy, Debug)]
-struct Relocations<'a>(&'a object::read::RelocationMap);
-
-impl gimli::read::Relocate<usize> for Relocations<'_> {
-    fn relocate_address(&self, offset: usize, value: u64) -> gimli::Result<u64> {
-        Ok(self.0.relocate(offset as u64, value))
+/// The PTX's `.debug_*` sections as bytes: `.section .debug_info { .b8 2 ... }`. A label where
+/// a number is written (`.b32 .debug_abbrev`, `.b64 global`) is an address or a section offset,
+/// which a single unit at the start of each section reads as 0.
+fn debug_sections(ptx: &str) -> Result<HashMap<&str, Vec<u8>>, String> {
+    let mut sections: HashMap<&str, Vec<u8>> = HashMap::new();
+    let mut lines = ptx.lines().enumerate();
+    while let Some((_, line)) = lines.next() {
+        let Some(name) = line.trim().strip_prefix(".section") else {
+            continue;
+        };
+        let name = name.trim();
+        if !name.starts_with(".debug_") {
+            continue;
+        }
+        let mut bytes = Vec::new();
+        let mut opened = false;
+        for (number, line) in lines.by_ref() {
+            let line = line.trim();
+            match line {
+                "{" if !opened => {
+                    opened = true;
+                    continue;
+                }
+                "}" => break,
+                "" => continue,
+                _ => {}
+            }
+            let (directive, values) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+            let size = match directive {
+                ".b8" => 1,
+                ".b16" => 2,
+                ".b32" => 4,
+                ".b64" => 8,
+                _ if line.ends_with(':') => continue,
+                _ => {
+                    return Err(format!(
+                        "line {}: `{line}` in the section {name}",
+                        number + 1
+                    ));
+                }
+            };
+            for value in values.split(',') {
+                let value = value.trim();
+                let n: u64 = match value.parse::<u64>() {
+                    Ok(n) => n,
+                    Err(_) if value.parse::<i64>().is_ok() => {
+                        value.parse::<i64>().unwrap_or(0) as u64
+                    }
+                    Err(_) if value.starts_with("0x") => u64::from_str_radix(&value[2..], 16)
+                        .map_err(|_| format!("line {}: `{value}` is not a number", number + 1))?,
+                    // A label.
+                    Err(_) => 0,
+                };
+                bytes.extend_from_slice(&n.to_le_bytes()[..size]);
+            }
+        }
+        sections.entry(name).or_default().extend(bytes);
     }
-
-    fn relocate_offset(&self, offset: usize, value: usize) -> gimli::Result<usize> {
-        <usize as gimli::ReaderOffset>::from_u64(self.0.relocate(offset as u64, value as u64))
-    }
+    Ok(sections)
 }
 
 /// One debugging-information entry, with what is read of it.
@@ -211,14 +307,18 @@ struct Die {
     /// Its parent's index.
     parent: Option<usize>,
     name: Option<String>,
+    /// A subprogram's symbol.
+    linkage: Option<String>,
     ty: Option<usize>,
     byte_size: Option<u64>,
-    alignment: Option<u64>,
     member_offset: Option<u64>,
     bit_size: Option<u64>,
+    /// DWARF 2's bit offset, counted from the most significant bit of the storage unit.
     bit_offset: Option<u64>,
     count: Option<u64>,
     upper_bound: Option<u64>,
+    /// An enumerator's value is negative.
+    negative: bool,
     declaration: bool,
     external: bool,
     children: Vec<usize>,
@@ -229,17 +329,27 @@ struct Dies {
     dies: Vec<Die>,
 }
 
+/// `DW_OP_plus_uconst n`, as DWARF 2 writes a member's offset.
+fn plus_uconst<R: gimli::Reader>(expression: gimli::Expression<R>) -> Option<u64> {
+    let mut reader = expression.0;
+    match reader.read_u8().ok()? {
+        0x23 => reader.read_uleb128().ok(),
+        _ => None,
+    }
+}
+
 impl Dies {
     fn read<R: gimli::Reader<Offset = usize>>(
         dwarf: &gimli::Dwarf<R>,
-        unit: &gimli::Unit<R>,
+        unit: &gimli::UnitHeader<R>,
+        abbreviations: &gimli::Abbreviations,
     ) -> Result<Dies, String> {
         let mut dies: Vec<Die> = Vec::new();
         let mut at: HashMap<usize, usize> = HashMap::new();
         // References, resolved once every entry is read.
         let mut refs: Vec<(usize, gimli::UnitOffset)> = Vec::new();
         let mut stack: Vec<usize> = Vec::new();
-        let mut cursor = unit.entries();
+        let mut cursor = unit.entries(abbreviations);
         let mut depth = 0isize;
         while let Some((delta, entry)) = cursor.next_dfs().map_err(dwarf_error)? {
             let index = dies.len();
@@ -253,25 +363,33 @@ impl Dies {
                 depth,
                 parent,
                 name: None,
+                linkage: None,
                 ty: None,
                 byte_size: None,
-                alignment: None,
                 member_offset: None,
                 bit_size: None,
                 bit_offset: None,
                 count: None,
                 upper_bound: None,
+                negative: false,
                 declaration: false,
                 external: false,
                 children: Vec::new(),
             };
+            let string = |value| {
+                let text = match value {
+                    AttributeValue::String(text) => text,
+                    AttributeValue::DebugStrRef(at) => dwarf.debug_str.get_str(at).ok()?,
+                    _ => return None,
+                };
+                text.to_string_lossy().ok().map(|s| s.into_owned())
+            };
             let mut attrs = entry.attrs();
             while let Some(attr) = attrs.next().map_err(dwarf_error)? {
                 match attr.name() {
-                    dw::DW_AT_name => {
-                        if let Ok(s) = dwarf.attr_string(unit, attr.value()) {
-                            die.name = s.to_string_lossy().ok().map(|s| s.into_owned());
-                        }
+                    dw::DW_AT_name => die.name = string(attr.value()),
+                    dw::DW_AT_linkage_name | dw::DW_AT_MIPS_linkage_name => {
+                        die.linkage = string(attr.value())
                     }
                     dw::DW_AT_type => {
                         if let AttributeValue::UnitRef(offset) = attr.value() {
@@ -279,12 +397,20 @@ impl Dies {
                         }
                     }
                     dw::DW_AT_byte_size => die.byte_size = attr.udata_value(),
-                    dw::DW_AT_alignment => die.alignment = attr.udata_value(),
-                    dw::DW_AT_data_member_location => die.member_offset = attr.udata_value(),
+                    dw::DW_AT_data_member_location => {
+                        die.member_offset = match attr.value() {
+                            AttributeValue::Exprloc(e) => plus_uconst(e),
+                            AttributeValue::Block(b) => plus_uconst(gimli::Expression(b)),
+                            _ => attr.udata_value(),
+                        }
+                    }
                     dw::DW_AT_bit_size => die.bit_size = attr.udata_value(),
-                    dw::DW_AT_data_bit_offset => die.bit_offset = attr.udata_value(),
+                    dw::DW_AT_bit_offset => die.bit_offset = attr.udata_value(),
                     dw::DW_AT_count => die.count = attr.udata_value(),
                     dw::DW_AT_upper_bound => die.upper_bound = attr.udata_value(),
+                    dw::DW_AT_const_value => {
+                        die.negative = attr.sdata_value().is_some_and(|v| v < 0)
+                    }
                     dw::DW_AT_declaration => die.declaration = true,
                     dw::DW_AT_external => die.external = true,
                     _ => {}
@@ -298,35 +424,60 @@ impl Dies {
             dies.push(die);
         }
         for (index, offset) in refs {
-            dies[index].ty = at.get(&offset.0).copied();
+            // cicc names `void` as an unspecified type; DWARF's `void` is no type at all.
+            dies[index].ty = at.get(&offset.0).copied().filter(|&t| {
+                dies[t].tag != dw::DW_TAG_unspecified_type
+                    || dies[t].name.as_deref() != Some("void")
+            });
         }
         Ok(Dies { dies })
     }
 
-    /// Each stub's instance, its parameters' types into `facts`.
-    fn entries(&self, facts: &mut Facts) {
+    /// Each PTX entry's subprogram, its parameters' types into `facts`.
+    fn entries(&self, entries: &[cuda_kernel_syntax::ptx::Entry], facts: &mut Facts) {
         let mut types: HashMap<usize, usize> = HashMap::new();
         for die in &self.dies {
-            if die.tag != dw::DW_TAG_subprogram || die.declaration {
+            if die.tag != dw::DW_TAG_subprogram || die.declaration || die.depth > 1 {
                 continue;
             }
-            let Some(symbol) = die.name.as_deref().and_then(|n| n.strip_prefix(STUB)) else {
+            // An `extern "C"` kernel has no symbol but its name.
+            let Some(symbol) = die.linkage.as_deref().or(die.name.as_deref()) else {
                 continue;
             };
+            let Some(entry) = entries.iter().find(|e| e.name == symbol) else {
+                continue;
+            };
+            if facts.entries.iter().any(|e| e.symbol == symbol) {
+                continue;
+            }
             let params: Vec<TypeRef> = die
                 .children
                 .iter()
                 .map(|&c| &self.dies[c])
                 .filter(|c| c.tag == dw::DW_TAG_formal_parameter)
-                // A class passed by value reaches the stub by reference.
-                .map(|c| match c.ty.map(|t| &self.dies[t]) {
-                    Some(r) if r.tag == dw::DW_TAG_reference_type => r.ty,
-                    _ => c.ty,
-                })
-                .map(|t| t.map(|t| self.ty(t, facts, &mut types)))
+                .map(|c| c.ty.map(|t| self.ty(t, facts, &mut types)))
                 .collect();
+            // A record by value is as aligned as its parameter (an alignment written on a
+            // type, `__align__(16)`, is not in DWARF 2).
+            for (&param, ptx) in params.iter().zip(&entry.params) {
+                let mut ty = param;
+                for _ in 0..MAX_DEPTH {
+                    match facts.ty(ty) {
+                        Some(Type::Const(to) | Type::Volatile(to) | Type::Typedef { to, .. }) => {
+                            ty = *to
+                        }
+                        _ => break,
+                    }
+                }
+                if let Some(Type::Record(record)) = ty.and_then(|t| facts.types.get_mut(t)) {
+                    let align = ptx.align as u64;
+                    if record.align.is_none_or(|a| a < align) {
+                        record.align = Some(align);
+                    }
+                }
+            }
             facts.entries.push(Entry {
-                symbol: format!("_{symbol}"),
+                symbol: symbol.to_string(),
                 params,
             });
         }
@@ -363,38 +514,76 @@ impl Dies {
                 let mut members = Vec::new();
                 for &c in &die.children {
                     let child = &self.dies[c];
-                    let base = child.tag == dw::DW_TAG_inheritance;
-                    // Static members are DW_TAG_variable (DWARF 5) or declared members.
+                    // EDG names a base class's subobject `__b_<mangled name>`.
+                    let base = child.tag == dw::DW_TAG_inheritance
+                        || child.name.as_deref().is_some_and(|n| n.starts_with("__b_"));
                     if !(base || child.tag == dw::DW_TAG_member)
                         || child.declaration
                         || child.external
                     {
                         continue;
                     }
+                    let offset = child.member_offset.unwrap_or(0);
+                    // DWARF 2 counts a bit-field's offset from the most significant bit of its
+                    // storage unit; the device is little-endian.
+                    let bits = child.bit_size.map(|width| {
+                        let unit = child
+                            .byte_size
+                            .or_else(|| child.ty.and_then(|t| self.dies[t].byte_size))
+                            .unwrap_or(0)
+                            .saturating_mul(8);
+                        let from_msb = child.bit_offset.unwrap_or(0);
+                        let within = unit.saturating_sub(from_msb).saturating_sub(width);
+                        (offset.saturating_mul(8).saturating_add(within), width)
+                    });
                     members.push(Member {
-                        name: child.name.clone(),
-                        offset: child.member_offset.unwrap_or(0),
+                        name: if base { None } else { child.name.clone() },
+                        offset,
                         ty: of(child.ty, facts),
-                        bits: child.bit_size.map(|bits| {
-                            let offset = child.member_offset.unwrap_or(0).saturating_mul(8);
-                            (child.bit_offset.unwrap_or(offset), bits)
-                        }),
+                        bits,
                         base,
                     });
                 }
                 Type::Record(Record {
                     name: self.qualified(index),
                     union: die.tag == dw::DW_TAG_union_type,
-                    size: (!die.declaration).then_some(die.byte_size).flatten(),
-                    align: die.alignment,
+                    // A class template that nothing instantiates has size 0 and no members.
+                    size: (!die.declaration && (!members.is_empty() || die.byte_size != Some(0)))
+                        .then_some(die.byte_size)
+                        .flatten(),
+                    align: None,
                     members,
                 })
             }
-            dw::DW_TAG_enumeration_type => Type::Enum {
-                name: self.qualified(index),
-                size: die.byte_size.unwrap_or(0),
-                base: of(die.ty, facts),
-            },
+            dw::DW_TAG_enumeration_type => {
+                // DWARF 2 gives an enum no underlying type: the integer of its size, signed
+                // where an enumerator is negative.
+                let size = die.byte_size.unwrap_or(0);
+                let signed = die.children.iter().any(|&c| self.dies[c].negative);
+                let base = match (size, signed) {
+                    (1, false) => Some("unsigned char"),
+                    (1, true) => Some("signed char"),
+                    (2, false) => Some("unsigned short"),
+                    (2, true) => Some("short"),
+                    (4, false) => Some("unsigned int"),
+                    (4, true) => Some("int"),
+                    (8, false) => Some("unsigned long long"),
+                    (8, true) => Some("long long"),
+                    _ => None,
+                };
+                let base = base.map(|name| {
+                    facts.types.push(Type::Base {
+                        name: name.to_string(),
+                        size,
+                    });
+                    facts.types.len() - 1
+                });
+                Type::Enum {
+                    name: self.qualified(index),
+                    size,
+                    base,
+                }
+            }
             dw::DW_TAG_array_type => {
                 let range = die
                     .children
@@ -427,8 +616,12 @@ impl Dies {
     /// An entry's name with its enclosing namespaces and classes (`wp::vec_t<3, float>`).
     fn qualified(&self, index: usize) -> Option<String> {
         let die = &self.dies[index];
-        let name = die.name.clone()?;
-        let mut parts = vec![name];
+        let name = die.name.as_deref()?;
+        // EDG names an enum by its symbol (`_ZN3__x3mod8overrideE`): its qualified name.
+        if name.starts_with("_Z") {
+            return cuda_kernel_syntax::demangle::demangle(name);
+        }
+        let mut parts = vec![spelled(name)];
         let mut parent = die.parent;
         while let Some(p) = parent {
             let scope = &self.dies[p];
@@ -442,7 +635,7 @@ impl Dies {
                     Some(n) => n.to_string(),
                 }),
                 dw::DW_TAG_structure_type | dw::DW_TAG_class_type | dw::DW_TAG_union_type => {
-                    parts.push(scope.name.clone()?)
+                    parts.push(spelled(scope.name.as_deref()?))
                 }
                 _ => break,
             }
@@ -453,12 +646,43 @@ impl Dies {
     }
 }
 
+/// A name as the demangler and a C++ programmer write it: the device's debug information
+/// spells template arguments without spaces and with their literals' suffixes
+/// (`vec_t<3U,float>` for `vec_t<3, float>`).
+fn spelled(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    let mut chars = name.chars().peekable();
+    let mut word_start = true;
+    while let Some(c) = chars.next() {
+        if c.is_ascii_digit() && word_start {
+            // A literal: its digits, without `U`, `L` or `UL`.
+            out.push(c);
+            while let Some(&d) = chars.peek() {
+                if d.is_ascii_alphanumeric() && !matches!(d, 'u' | 'U' | 'l' | 'L') {
+                    out.push(d);
+                } else if !matches!(d, 'u' | 'U' | 'l' | 'L') {
+                    break;
+                }
+                chars.next();
+            }
+            word_start = false;
+            continue;
+        }
+        out.push(c);
+        if c == ',' && chars.peek() != Some(&' ') {
+            out.push(' ');
+        }
+        word_start = !(c.is_ascii_alphanumeric() || c == '_');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// A stub's symbol matches the PTX entry whatever nvcc's internal names, and an
-    /// `extern "C"` entry by its kernel's name.
+    /// A subprogram's symbol matches the PTX entry whatever nvcc's internal names (the facts
+    /// and the PTX come from two runs), and an `extern "C"` entry by its kernel's name.
     #[test]
     fn entries_are_found_by_symbol_internal_names_aside() {
         let facts = Facts {
@@ -468,7 +692,7 @@ mod tests {
                     params: vec![None],
                 },
                 Entry {
-                    symbol: "_Z5plainPfy".into(),
+                    symbol: "plain".into(),
                     params: vec![None, None],
                 },
             ],
@@ -478,5 +702,29 @@ mod tests {
         assert_eq!(anon.map(|e| e.params.len()), Some(1));
         assert_eq!(facts.entry("plain").map(|e| e.params.len()), Some(2));
         assert!(facts.entry("other").is_none());
+    }
+
+    /// cicc's spelling of a template's arguments, as C++ and the demangler write them.
+    #[test]
+    fn names_are_spelled_as_cpp_writes_them() {
+        assert_eq!(spelled("vec_t<3U,float>"), "vec_t<3, float>");
+        assert_eq!(spelled("mat_t<2UL,3ULL,half>"), "mat_t<2, 3, half>");
+        assert_eq!(spelled("float2"), "float2");
+        assert_eq!(spelled("Box<0x1fU, u8_t>"), "Box<0x1f, u8_t>");
+        assert_eq!(spelled("plain"), "plain");
+    }
+
+    /// The sections of PTX compiled with `-G`: byte directives read as bytes, labels as 0, a
+    /// directive that is none an error.
+    #[test]
+    fn debug_sections_are_read_from_byte_directives() {
+        let ptx = ".section\t.debug_abbrev\n{\n.b8 1,17\n.b8 0\n}\n\
+                   .section\t.debug_info\n{\n.b32 7\n.b16 2\n.b32 .debug_abbrev\n.b64 -1\n}\n";
+        let sections = debug_sections(ptx).unwrap();
+        assert_eq!(sections[".debug_abbrev"], [1, 17, 0]);
+        let mut info = vec![7, 0, 0, 0, 2, 0, 0, 0, 0, 0];
+        info.extend([0xff; 8]);
+        assert_eq!(sections[".debug_info"], info);
+        assert!(debug_sections(".section .debug_info\n{\n.weird 1\n}\n").is_err());
     }
 }

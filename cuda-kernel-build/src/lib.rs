@@ -322,11 +322,11 @@ impl Build {
     /// Kernels the reader of the preprocessed text cannot type (taking class-template
     /// instances, structs with base classes, methods or bit-fields, structs and enums of
     /// other headers) are declared from the compiler's facts: the build step compiles the
-    /// file's host object (`nvcc -c -g` with the PTX's architecture and flags, kept as
-    /// `$OUT_DIR/cuda-kernel/<stem>.facts.o` while the inputs are unchanged; only for files
-    /// that need it) and reads the parameter types of the stub nvcc writes for each kernel
-    /// instance from its DWARF; each record becomes a `#[derive(KernelParam)]` struct laid
-    /// out as nvcc laid it out, and the kernel is bound by its C++ name.
+    /// file's device code again with debug information (`nvcc -ptx -G` with the PTX's
+    /// architecture and flags, kept as `$OUT_DIR/cuda-kernel/<stem>.facts.ptx` while the
+    /// inputs are unchanged; only for files that need it) and reads each kernel instance's
+    /// parameter types from its DWARF; each record becomes a `#[derive(KernelParam)]` struct
+    /// laid out as nvcc laid it out, and the kernel is bound by its C++ name.
     /// The generated blocks go through every check a hand-written one does
     /// (the PTX check at compile time, the driver at load). A kernel this cannot declare (a
     /// template without instances, one taking a reference or a function) is
@@ -615,8 +615,20 @@ impl Build {
                     .filter(|(_, reused)| reused.is_none())
                     .map(|(job, _)| job.clone())
                     .collect();
-                let mut fresh =
-                    nvcc::compile_all(nvcc, &stale, &includes, &declarations).into_iter();
+                // The text the declaration generator reads is preprocessed beside the PTX
+                // compile (kept with its key: `generate_all` finds it), not after it.
+                let compiled_now = std::thread::scope(|scope| {
+                    if self.generate {
+                        for job in &stale {
+                            let (includes, out_dir) = (&includes, &out_dir);
+                            scope.spawn(move || {
+                                let _ = nvcc::preprocess_cached(nvcc, job, includes, out_dir);
+                            });
+                        }
+                    }
+                    nvcc::compile_all(nvcc, &stale, &includes, &declarations)
+                });
+                let mut fresh = compiled_now.into_iter();
                 for ((job, key), reused) in jobs.iter().zip(&keys).zip(reused) {
                     let result = match reused {
                         Some(text) => Ok(text),

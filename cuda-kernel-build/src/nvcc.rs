@@ -176,14 +176,9 @@ pub fn cache_key(nvcc: &Path, job: &Job, includes: &[PathBuf]) -> String {
 /// (`<file>.key`), where that key is `key` and the file is still what was made (not since
 /// rewritten, by a build that took the committed PTX, say).
 pub fn cached(output: &Path, key: &str) -> Option<String> {
-    String::from_utf8(cached_bytes(output, key)?).ok()
-}
-
-/// [`cached`], of a file that need not be text (a host object).
-fn cached_bytes(output: &Path, key: &str) -> Option<Vec<u8>> {
     let stamp = std::fs::read_to_string(key_path(output)).ok()?;
     let made = std::fs::read(output).ok()?;
-    (stamp == stamped(key, &made)).then_some(made)
+    (stamp == stamped(key, &made)).then(|| String::from_utf8(made).ok())?
 }
 
 /// Records that `output`, holding `made`, was made for `key`.
@@ -227,10 +222,10 @@ pub fn preprocess_cached(
     Ok(text)
 }
 
-/// The compiler's facts of the job's source ([`crate::facts`]): the host object of
-/// `nvcc -c -g` with the PTX build's architecture and flags (a virtual architecture: no
-/// machine code is made), read for its kernels; the object is kept in
-/// `$OUT_DIR/cuda-kernel/<stem>.facts.o` and reused while the job's inputs are unchanged.
+/// The compiler's facts of the job's source ([`crate::facts`]): PTX compiled with the job's
+/// architecture and flags and `-G`, which carries the device code's debug information, read
+/// for its kernels; kept in `$OUT_DIR/cuda-kernel/<stem>.facts.ptx` and reused while the job's
+/// inputs are unchanged.
 pub fn facts_cached(
     nvcc: &Path,
     job: &Job,
@@ -239,27 +234,29 @@ pub fn facts_cached(
 ) -> Result<crate::facts::Facts, String> {
     let path = out_dir
         .join("cuda-kernel")
-        .join(format!("{}.facts.o", job.stem));
+        .join(format!("{}.facts.ptx", job.stem));
     let key = cache_key(nvcc, job, includes);
-    let object = match cached_bytes(&path, &key) {
-        Some(object) => object,
+    let ptx = match cached(&path, &key) {
+        Some(ptx) => ptx,
         None => {
-            let out = [OsStr::new("-g"), OsStr::new("-o"), path.as_os_str()];
-            run(nvcc, job, includes, "-c", &out).map_err(|e| {
+            let out = [OsStr::new("-G"), OsStr::new("-o"), path.as_os_str()];
+            run(nvcc, job, includes, "-ptx", &out).map_err(|e| {
                 format!(
-                    "nvcc could not compile {}'s host object for its facts:\n{e}",
+                    "nvcc could not compile {} with -G for its facts:\n{e}",
                     job.source.display()
                 )
             })?;
-            let object =
-                std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            remember(&path, &key, &object);
-            object
+            let ptx = std::fs::read_to_string(&path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            remember(&path, &key, ptx.as_bytes());
+            ptx
         }
     };
-    crate::facts::Facts::read(&object).map_err(|e| format!("{}: {e}", path.display()))
+    crate::facts::Facts::read(&ptx).map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// The job's source preprocessed (`nvcc -E` with its architecture, flags and include paths):
+/// the text the declaration generator reads.
 pub fn preprocess(nvcc: &Path, job: &Job, includes: &[PathBuf]) -> Result<String, String> {
     let stdout = run(nvcc, job, includes, "-E", &[])
         .map_err(|e| format!("nvcc could not preprocess {}:\n{e}", job.source.display()))?;

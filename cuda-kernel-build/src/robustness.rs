@@ -190,15 +190,14 @@ fn mutated_cuda_sources_never_panic_the_declaration_generator() {
     });
 }
 
-/// The compiler's facts are read from whatever object the host compiler leaves: a real one
-/// (tests/downstream/generated/cuda/records.cu, `nvcc -c -g`), its debug sections' bytes
-/// overwritten and the file cut short, read and put through the declaration generator with the
-/// file's preprocessed text and PTX entries. No object may panic the reader or the generator,
-/// nor make them recurse without end.
+/// The compiler's facts are read from whatever PTX with debug information nvcc leaves: a real
+/// one (tests/downstream/generated/cuda/records.cu, `nvcc -ptx -G`), the bytes its debug
+/// sections write overwritten, their lines dropped or doubled and the text cut short, read and
+/// put through the declaration generator with the file's preprocessed text and PTX entries. No
+/// input may panic the reader or the generator, nor make them recurse without end.
 #[test]
 #[cfg_attr(not(has_nvcc), ignore = "needs nvcc")]
-fn mutated_host_objects_never_panic_the_facts_reader() {
-    use object::{Object as _, ObjectSection as _};
+fn mutated_debug_information_never_panics_the_facts_reader() {
     let dir = std::env::temp_dir().join(format!("cuda-kernel-facts-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let source = repo().join("tests/downstream/generated/cuda/records.cu");
@@ -213,15 +212,15 @@ fn mutated_host_objects_never_panic_the_facts_reader() {
             .unwrap();
         assert!(status.success(), "nvcc {args:?}");
     };
-    let (object_path, ptx_path, text_path) = (
-        dir.join("records.o"),
+    let (debug_path, ptx_path, text_path) = (
+        dir.join("records.facts.ptx"),
         dir.join("records.ptx"),
         dir.join("records.ii"),
     );
-    run(&["-c", "-g", "-arch=compute_75"], &object_path);
+    run(&["-ptx", "-G", "-arch=compute_75"], &debug_path);
     run(&["-ptx", "-arch=compute_75"], &ptx_path);
     run(&["-E", "-arch=compute_75"], &text_path);
-    let object = std::fs::read(&object_path).unwrap();
+    let debug = std::fs::read_to_string(&debug_path).unwrap();
     // The file's own lines (and its header's), with every line marker: what the generator
     // reads of the text, without the toolkit's headers it skips.
     let mut own = false;
@@ -244,22 +243,22 @@ fn mutated_host_objects_never_panic_the_facts_reader() {
             .map(|e| e.name)
             .collect();
     let _ = std::fs::remove_dir_all(&dir);
-    // The debug sections' byte ranges: where mutations land.
-    let file = object::File::parse(&*object).unwrap();
-    let ranges: Vec<(usize, usize)> = file
-        .sections()
-        .filter(|s| {
-            s.name()
-                .is_ok_and(|n| n.starts_with(".debug_") || n.starts_with(".rela.debug_"))
+    // The debug sections' byte lines: where mutations land.
+    let lines: Vec<&str> = debug.lines().collect();
+    let mut in_debug = false;
+    let byte_lines: Vec<usize> = (0..lines.len())
+        .filter(|&i| {
+            let line = lines[i].trim();
+            if line.starts_with(".section") {
+                in_debug = line.contains(".debug_");
+            }
+            in_debug && line.starts_with(".b")
         })
-        .filter_map(|s| s.file_range())
-        .map(|(at, len)| (at as usize, len as usize))
-        .filter(|&(_, len)| len > 0)
         .collect();
-    assert!(ranges.len() >= 3, "{ranges:?}");
+    assert!(byte_lines.len() > 100, "{} byte lines", byte_lines.len());
     // Unmutated, every entry is declared from the facts.
     let here = |file: &str| file.ends_with("records.cu") || file.ends_with("records_types.h");
-    let facts = crate::Facts::read(&object).unwrap();
+    let facts = crate::Facts::read(&debug).unwrap();
     let options = crate::generate::Options {
         ptx: "records.ptx",
         module: "Kernels",
@@ -273,32 +272,48 @@ fn mutated_host_objects_never_panic_the_facts_reader() {
         entries.len(),
         "{generated:?}"
     );
-    // A tenth of the other suites' count: each input is a whole object.
+    // A tenth of the other suites' count: each input is a whole file's debug information.
     let total = mutate::count().div_ceil(10);
     let mut rng = mutate::Rng::new(51);
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     let mut failure = None;
     for i in 0..total {
-        let mut bytes = object.clone();
-        match rng.below(10) {
-            // Cut short.
-            0 => bytes.truncate(rng.below(bytes.len())),
-            // A few bytes of a debug section overwritten: values, offsets, references.
-            k => {
-                let (at, len) = ranges[rng.below(ranges.len())];
-                for _ in 0..1 + k % 4 {
-                    let byte = match rng.below(4) {
-                        0 => 0,
-                        1 => 0xff,
-                        _ => rng.below(256) as u8,
-                    };
-                    bytes[at + rng.below(len)] = byte;
-                }
+        let mut mutated: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        let k = rng.below(10);
+        for _ in 0..1 + k % 4 {
+            let at = byte_lines[rng.below(byte_lines.len())];
+            let (directive, values) = lines[at]
+                .trim()
+                .split_once(' ')
+                .unwrap_or((lines[at].trim(), ""));
+            let mut values: Vec<String> = values.split(',').map(str::to_string).collect();
+            let which = rng.below(values.len());
+            match rng.below(8) {
+                // A value overwritten: sizes, offsets, references, abbreviation codes.
+                0 => values[which] = "0".into(),
+                1 => values[which] = "255".into(),
+                2 => values[which] = rng.below(1 << 16).to_string(),
+                3 => values[which] = "4294967295".into(),
+                // A value that is no number, or a line gone or doubled.
+                4 => values[which] = "$L__label".into(),
+                5 => values.truncate(which),
+                6 => values.push(rng.below(256).to_string()),
+                _ => values[which] = rng.below(256).to_string(),
             }
+            mutated[at] = format!("{directive} {}", values.join(","));
+        }
+        let mut ptx = mutated.join("\n");
+        if k == 0 {
+            // Cut short.
+            let mut cut = rng.below(ptx.len());
+            while !ptx.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            ptx.truncate(cut);
         }
         let read = std::panic::catch_unwind(|| {
-            if let Ok(facts) = crate::Facts::read(&bytes) {
+            if let Ok(facts) = crate::Facts::read(&ptx) {
                 let options = crate::generate::Options {
                     facts: Some(&facts),
                     ..options
@@ -313,7 +328,7 @@ fn mutated_host_objects_never_panic_the_facts_reader() {
     }
     std::panic::set_hook(previous);
     if let Some(i) = failure {
-        panic!("host objects: mutated object {i} of {total} panicked");
+        panic!("debug information: mutated PTX {i} of {total} panicked");
     }
-    mutate::report("host objects", total);
+    mutate::report("debug information", total);
 }

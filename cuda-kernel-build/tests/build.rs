@@ -669,7 +669,7 @@ fn check_every_entry_bound(ptx: &Path, rust: &str) {
 /// struct with a base class and a method, bit-fields, a struct of another header with an enum
 /// field, a kernel of an anonymous namespace taking a class template. Each is declared from
 /// nvcc's debug information, its records laid out as nvcc laid them out, and the block passes
-/// the PTX check; a rebuild reuses the host object.
+/// the PTX check; a rebuild reuses the PTX with debug information.
 #[test]
 #[cfg_attr(not(has_nvcc), ignore = "needs nvcc")]
 fn records_only_the_compiler_types_are_declared_from_its_facts() {
@@ -724,8 +724,8 @@ fn records_only_the_compiler_types_are_declared_from_its_facts() {
         assert!(rust.contains(declared), "no {declared} in\n{rust}");
     }
     check_every_entry_bound(&dir.join("ptx/records.ptx"), &rust);
-    // The host object is kept for the next build with the same inputs.
-    let object = dir.join("out/cuda-kernel/records.facts.o");
+    // The PTX with debug information is kept for the next build with the same inputs.
+    let object = dir.join("out/cuda-kernel/records.facts.ptx");
     let made = std::fs::metadata(&object).unwrap().modified().unwrap();
     std::fs::remove_file(dir.join("out/cuda-kernel/records.rs")).unwrap();
     build().try_compile().unwrap();

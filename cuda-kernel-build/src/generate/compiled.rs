@@ -5,7 +5,7 @@
 
 use cuda_kernel_syntax::types;
 
-use crate::facts::{Facts, Member, Record, Type, TypeRef};
+use crate::facts::{Facts, MAX_DEPTH, Member, Record, Type, TypeRef};
 use crate::naming;
 
 /// The Rust the facts give a file's kernels: the records written so far.
@@ -20,15 +20,36 @@ pub(super) struct FromFacts<'a> {
     /// Each record written: its type's index, its C++ name, its Rust name, its item, and the
     /// C++ names of the records its fields hold.
     pub(super) records: Vec<(usize, String, String, String, Vec<String>)>,
+    /// The qualified names of the structs the file's text defines: the device's debug
+    /// information names a record without its namespaces (`shape_t` for `wp::shape_t`).
+    known: Vec<String>,
 }
 
 impl<'a> FromFacts<'a> {
-    pub(super) fn new(facts: &'a Facts) -> FromFacts<'a> {
+    pub(super) fn new(facts: &'a Facts, known: Vec<String>) -> FromFacts<'a> {
         FromFacts {
             facts,
             depth: 0,
             alias: None,
             records: Vec::new(),
+            known,
+        }
+    }
+
+    /// A record's name with its namespaces: as the facts have it where it has them (from an
+    /// entry's symbol), else the one struct of the file's text so named.
+    fn qualified(&self, name: &str) -> String {
+        if name.is_empty() || name.contains("::") || name.contains('<') {
+            return name.to_string();
+        }
+        let suffix = format!("::{name}");
+        let mut found = self
+            .known
+            .iter()
+            .filter(|k| *k == name || k.ends_with(&suffix));
+        match (found.next(), found.next()) {
+            (Some(one), None) => one.clone(),
+            _ => name.to_string(),
         }
     }
 
@@ -164,7 +185,7 @@ impl<'a> FromFacts<'a> {
         source: &str,
     ) -> Result<String, String> {
         let alias = self.alias.take();
-        let cpp = record.name.clone().unwrap_or_default();
+        let cpp = self.qualified(record.name.as_deref().unwrap_or_default());
         if let Some(t) = types::by_cuda_name(&cpp) {
             return Ok(t.rust_path("::cuda_kernel"));
         }
@@ -177,14 +198,17 @@ impl<'a> FromFacts<'a> {
             return Ok(done.2.clone());
         }
         let shown = match (record.name.as_deref(), &alias) {
-            (Some(name), _) => format!("`{name}`"),
+            (Some(_), _) => format!("`{cpp}`"),
             (None, Some(alias)) => format!("`{alias}`"),
             (None, None) if record.union => "an unnamed union".to_string(),
             (None, None) => "an unnamed struct".to_string(),
         };
-        let size = record
-            .size
-            .ok_or_else(|| format!("takes {shown}, which the file only declares"))?;
+        let size = record.size.ok_or_else(|| {
+            format!(
+                "takes {shown}, whose layout the file does not give (only declared, or a \
+                     class template no code instantiates)"
+            )
+        })?;
         let (_, align) = layout(self.facts, Some(index))
             .ok_or_else(|| format!("takes {shown}, whose layout is unknown"))?;
         if !align.is_power_of_two() || align > 1 << 29 {
@@ -200,7 +224,7 @@ impl<'a> FromFacts<'a> {
         self.records
             .push((index, cpp.clone(), rust.clone(), String::new(), Vec::new()));
         let written = |fields: &str, uses: Vec<String>, what: &str| {
-            let repr = match record.align.is_some() || align > natural_align(self.facts, record) {
+            let repr = match align > natural_align(self.facts, record) {
                 true => format!("#[repr(C, align({align}))]"),
                 false => "#[repr(C)]".to_string(),
             };
@@ -403,10 +427,6 @@ fn unqualified(facts: &Facts, mut ty: TypeRef) -> TypeRef {
     }
     ty
 }
-
-/// The deepest the generator follows a type: nvcc's types are shallower by far; a type that
-/// refers to itself other than through a struct (a damaged object) stops there.
-const MAX_DEPTH: usize = 64;
 
 /// The type under `ty`'s qualifiers and typedefs.
 fn through_typedefs(facts: &Facts, ty: TypeRef) -> TypeRef {
@@ -635,7 +655,7 @@ mod tests {
                 params: vec![Some(4), Some(6)],
             }],
         };
-        let mut from = FromFacts::new(&facts);
+        let mut from = FromFacts::new(&facts, Vec::new());
         let mut names = naming::TypeNames::default();
         let params = from
             .params("_Z1kN2wp4ViewIfEEPKS1_", &[], &mut names, "k.cu")
@@ -700,7 +720,7 @@ mod tests {
                 params: vec![Some(6), Some(5)],
             }],
         };
-        let mut from = FromFacts::new(&facts);
+        let mut from = FromFacts::new(&facts, Vec::new());
         let mut names = naming::TypeNames::default();
         let params = from
             .params(&facts.entries[0].symbol, &[], &mut names, "k.cu")
@@ -716,5 +736,21 @@ mod tests {
             ),
             "{item}"
         );
+    }
+
+    /// A record the facts name without namespaces takes the one struct of the file's text so
+    /// named; two such structs, or a name with its namespaces, are left as they are.
+    #[test]
+    fn records_take_their_namespaces_from_the_text() {
+        let facts = Facts::default();
+        let from = FromFacts::new(
+            &facts,
+            vec!["wp::shape_t".into(), "a::Pair".into(), "b::Pair".into()],
+        );
+        assert_eq!(from.qualified("shape_t"), "wp::shape_t");
+        assert_eq!(from.qualified("Pair"), "Pair");
+        assert_eq!(from.qualified("x::shape_t"), "x::shape_t");
+        assert_eq!(from.qualified("View<float>"), "View<float>");
+        assert_eq!(from.qualified("Other"), "Other");
     }
 }

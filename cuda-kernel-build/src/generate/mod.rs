@@ -74,7 +74,6 @@ pub fn generate(
         elsewhere,
         facts,
     } = *options;
-    let mut from_facts = facts.map(compiled::FromFacts::new);
     // A hand-written name may be a pattern (`u{op}_{T}`): the kernels it matches are its.
     let tag_names: Vec<String> = family_tags().into_iter().map(|(t, _)| t).collect();
     // One written as an instance's or an overload's C++ name (`name = "scale<float>"`,
@@ -96,6 +95,9 @@ pub fn generate(
         toolkit,
         enum_defs,
     } = scan(preprocessed, from_here);
+    let mut from_facts = facts.map(|facts| {
+        compiled::FromFacts::new(facts, defined.iter().map(|d| d.qualified()).collect())
+    });
     // The file's own structs, each once its fields read (nested ones first); bound ones are
     // the crate's.
     let mut structs: Vec<(String, String)> = bound.to_vec();
