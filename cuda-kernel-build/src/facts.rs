@@ -617,6 +617,13 @@ impl Dies {
     fn qualified(&self, index: usize) -> Option<String> {
         let die = &self.dies[index];
         let name = die.name.as_deref()?;
+        // EDG names an unnamed class `__C<n>` (an anonymous union of glm's `vec3`): unnamed.
+        if name
+            .strip_prefix("__C")
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        {
+            return None;
+        }
         // EDG names an enum by its symbol (`_ZN3__x3mod8overrideE`): its qualified name.
         if name.starts_with("_Z") {
             return cuda_kernel_syntax::demangle::demangle(name);
