@@ -13,6 +13,7 @@
 
 use std::collections::HashMap;
 
+use cuda_kernel_syntax::cpp::CppType;
 use gimli::{AttributeValue, constants as dw};
 
 /// A type of the facts, by its index in [`Facts::types`]; `None` is `void`.
@@ -188,19 +189,16 @@ impl Facts {
                 let Some(name) = record.name.as_deref() else {
                     continue;
                 };
-                let mut bare = text.trim();
-                loop {
-                    let before = bare;
-                    for suffix in ["*", "&", " const", " volatile", " __restrict__", "const "] {
-                        bare = bare.strip_suffix(suffix).unwrap_or(bare).trim();
-                    }
-                    bare = bare.strip_prefix("const ").unwrap_or(bare).trim();
-                    if before == bare {
-                        break;
-                    }
+                // A class's name as `#[kernel]`'s type model reads it from the demangled
+                // parameter (a class template's is left as the facts spell it).
+                let mut ty = CppType::from_cpp(text);
+                while let Some(CppType::Pointer { to, .. }) = ty {
+                    ty = Some(*to);
                 }
-                if bare != name && bare.ends_with(&format!("::{name}")) {
-                    named.push((index, bare.to_string()));
+                if let Some(CppType::Named(qualified)) = ty {
+                    if qualified != name && qualified.ends_with(&format!("::{name}")) {
+                        named.push((index, qualified));
+                    }
                 }
             }
         }
@@ -211,17 +209,36 @@ impl Facts {
         }
     }
 
+    /// The type under `ty`'s `const`, `volatile` and `__restrict__`.
+    pub fn unqualified(&self, mut ty: TypeRef) -> TypeRef {
+        for _ in 0..MAX_DEPTH {
+            match self.ty(ty) {
+                Some(Type::Const(t) | Type::Volatile(t) | Type::Restrict(t)) => ty = *t,
+                _ => break,
+            }
+        }
+        ty
+    }
+
+    /// The type under `ty`'s qualifiers and typedefs.
+    pub fn through_typedefs(&self, ty: TypeRef) -> TypeRef {
+        let mut ty = self.unqualified(ty);
+        for _ in 0..MAX_DEPTH {
+            match self.ty(ty) {
+                Some(Type::Typedef { to, .. }) => ty = self.unqualified(*to),
+                _ => break,
+            }
+        }
+        ty
+    }
+
     /// The record a parameter of this type is or points to, through qualifiers and typedefs.
-    fn record_of(&self, mut ty: TypeRef) -> Option<usize> {
+    fn record_of(&self, ty: TypeRef) -> Option<usize> {
+        let mut ty = self.through_typedefs(ty);
         for _ in 0..MAX_DEPTH {
             match self.ty(ty)? {
                 Type::Record(_) => return ty,
-                Type::Pointer(to)
-                | Type::Reference(to)
-                | Type::Const(to)
-                | Type::Volatile(to)
-                | Type::Restrict(to)
-                | Type::Typedef { to, .. } => ty = *to,
+                Type::Pointer(to) | Type::Reference(to) => ty = self.through_typedefs(*to),
                 _ => return None,
             }
         }
@@ -281,15 +298,14 @@ fn debug_sections(ptx: &str) -> Result<HashMap<&str, Vec<u8>>, String> {
             };
             for value in values.split(',') {
                 let value = value.trim();
-                let n: u64 = match value.parse::<u64>() {
-                    Ok(n) => n,
-                    Err(_) if value.parse::<i64>().is_ok() => {
-                        value.parse::<i64>().unwrap_or(0) as u64
-                    }
-                    Err(_) if value.starts_with("0x") => u64::from_str_radix(&value[2..], 16)
+                // A negative number as its two's complement; a label as 0.
+                let n: u64 = match value.strip_prefix("0x") {
+                    Some(hex) => u64::from_str_radix(hex, 16)
                         .map_err(|_| format!("line {}: `{value}` is not a number", number + 1))?,
-                    // A label.
-                    Err(_) => 0,
+                    None => value
+                        .parse::<u64>()
+                        .or_else(|_| value.parse::<i64>().map(|v| v as u64))
+                        .unwrap_or(0),
                 };
                 bytes.extend_from_slice(&n.to_le_bytes()[..size]);
             }
@@ -460,15 +476,7 @@ impl Dies {
             // A record by value is as aligned as its parameter (an alignment written on a
             // type, `__align__(16)`, is not in DWARF 2).
             for (&param, ptx) in params.iter().zip(&entry.params) {
-                let mut ty = param;
-                for _ in 0..MAX_DEPTH {
-                    match facts.ty(ty) {
-                        Some(Type::Const(to) | Type::Volatile(to) | Type::Typedef { to, .. }) => {
-                            ty = *to
-                        }
-                        _ => break,
-                    }
-                }
+                let ty = facts.through_typedefs(param);
                 if let Some(Type::Record(record)) = ty.and_then(|t| facts.types.get_mut(t)) {
                     let align = ptx.align as u64;
                     if record.align.is_none_or(|a| a < align) {

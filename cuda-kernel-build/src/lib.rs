@@ -641,7 +641,7 @@ impl Build {
                         Ok(text) => {
                             let out = out_of(job);
                             write_if_changed(&out, text.as_bytes())?;
-                            nvcc::remember(&out, key, text.as_bytes());
+                            nvcc::remember(&out, key, &text);
                             compiled.ptx.push(out);
                             if let Some(dir) = &committed_dir {
                                 if let Err(p) = compare_committed(dir, &job.stem, &text, strict) {

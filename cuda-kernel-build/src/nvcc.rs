@@ -177,19 +177,19 @@ pub fn cache_key(nvcc: &Path, job: &Job, includes: &[PathBuf]) -> String {
 /// rewritten, by a build that took the committed PTX, say).
 pub fn cached(output: &Path, key: &str) -> Option<String> {
     let stamp = std::fs::read_to_string(key_path(output)).ok()?;
-    let made = std::fs::read(output).ok()?;
-    (stamp == stamped(key, &made)).then(|| String::from_utf8(made).ok())?
+    let text = std::fs::read_to_string(output).ok()?;
+    (stamp == stamped(key, &text)).then_some(text)
 }
 
-/// Records that `output`, holding `made`, was made for `key`.
-pub fn remember(output: &Path, key: &str, made: &[u8]) {
-    let _ = std::fs::write(key_path(output), stamped(key, made));
+/// Records that `output`, holding `text`, was made for `key`.
+pub fn remember(output: &Path, key: &str, text: &str) {
+    let _ = std::fs::write(key_path(output), stamped(key, text));
 }
 
 /// The key, and a digest of what was made for it.
-fn stamped(key: &str, made: &[u8]) -> String {
+fn stamped(key: &str, text: &str) -> String {
     use sha2::{Digest, Sha256};
-    let digest: String = Sha256::digest(made)
+    let digest: String = Sha256::digest(text.as_bytes())
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
@@ -217,7 +217,7 @@ pub fn preprocess_cached(
     }
     let text = preprocess(nvcc, job, includes)?;
     if std::fs::write(&path, &text).is_ok() {
-        remember(&path, &key, text.as_bytes());
+        remember(&path, &key, &text);
     }
     Ok(text)
 }
@@ -248,7 +248,7 @@ pub fn facts_cached(
             })?;
             let ptx = std::fs::read_to_string(&path)
                 .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            remember(&path, &key, ptx.as_bytes());
+            remember(&path, &key, &ptx);
             ptx
         }
     };
@@ -265,8 +265,8 @@ pub fn preprocess(nvcc: &Path, job: &Job, includes: &[PathBuf]) -> Result<String
 }
 
 /// nvcc run on the job's source as for its PTX (its architecture and flags, the include
-/// folders), `mode` (`-E`, `-c`) in place of `-ptx`, `extra` after: its standard output, or
-/// its standard error.
+/// folders), `mode` in place of `-ptx` (`-E`; `-ptx` itself for the facts), `extra` after:
+/// its standard output, or its standard error.
 fn run(
     nvcc: &Path,
     job: &Job,

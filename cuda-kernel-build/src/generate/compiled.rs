@@ -102,7 +102,7 @@ impl<'a> FromFacts<'a> {
         names: &mut naming::TypeNames,
         source: &str,
     ) -> Result<String, String> {
-        let ty = unqualified(self.facts, ty);
+        let ty = self.facts.unqualified(ty);
         let Some(index) = ty else {
             return Err("is `void`".to_string());
         };
@@ -115,7 +115,7 @@ impl<'a> FromFacts<'a> {
                 None => {
                     // A class-template instance or an unnamed record is named after it; not
                     // after nvcc's own typedefs of its stubs (`_Z4ViewIfE`).
-                    let named = match self.facts.ty(unqualified(self.facts, *to)) {
+                    let named = match self.facts.ty(self.facts.unqualified(*to)) {
                         Some(Type::Record(r)) => r.name.as_deref().is_none_or(|n| n.contains('<')),
                         _ => false,
                     };
@@ -130,13 +130,13 @@ impl<'a> FromFacts<'a> {
             Type::Pointer(to) => {
                 let to_const = is_const(self.facts, *to);
                 let q = if to_const { "const" } else { "mut" };
-                match unqualified(self.facts, *to) {
+                match self.facts.unqualified(*to) {
                     None => Ok(format!("*{q} ::cuda_kernel::ffi::c_void")),
                     Some(i) => match &self.facts.types[i] {
                         Type::Record(Record {
                             size: None, name, ..
                         }) => Err(format!(
-                            "takes a pointer to `{}`, which the file only declares",
+                            "takes a pointer to `{}`, {NO_LAYOUT}",
                             name.as_deref().unwrap_or("an unnamed record")
                         )),
                         Type::Other(what) => Err(format!("takes a pointer to {what}")),
@@ -203,12 +203,9 @@ impl<'a> FromFacts<'a> {
             (None, None) if record.union => "an unnamed union".to_string(),
             (None, None) => "an unnamed struct".to_string(),
         };
-        let size = record.size.ok_or_else(|| {
-            format!(
-                "takes {shown}, whose layout the file does not give (only declared, or a \
-                     class template no code instantiates)"
-            )
-        })?;
+        let size = record
+            .size
+            .ok_or_else(|| format!("takes {shown}, {NO_LAYOUT}"))?;
         let (_, align) = layout(self.facts, Some(index))
             .ok_or_else(|| format!("takes {shown}, whose layout is unknown"))?;
         if !align.is_power_of_two() || align > 1 << 29 {
@@ -317,7 +314,7 @@ impl<'a> FromFacts<'a> {
             if let Some((bit_offset, bits)) = member.bits {
                 let Type::Base { .. } = self
                     .facts
-                    .ty(unqualified(self.facts, member.ty))
+                    .ty(self.facts.unqualified(member.ty))
                     .map_or(&Type::Other(""), |t| t)
                 else {
                     return Err(format!(
@@ -378,7 +375,7 @@ impl<'a> FromFacts<'a> {
                 pad(&mut fields, member.offset, &mut at);
             }
             // An enum member is its underlying integer (`ggml_type type` is an `i32`).
-            let ty = match self.facts.ty(through_typedefs(self.facts, member.ty)) {
+            let ty = match self.facts.ty(self.facts.through_typedefs(member.ty)) {
                 Some(Type::Enum { base, .. }) if base.is_some() => {
                     self.value(*base, structs, names, source)
                 }
@@ -417,28 +414,9 @@ impl<'a> FromFacts<'a> {
     }
 }
 
-/// The type under `ty`'s `const`, `volatile` and `__restrict__`.
-fn unqualified(facts: &Facts, mut ty: TypeRef) -> TypeRef {
-    for _ in 0..MAX_DEPTH {
-        match facts.ty(ty) {
-            Some(Type::Const(t) | Type::Volatile(t) | Type::Restrict(t)) => ty = *t,
-            _ => break,
-        }
-    }
-    ty
-}
-
-/// The type under `ty`'s qualifiers and typedefs.
-fn through_typedefs(facts: &Facts, ty: TypeRef) -> TypeRef {
-    let mut ty = unqualified(facts, ty);
-    for _ in 0..MAX_DEPTH {
-        match facts.ty(ty) {
-            Some(Type::Typedef { to, .. }) => ty = unqualified(facts, *to),
-            _ => break,
-        }
-    }
-    ty
-}
+/// Why a record the facts give no size cannot be declared.
+const NO_LAYOUT: &str = "whose layout the file does not give (only declared, or a class template \
+                         no code instantiates)";
 
 /// Whether `ty` is `const` (under `volatile` and `__restrict__` too).
 fn is_const(facts: &Facts, mut ty: TypeRef) -> bool {
@@ -470,7 +448,7 @@ fn layout_at(facts: &Facts, ty: TypeRef, depth: usize) -> Option<(u64, u64)> {
     if depth > MAX_DEPTH {
         return None;
     }
-    let ty = unqualified(facts, ty);
+    let ty = facts.unqualified(ty);
     match facts.ty(ty)? {
         Type::Base { size, .. } | Type::Enum { size, .. } => Some((*size, (*size).max(1))),
         Type::Pointer(_) => Some((8, 8)),
@@ -515,7 +493,7 @@ fn flat_members_at(facts: &Facts, record: &Record, at: u64, depth: usize) -> Vec
     let mut out = Vec::new();
     for member in &record.members {
         let anonymous = |r: &Record| member.name.is_none() && r.name.is_none();
-        match (member.base, facts.ty(through_typedefs(facts, member.ty))) {
+        match (member.base, facts.ty(facts.through_typedefs(member.ty))) {
             // A base class, or an anonymous struct (`struct { float x, y; };`): its members
             // are the record's.
             (true, Some(Type::Record(inner))) | (false, Some(Type::Record(inner)))
@@ -538,7 +516,7 @@ fn flat_members_at(facts: &Facts, record: &Record, at: u64, depth: usize) -> Vec
                             m.offset == 0
                                 && m.bits.is_none()
                                 && !m.base
-                                && unqualified(facts, m.ty) == unqualified(facts, first.ty)
+                                && facts.unqualified(m.ty) == facts.unqualified(first.ty)
                         })
                     }) =>
             {
