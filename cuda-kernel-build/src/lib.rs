@@ -1088,11 +1088,28 @@ fn compare_committed(dir: &Path, stem: &str, text: &str, strict: bool) -> Result
         return std::fs::write(&path, text)
             .map_err(|e| format!("cannot write {}: {e}", path.display()));
     }
-    let message = format!(
-        "{} differs from the PTX nvcc makes of {stem}.cu now: rebuild with \
-         {WRITE_PTX_ENV}=1 to write it, then commit it",
-        path.display()
-    );
+    // The same PTX under another record of its inputs: a comment of the `.cu`, a Rust
+    // declaration or a flag changed, not the PTX.
+    let body = |ptx: &str| {
+        let rest = ptx
+            .strip_prefix(HASH_MARKER)
+            .and_then(|r| r.split_once('\n'));
+        comparable(rest.map_or(ptx, |(_, body)| body))
+    };
+    let message = match old.as_deref().is_some_and(|old| body(old) == body(text)) {
+        true => format!(
+            "{} is the PTX nvcc makes of {stem}.cu now, but records other inputs (the .cu, its \
+             headers, the Rust declarations of its kernels or nvcc's flags changed, not the PTX), \
+             so machines without nvcc would not take it: rebuild with {WRITE_PTX_ENV}=1 to \
+             write it, then commit it",
+            path.display()
+        ),
+        false => format!(
+            "{} differs from the PTX nvcc makes of {stem}.cu now: rebuild with \
+             {WRITE_PTX_ENV}=1 to write it, then commit it",
+            path.display()
+        ),
+    };
     if strict {
         return Err(message);
     }

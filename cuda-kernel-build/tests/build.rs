@@ -79,6 +79,20 @@ fn compiles_against_the_generated_header() {
         std::fs::read_to_string(dir.join("out/axpy.ptx")).unwrap(),
         ptx
     );
+    // A comment added: the same PTX under another record of its inputs, said as such (not as
+    // a PTX that differs).
+    std::fs::write(dir.join("cuda/axpy.cu"), format!("{GOOD}// a comment\n")).unwrap();
+    let e = build(&dir)
+        .committed_ptx("ptx")
+        .check_committed(true)
+        .try_compile()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("is the PTX nvcc makes of axpy.cu now, but records other inputs"),
+        "{e}"
+    );
+    assert!(!e.contains("differs"), "{e}");
     // A changed source: nvcc's PTX differs from the committed one, and without nvcc the
     // committed one is stale. An ordinary build goes on (nvcc's PTX, or the committed one,
     // with a warning); where the check is asked for (CI), both are errors saying what to run.
@@ -111,6 +125,7 @@ fn compiles_against_the_generated_header() {
         .try_compile()
         .unwrap_err();
     assert!(e.to_string().contains("CUDA_KERNEL_WRITE_PTX=1"), "{e}");
+    assert!(e.to_string().contains("differs from the PTX nvcc makes"), "{e}");
     let e = build(&dir)
         .committed_ptx("ptx")
         .without_nvcc()
