@@ -13,7 +13,6 @@
 
 use std::collections::HashMap;
 
-use cuda_kernel_syntax::cpp::CppType;
 use gimli::{AttributeValue, constants as dw};
 
 /// A type of the facts, by its index in [`Facts::types`]; `None` is `void`.
@@ -189,16 +188,21 @@ impl Facts {
                 let Some(name) = record.name.as_deref() else {
                     continue;
                 };
-                // A class's name as `#[kernel]`'s type model reads it from the demangled
-                // parameter (a class template's is left as the facts spell it).
-                let mut ty = CppType::from_cpp(text);
-                while let Some(CppType::Pointer { to, .. }) = ty {
-                    ty = Some(*to);
-                }
-                if let Some(CppType::Named(qualified)) = ty {
-                    if qualified != name && qualified.ends_with(&format!("::{name}")) {
-                        named.push((index, qualified));
+                // The class under the demangled parameter's pointers and qualifiers (a class
+                // template's too, which `#[kernel]`'s C++ type model does not read).
+                let mut bare = text.trim();
+                loop {
+                    let before = bare;
+                    for suffix in ["*", "&", " const", " volatile"] {
+                        bare = bare.strip_suffix(suffix).unwrap_or(bare).trim_end();
                     }
+                    bare = bare.strip_prefix("const ").unwrap_or(bare);
+                    if before == bare {
+                        break;
+                    }
+                }
+                if bare != name && bare.ends_with(&format!("::{name}")) {
+                    named.push((index, bare.to_string()));
                 }
             }
         }

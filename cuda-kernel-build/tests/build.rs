@@ -125,7 +125,10 @@ fn compiles_against_the_generated_header() {
         .try_compile()
         .unwrap_err();
     assert!(e.to_string().contains("CUDA_KERNEL_WRITE_PTX=1"), "{e}");
-    assert!(e.to_string().contains("differs from the PTX nvcc makes"), "{e}");
+    assert!(
+        e.to_string().contains("differs from the PTX nvcc makes"),
+        "{e}"
+    );
     let e = build(&dir)
         .committed_ptx("ptx")
         .without_nvcc()
