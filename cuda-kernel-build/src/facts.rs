@@ -746,4 +746,38 @@ mod tests {
         assert_eq!(sections[".debug_info"], info);
         assert!(debug_sections(".section .debug_info\n{\n.weird 1\n}\n").is_err());
     }
+
+    /// A record the device's DWARF names without namespaces takes them from the symbols of
+    /// the entries that take it, class templates included.
+    #[test]
+    fn records_take_their_namespaces_from_the_entries_symbols() {
+        let record = |name: &str| {
+            Type::Record(Record {
+                name: Some(name.to_string()),
+                union: false,
+                size: Some(4),
+                align: None,
+                members: Vec::new(),
+            })
+        };
+        let mut facts = Facts {
+            entries: vec![Entry {
+                symbol: "_Z1kPN2wp10HashGrid_tIfEENS_4MeshE".into(),
+                params: vec![Some(1), Some(3)],
+            }],
+            types: vec![
+                record("HashGrid_t<float>"),
+                Type::Pointer(Some(0)),
+                record("Mesh"),
+                Type::Const(Some(2)),
+            ],
+        };
+        facts.names_from_symbols();
+        let name = |i: usize| match &facts.types[i] {
+            Type::Record(r) => r.name.clone(),
+            _ => None,
+        };
+        assert_eq!(name(0).as_deref(), Some("wp::HashGrid_t<float>"));
+        assert_eq!(name(2).as_deref(), Some("wp::Mesh"));
+    }
 }
