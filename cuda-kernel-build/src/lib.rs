@@ -616,13 +616,33 @@ impl Build {
                     .map(|(job, _)| job.clone())
                     .collect();
                 // The text the declaration generator reads is preprocessed beside the PTX
-                // compile (kept with its key: `generate_all` finds it), not after it.
+                // compile, not after it, and where the text says the compiler's facts will be
+                // asked for, they are compiled beside it too (each kept with its key, where
+                // `generate_all` finds it).
+                let toolkit_root = nvcc::toolkit_root(nvcc);
+                let out_canonical = out_dir.canonicalize().ok();
                 let compiled_now = std::thread::scope(|scope| {
                     if self.generate {
                         for job in &stale {
                             let (includes, out_dir) = (&includes, &out_dir);
+                            let (toolkit_root, out_canonical) = (&toolkit_root, &out_canonical);
                             scope.spawn(move || {
-                                let _ = nvcc::preprocess_cached(nvcc, job, includes, out_dir);
+                                let Ok(text) =
+                                    nvcc::preprocess_cached(nvcc, job, includes, out_dir)
+                                else {
+                                    return;
+                                };
+                                let here = |file: &str| {
+                                    from_here(
+                                        job,
+                                        file,
+                                        out_canonical.as_deref(),
+                                        toolkit_root.as_deref(),
+                                    )
+                                };
+                                if generate::may_need_facts(&text, &here) {
+                                    let _ = nvcc::facts_ptx(nvcc, job, includes, out_dir);
+                                }
                             });
                         }
                     }
@@ -825,18 +845,8 @@ fn generate_all(
                         continue;
                     }
                 };
-                let name = job.source.file_name().map(|n| n.to_os_string());
-                // The file itself, and every header that is neither the toolkit's nor ours.
                 let here = |file: &str| {
-                    if Path::new(file).file_name().map(|f| f.to_os_string()) == name {
-                        return true;
-                    }
-                    let Ok(path) = Path::new(file).canonicalize() else {
-                        return false;
-                    };
-                    !out_canonical.as_ref().is_some_and(|o| path.starts_with(o))
-                        && !toolkit_root.as_ref().is_some_and(|t| path.starts_with(t))
-                        && !path.starts_with("/usr/include")
+                    from_here(job, file, out_canonical.as_deref(), toolkit_root.as_deref())
                 };
                 let shown = job
                     .source
@@ -862,11 +872,24 @@ fn generate_all(
                     elsewhere: &claimed,
                     facts: None,
                 };
+                // What the reader of the text leaves undeclared, the compiler's facts type.
+                // Facts already compiled (beside the PTX, where the text said they would be
+                // asked for, or by an earlier build) are read first: they fill only what the
+                // reader leaves, so one pass with them is the two passes. Otherwise they are
+                // asked of nvcc only where the reader leaves kernels, so that a file the
+                // reader declares whole costs no second compile.
+                let (ready, mut unread) =
+                    match nvcc::facts_if_compiled(nvcc, job, includes, out_dir) {
+                        Some(Ok(facts)) => (Some(facts), None),
+                        Some(Err(why)) => (None, Some(why)),
+                        None => (None, None),
+                    };
+                let options = generate::Options {
+                    facts: ready.as_ref(),
+                    ..options
+                };
                 let mut generated = generate::generate(&shown, &text, &here, &options);
-                // What the reader of the text leaves undeclared, the compiler's facts type:
-                // asked of nvcc only then, so that a file the reader declares whole costs no
-                // second compile.
-                if generated.accounting.warned > 0 {
+                if generated.accounting.warned > 0 && ready.is_none() && unread.is_none() {
                     match nvcc::facts_cached(nvcc, job, includes, out_dir) {
                         Ok(facts) => {
                             let options = generate::Options {
@@ -875,11 +898,14 @@ fn generate_all(
                             };
                             generated = generate::generate(&shown, &text, &here, &options);
                         }
-                        Err(why) => warnings.push(format!(
-                            "{shown}: the kernels named below are not typed from the compiler's \
-                             facts: {why}"
-                        )),
+                        Err(why) => unread = Some(why),
                     }
+                }
+                if let Some(why) = unread.filter(|_| generated.accounting.warned > 0) {
+                    warnings.push(format!(
+                        "{shown}: the kernels named below are not typed from the compiler's \
+                         facts: {why}"
+                    ));
                 }
                 warnings.extend(generated.warnings);
                 claimed.extend(generated.from_headers);
@@ -949,6 +975,27 @@ fn generate_all(
     } else {
         Err(problems)
     }
+}
+
+/// Whether `file` (as the line markers of the job's preprocessed text name it) is the job's
+/// own: the file itself, and every header that is neither the toolkit's nor the build step's
+/// output (its force-included header), wherever it is (llm.c's `#include
+/// "../vendor/llm.c/llmc/gelu.cuh"`).
+fn from_here(
+    job: &nvcc::Job,
+    file: &str,
+    out_canonical: Option<&Path>,
+    toolkit_root: Option<&Path>,
+) -> bool {
+    if Path::new(file).file_name() == job.source.file_name() {
+        return true;
+    }
+    let Ok(path) = Path::new(file).canonicalize() else {
+        return false;
+    };
+    !out_canonical.is_some_and(|o| path.starts_with(o))
+        && !toolkit_root.is_some_and(|t| path.starts_with(t))
+        && !path.starts_with("/usr/include")
 }
 
 /// What `$OUT_DIR/cuda-kernel/<stem>.rs` holds when the build script does not ask for

@@ -222,37 +222,66 @@ pub fn preprocess_cached(
     Ok(text)
 }
 
-/// The compiler's facts of the job's source ([`crate::facts`]): PTX compiled with the job's
-/// architecture and flags and `-G`, which carries the device code's debug information, read
-/// for its kernels; kept in `$OUT_DIR/cuda-kernel/<stem>.facts.ptx` and reused while the job's
-/// inputs are unchanged.
+/// The compiler's facts of the job's source ([`crate::facts`]), read from [`facts_ptx`].
 pub fn facts_cached(
     nvcc: &Path,
     job: &Job,
     includes: &[PathBuf],
     out_dir: &Path,
 ) -> Result<crate::facts::Facts, String> {
-    let path = out_dir
+    let ptx = facts_ptx(nvcc, job, includes, out_dir)?;
+    read_facts(&ptx, job, out_dir)
+}
+
+/// [`facts_cached`] where [`facts_ptx`] is already compiled for the job's inputs (beside the
+/// PTX compile, or by an earlier build); `None` where it is not.
+pub fn facts_if_compiled(
+    nvcc: &Path,
+    job: &Job,
+    includes: &[PathBuf],
+    out_dir: &Path,
+) -> Option<Result<crate::facts::Facts, String>> {
+    let ptx = cached(&facts_path(job, out_dir), &cache_key(nvcc, job, includes))?;
+    Some(read_facts(&ptx, job, out_dir))
+}
+
+fn read_facts(ptx: &str, job: &Job, out_dir: &Path) -> Result<crate::facts::Facts, String> {
+    crate::facts::Facts::read(ptx)
+        .map_err(|e| format!("{}: {e}", facts_path(job, out_dir).display()))
+}
+
+/// Where [`facts_ptx`] keeps the job's `-G` PTX.
+fn facts_path(job: &Job, out_dir: &Path) -> PathBuf {
+    out_dir
         .join("cuda-kernel")
-        .join(format!("{}.facts.ptx", job.stem));
+        .join(format!("{}.facts.ptx", job.stem))
+}
+
+/// The job's source compiled with its architecture and flags and `-G`, which carries the
+/// device code's debug information: kept in `$OUT_DIR/cuda-kernel/<stem>.facts.ptx` and reused
+/// while the job's inputs are unchanged.
+pub fn facts_ptx(
+    nvcc: &Path,
+    job: &Job,
+    includes: &[PathBuf],
+    out_dir: &Path,
+) -> Result<String, String> {
+    let path = facts_path(job, out_dir);
     let key = cache_key(nvcc, job, includes);
-    let ptx = match cached(&path, &key) {
-        Some(ptx) => ptx,
-        None => {
-            let out = [OsStr::new("-G"), OsStr::new("-o"), path.as_os_str()];
-            run(nvcc, job, includes, "-ptx", &out).map_err(|e| {
-                format!(
-                    "nvcc could not compile {} with -G for its facts:\n{e}",
-                    job.source.display()
-                )
-            })?;
-            let ptx = std::fs::read_to_string(&path)
-                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            remember(&path, &key, &ptx);
-            ptx
-        }
-    };
-    crate::facts::Facts::read(&ptx).map_err(|e| format!("{}: {e}", path.display()))
+    if let Some(ptx) = cached(&path, &key) {
+        return Ok(ptx);
+    }
+    let out = [OsStr::new("-G"), OsStr::new("-o"), path.as_os_str()];
+    run(nvcc, job, includes, "-ptx", &out).map_err(|e| {
+        format!(
+            "nvcc could not compile {} with -G for its facts:\n{e}",
+            job.source.display()
+        )
+    })?;
+    let ptx = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    remember(&path, &key, &ptx);
+    Ok(ptx)
 }
 
 /// The job's source preprocessed (`nvcc -E` with its architecture, flags and include paths):

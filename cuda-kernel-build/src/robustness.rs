@@ -160,6 +160,7 @@ fn mutated_cuda_sources_never_panic_the_declaration_generator() {
             ..Default::default()
         };
         let _ = crate::generate::generate("k.cu", text, &here, &options);
+        let _ = crate::generate::may_need_facts(text, &here);
     });
     // The family patterns a build script names, mutated, over a file they could match.
     let unary = corpus

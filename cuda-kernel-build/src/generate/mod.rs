@@ -812,6 +812,60 @@ fn bound_name(entry: &str, entries: &[String]) -> Option<String> {
     }
 }
 
+/// Whether the file's kernels likely need the compiler's facts: one of them takes a class
+/// template, a function, or a struct with a base class, a bit-field, a method or a class
+/// template among its fields, directly, through a pointer or through a typedef. A guess from
+/// the text alone, made before the PTX exists, so that the facts compile runs beside the PTX
+/// compile; the facts are still asked for by what the generator leaves undeclared, so a wrong
+/// guess costs time, never a declaration.
+pub(crate) fn may_need_facts(preprocessed: &str, from_here: &dyn Fn(&str) -> bool) -> bool {
+    let scanned = scan(preprocessed, from_here);
+    let mut seen: Vec<&str> = Vec::new();
+    scanned
+        .kernels
+        .iter()
+        .filter(|k| from_here(&k.file))
+        .flat_map(|k| &k.params)
+        .any(|param| beyond_the_reader(param, &scanned, &mut seen, 0))
+}
+
+/// [`may_need_facts`] of one type's tokens (a parameter's, a typedef's, a struct's fields).
+fn beyond_the_reader<'a>(
+    tokens: &'a [Token],
+    scanned: &'a Scanned,
+    seen: &mut Vec<&'a str>,
+    depth: usize,
+) -> bool {
+    if depth > 8 {
+        return false;
+    }
+    tokens.iter().enumerate().any(|(i, token)| match token {
+        Token::Punct('<' | '(') => true,
+        // A bit-field (`unsigned leaf : 1;`).
+        Token::Punct(':') => {
+            matches!(tokens.get(i + 1), Some(Token::Literal(_)))
+                && !matches!(tokens.get(i.wrapping_sub(1)), Some(Token::Punct(':')))
+        }
+        Token::Ident(name) => {
+            if seen.contains(&name.as_str()) {
+                return false;
+            }
+            seen.push(name);
+            scanned
+                .typedefs
+                .iter()
+                .filter(|(n, _)| n == name)
+                .any(|(_, to)| beyond_the_reader(to, scanned, seen, depth + 1))
+                || scanned
+                    .structs
+                    .iter()
+                    .filter(|s| s.name == *name)
+                    .any(|s| s.bases || beyond_the_reader(&s.fields, scanned, seen, depth + 1))
+        }
+        _ => false,
+    })
+}
+
 /// The fn name of a kernel declared instance by instance: the kernel's and its arguments'
 /// words, as the instance's C++ name spells them (`k_bin_op_repeat_float`), unique among the
 /// block's fn names.
@@ -1545,5 +1599,40 @@ extern "C" __attribute__((global)) void copy_f64(const double *a, double *b) { }
             },
         );
         assert_eq!(without.accounting.warned, 2, "{:?}", without.warnings);
+    }
+
+    /// The guess made before the PTX exists: kernels taking class templates (directly or
+    /// through a typedef), structs with bit-fields or base classes need the compiler's facts;
+    /// kernels taking what the reader types do not.
+    #[test]
+    fn the_text_tells_which_files_will_need_the_compilers_facts() {
+        let here = |_: &str| true;
+        let file = |body: &str| format!("# 1 \"cuda/k.cu\"\n{body}\n");
+        let needs = |body: &str| may_need_facts(&file(body), &here);
+        assert!(!needs(
+            "struct P { float x; int n; };\n\
+             __attribute__((global)) void k(float *a, P p, const int *b) { }"
+        ));
+        assert!(needs(
+            "template <typename T> struct View { T *data; int len; };\n\
+             __attribute__((global)) void k(View<float> v) { }"
+        ));
+        assert!(needs(
+            "template <int N, typename T> struct vec_t { T c[N]; };\n\
+             typedef vec_t<3, float> vec3;\n\
+             __attribute__((global)) void k(const vec3 *v) { }"
+        ));
+        assert!(needs(
+            "struct Node { float x; unsigned index : 31; unsigned leaf : 1; };\n\
+             __attribute__((global)) void k(Node *n) { }"
+        ));
+        assert!(needs(
+            "struct B { int tag; };\nstruct D : B { float w; };\n\
+             __attribute__((global)) void k(D d) { }"
+        ));
+        assert!(!needs(
+            "namespace ns { struct Q { float a; }; }\n\
+             __attribute__((global)) void k(ns::Q q) { }"
+        ));
     }
 }
