@@ -324,7 +324,8 @@ impl Build {
     /// other headers) are declared from the compiler's facts: the build step compiles the
     /// file's device code again with debug information (`nvcc -ptx -G` with the PTX's
     /// architecture and flags, kept as `$OUT_DIR/cuda-kernel/<stem>.facts.ptx` while the
-    /// inputs are unchanged; only for files that need it) and reads each kernel instance's
+    /// inputs are unchanged; only for files that need it, beside the PTX compile where the
+    /// preprocessed text tells ahead that they will) and reads each kernel instance's
     /// parameter types from its DWARF; each record becomes a `#[derive(KernelParam)]` struct
     /// laid out as nvcc laid it out, and the kernel is bound by its C++ name.
     /// The generated blocks go through every check a hand-written one does

@@ -839,15 +839,40 @@ fn beyond_the_reader<'a>(
     if depth > 8 {
         return false;
     }
+    let fields = depth > 0;
     tokens.iter().enumerate().any(|(i, token)| match token {
-        Token::Punct('<' | '(') => true,
+        Token::Punct('<') => true,
+        // A function pointer among the parameters; a method among the fields (`(...)`
+        // followed by a body, `;` or `const`; not `sizeof(...)` in an array's length).
+        Token::Punct('(') if !fields => true,
+        Token::Punct('(') => {
+            let mut open = 0usize;
+            let close = tokens[i..].iter().position(|t| {
+                match t {
+                    Token::Punct('(') => open += 1,
+                    Token::Punct(')') => open -= 1,
+                    _ => {}
+                }
+                open == 0
+            });
+            close.is_some_and(|c| {
+                matches!(
+                    tokens.get(i + c + 1),
+                    Some(Token::Punct('{' | ';')) | Some(Token::Ident(_))
+                )
+            })
+        }
         // A bit-field (`unsigned leaf : 1;`).
         Token::Punct(':') => {
             matches!(tokens.get(i + 1), Some(Token::Literal(_)))
                 && !matches!(tokens.get(i.wrapping_sub(1)), Some(Token::Punct(':')))
         }
         Token::Ident(name) => {
-            if seen.contains(&name.as_str()) {
+            // The types the reader spells itself (`uint64_t`, `float2`, `dim3`).
+            if seen.contains(&name.as_str())
+                || builtin(name).is_some()
+                || types::by_cuda_name(name).is_some()
+            {
                 return false;
             }
             seen.push(name);
@@ -1633,6 +1658,17 @@ extern "C" __attribute__((global)) void copy_f64(const double *a, double *b) { }
         assert!(!needs(
             "namespace ns { struct Q { float a; }; }\n\
              __attribute__((global)) void k(ns::Q q) { }"
+        ));
+        // A length written with `sizeof` and the built-in types (xmrig-cuda's `hash64_t`,
+        // `dim3`) are the reader's; a method is not.
+        assert!(!needs(
+            "struct dim3 { unsigned x, y, z; dim3(unsigned a) : x(a), y(1), z(1) { } };\n\
+             typedef union { unsigned int words[64 / sizeof(unsigned int)]; } hash64_t;\n\
+             __attribute__((global)) void k(hash64_t *h, dim3 g, unsigned long long n) { }"
+        ));
+        assert!(needs(
+            "struct M { float w; __attribute__((device)) float get() const { return w; } };\n\
+             __attribute__((global)) void k(M m) { }"
         ));
     }
 }
