@@ -3,7 +3,8 @@
 # as `cuda-kernel`, a new crate beside it whose Cargo.toml, cuda/scale.cu, build.rs and
 # src/main.rs are the README's blocks, word for word; then
 #   1. a first build without nvcc: fails, with the README's three lines first;
-#   2. a first build with nvcc: writes ptx/scale.ptx and says so;
+#   2. a first build with nvcc: writes ptx/scale.ptx and says so, once (the next builds do
+#      not replay it);
 #   3. a build without nvcc: uses the committed PTX, with no warning;
 #   4. the program without a GPU: prints the README's one line.
 # Step 2 needs nvcc (CI installs it); without it, steps 2 and 3 are reported as skipped.
@@ -61,6 +62,11 @@ if [ -n "$nvcc_path" ]; then
     grep -q "warning: my-crate@0.1.0: wrote .*ptx/scale.ptx" <<<"$out" || { echo "$out"; exit 1; }
     grep "wrote" <<<"$out"
     [ -s "$crate/ptx/scale.ptx" ] || { echo "ptx/scale.ptx not written"; exit 1; }
+    echo "== 2b. the next builds with nvcc: said once, not replayed"
+    for i in 1 2; do
+        out=$(build) || { echo "$out"; exit 1; }
+        if grep -q "warning" <<<"$out"; then echo "warned again: $out"; exit 1; fi
+    done
     echo "== 3. build without nvcc, from the committed PTX"
     touch "$crate/src/main.rs" "$crate/cuda/scale.cu"
     out=$(without_nvcc build) || { echo "$out"; exit 1; }

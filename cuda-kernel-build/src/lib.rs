@@ -50,7 +50,10 @@
 //! A committed PTX that is not current (a `.cu` edited, even a comment; a declaration added)
 //! never stops an ordinary build: with nvcc the build uses nvcc's fresh PTX, without it the
 //! committed one, and a `cargo:warning` says so and what to run (`CUDA_KERNEL_WRITE_PTX=1`
-//! writes the fresh PTX into the committed folder). So the edit loop is as without the build
+//! writes the fresh PTX into the committed folder). Where only the record of its inputs changed
+//! (its first line: a Rust declaration or a comment edited, the PTX the same), a build with nvcc
+//! rewrites that line and says so once; a build without nvcc says nothing when only Rust
+//! declarations changed, since the `#[kernel]` checks run against that PTX. So the edit loop is as without the build
 //! step, and the compile-time checks of the `#[kernel]` blocks (a misspelled kernel is "no
 //! entry ...") come first. It is an error where the check is asked for, as `sqlx prepare
 //! --check` or insta's CI mode do: with `CUDA_KERNEL_CHECK_PTX=1`, [`Build::check_committed`],
@@ -83,8 +86,40 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-/// The first line of every PTX file the build step writes, before the hash.
+/// The first line of every PTX file the build step writes, before the hash of its inputs (the
+/// `.cu`, its local headers, the Rust declarations of its kernels and nvcc's flags) and the hash
+/// of the same without the declarations (absent in files written before it was recorded).
 pub const HASH_MARKER: &str = "// cuda-kernel-source-sha256: ";
+
+/// The record of a PTX file's inputs ([`HASH_MARKER`]'s line), and the rest of the file.
+struct Recorded<'a> {
+    /// The hash of every input.
+    inputs: Option<&'a str>,
+    /// The hash of the inputs but the Rust declarations.
+    sources: Option<&'a str>,
+    body: &'a str,
+}
+
+impl<'a> Recorded<'a> {
+    fn read(ptx: &'a str) -> Recorded<'a> {
+        let Some((line, body)) = ptx
+            .strip_prefix(HASH_MARKER)
+            .map(|rest| rest.split_once('\n').unwrap_or((rest, "")))
+        else {
+            return Recorded {
+                inputs: None,
+                sources: None,
+                body: ptx,
+            };
+        };
+        let mut words = line.split_whitespace();
+        Recorded {
+            inputs: words.next(),
+            sources: words.next(),
+            body,
+        }
+    }
+}
 
 /// Set to `1` to write the PTX nvcc made into the committed folder.
 pub const WRITE_PTX_ENV: &str = "CUDA_KERNEL_WRITE_PTX";
@@ -134,11 +169,21 @@ pub struct Compiled {
     pub binaries: Vec<PathBuf>,
     /// Whether nvcc compiled (`false`: committed PTX was used).
     pub compiled_by_nvcc: bool,
-    /// What the build printed as `cargo:warning`s about declarations escaping the checks (and
-    /// kernels the generated declarations leave out).
+    /// What the build printed as `cargo:warning`s: declarations escaping the checks, kernels
+    /// the generated declarations leave out, and the committed files (written, or not current).
     pub warnings: Vec<String>,
     /// With [`Build::generate_declarations`]: `$OUT_DIR/cuda-kernel/<stem>.rs` of each file.
     pub generated: Vec<PathBuf>,
+}
+
+impl Compiled {
+    /// Prints a warning for cargo, and keeps it.
+    fn warn(&mut self, warning: Option<String>) {
+        if let Some(warning) = warning {
+            println!("cargo::warning={warning}");
+            self.warnings.push(warning);
+        }
+    }
 }
 
 /// Why a build failed: every problem found, each naming its file.
@@ -563,24 +608,34 @@ impl Build {
             }
             let mut args = vec!["-ptx".to_string(), format!("-arch={arch}")];
             args.extend(self.flags.iter().cloned());
-            let mut hasher = Sha256::new();
-            hasher.update(&text);
-            for h in &local_headers {
-                hasher.update(std::fs::read(h).unwrap_or_default());
-            }
-            hasher.update(header.as_bytes());
-            hasher.update(args.join(" ").as_bytes());
-            let hash: String = hasher
-                .finalize()
+            let headers: Vec<Vec<u8>> = local_headers
                 .iter()
-                .map(|b| format!("{b:02x}"))
+                .map(|h| std::fs::read(h).unwrap_or_default())
                 .collect();
+            let digest = |declarations: Option<&str>| {
+                let mut hasher = Sha256::new();
+                hasher.update(&text);
+                for h in &headers {
+                    hasher.update(h);
+                }
+                if let Some(header) = declarations {
+                    hasher.update(header.as_bytes());
+                }
+                hasher.update(args.join(" ").as_bytes());
+                hasher
+                    .finalize()
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect::<String>()
+            };
+            let (hash, sources_hash) = (digest(Some(&header)), digest(None));
             jobs.push(nvcc::Job {
                 stem,
                 source,
                 header_path,
                 args,
                 hash,
+                sources_hash,
             });
         }
 
@@ -651,13 +706,15 @@ impl Build {
                 });
                 let mut fresh = compiled_now.into_iter();
                 for ((job, key), reused) in jobs.iter().zip(&keys).zip(reused) {
+                    // A reused PTX gets this version's record too (an earlier one's cache may
+                    // lack the sources' own hash).
                     let result = match reused {
-                        Some(text) => Ok(text),
+                        Some(text) => Ok(Recorded::read(&text).body.to_string()),
                         None => fresh
                             .next()
-                            .unwrap_or_else(|| Err("nvcc gave no result".to_string()))
-                            .map(|ptx| format!("{HASH_MARKER}{}\n{ptx}", job.hash)),
-                    };
+                            .unwrap_or_else(|| Err("nvcc gave no result".to_string())),
+                    }
+                    .map(|ptx| format!("{HASH_MARKER}{} {}\n{ptx}", job.hash, job.sources_hash));
                     match result {
                         Ok(text) => {
                             let out = out_of(job);
@@ -665,8 +722,9 @@ impl Build {
                             nvcc::remember(&out, key, &text);
                             compiled.ptx.push(out);
                             if let Some(dir) = &committed_dir {
-                                if let Err(p) = compare_committed(dir, &job.stem, &text, strict) {
-                                    problems.push(p);
+                                match compare_committed(dir, &job.stem, &text, strict) {
+                                    Ok(warning) => compiled.warn(warning),
+                                    Err(p) => problems.push(p),
                                 }
                             }
                         }
@@ -688,7 +746,10 @@ impl Build {
             None => {
                 for job in &jobs {
                     match use_committed(committed_dir.as_deref(), job, &out_dir, strict) {
-                        Ok(out) => compiled.ptx.push(out),
+                        Ok((out, warning)) => {
+                            compiled.ptx.push(out);
+                            compiled.warn(warning);
+                        }
                         Err(p) => problems.push(p),
                     }
                 }
@@ -928,6 +989,7 @@ fn generate_all(
                         if let Err(e) = std::fs::write(path, &rust) {
                             problems.push(format!("cannot write {}: {e}", path.display()));
                         } else if !write {
+                            announce_written(path);
                             warnings.push(format!(
                                 "wrote {}, the declarations generated from {shown}: commit it, \
                                  and machines without nvcc (docs.rs, CI) build from it",
@@ -1097,54 +1159,75 @@ fn without_source_paths(ptx: &str) -> String {
     out
 }
 
+/// A file this run wrote for the user to commit is news once: cargo replays a build script's
+/// warnings on every build until the script runs again, so the file written is made an input
+/// of the run. Written after the run started, it is newer than the run, and the next build
+/// runs the script once more (its nvcc work cached in `$OUT_DIR`), which finds the file as
+/// written and says nothing.
+fn announce_written(path: &Path) {
+    println!("cargo::rerun-if-changed={}", path.display());
+}
+
 /// With nvcc: the committed PTX should be what nvcc made; rewritten on request, an error when
-/// `strict`, a warning otherwise (the build goes on with nvcc's PTX).
-fn compare_committed(dir: &Path, stem: &str, text: &str, strict: bool) -> Result<(), String> {
+/// `strict`, a warning otherwise (the build goes on with nvcc's PTX). The same PTX under another
+/// record of its inputs (a Rust declaration, a comment or a flag changed, not the PTX) is
+/// rewritten outside `strict`, and said once.
+fn compare_committed(
+    dir: &Path,
+    stem: &str,
+    text: &str,
+    strict: bool,
+) -> Result<Option<String>, String> {
     let path = dir.join(format!("{stem}.ptx"));
     let old = std::fs::read_to_string(&path).ok();
-    if old
-        .as_deref()
-        .is_some_and(|old| comparable(old) == comparable(text))
+    let new = Recorded::read(text);
+    let same_ptx = |old: &Recorded| comparable(old.body) == comparable(new.body);
+    // A record from before the sources' own hash was kept is current on the hash of all inputs.
+    let current = |old: &Recorded| {
+        old.inputs == new.inputs && old.sources.is_none_or(|s| Some(s) == new.sources)
+    };
+    if let Some(old) = old.as_deref().map(Recorded::read)
+        && current(&old)
+        && same_ptx(&old)
     {
-        return Ok(());
+        return Ok(None);
     }
     let write = std::env::var_os(WRITE_PTX_ENV).is_some_and(|v| v == "1");
     if old.is_none() && !write && strict {
         // Checked, not written: the source tree stays as it is in CI.
-        println!(
-            "cargo::warning={} does not exist yet: rebuild with {WRITE_PTX_ENV}=1 to write it and \
-             commit it, so that machines without nvcc can build",
+        return Ok(Some(format!(
+            "{} does not exist yet: rebuild with {WRITE_PTX_ENV}=1 to write it and commit it, so \
+             that machines without nvcc can build",
             path.display()
-        );
-        return Ok(());
+        )));
     }
-    if old.is_none() && !write {
-        // A crate's first build with nvcc writes what machines without it build from.
+    let same_body = old
+        .as_deref()
+        .map(Recorded::read)
+        .is_some_and(|o| same_ptx(&o));
+    if write || (!strict && (old.is_none() || same_body)) {
+        // Asked for; a crate's first build with nvcc, which writes what machines without it
+        // build from; or the same PTX under a new record of its inputs.
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        println!(
-            "cargo::warning=wrote {}, nvcc's PTX of {stem}.cu: commit it, and machines without \
-             nvcc (docs.rs, CI) build from it",
-            path.display()
-        );
-        return Ok(());
+        if !write {
+            announce_written(&path);
+            let what = match old {
+                None => format!("wrote {}, nvcc's PTX of {stem}.cu", path.display()),
+                Some(_) => format!(
+                    "updated the first line of {} (the record of its inputs: a Rust \
+                     declaration, a comment of {stem}.cu or a flag changed, not the PTX)",
+                    path.display()
+                ),
+            };
+            return Ok(Some(format!(
+                "{what}: commit it, and machines without nvcc (docs.rs, CI) build from it"
+            )));
+        }
+        return Ok(None);
     }
-    if write {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        return std::fs::write(&path, text)
-            .map_err(|e| format!("cannot write {}: {e}", path.display()));
-    }
-    // The same PTX under another record of its inputs: a comment of the `.cu`, a Rust
-    // declaration or a flag changed, not the PTX.
-    let body = |ptx: &str| {
-        let rest = ptx
-            .strip_prefix(HASH_MARKER)
-            .and_then(|r| r.split_once('\n'));
-        comparable(rest.map_or(ptx, |(_, body)| body))
-    };
-    let message = match old.as_deref().is_some_and(|old| body(old) == body(text)) {
+    let message = match same_body {
         true => format!(
             "{} is the PTX nvcc makes of {stem}.cu now, but records other inputs (the .cu, its \
              headers, the Rust declarations of its kernels or nvcc's flags changed, not the PTX), \
@@ -1161,11 +1244,9 @@ fn compare_committed(dir: &Path, stem: &str, text: &str, strict: bool) -> Result
     if strict {
         return Err(message);
     }
-    println!(
-        "cargo::warning={message} (this build uses nvcc's PTX; {CHECK_PTX_ENV}=1 or CI makes \
-         this an error)"
-    );
-    Ok(())
+    Ok(Some(format!(
+        "{message} (this build uses nvcc's PTX; {CHECK_PTX_ENV}=1 or CI makes this an error)"
+    )))
 }
 
 /// Without nvcc: the committed PTX; one not made from these sources is an error when `strict`,
@@ -1175,7 +1256,7 @@ fn use_committed(
     job: &nvcc::Job,
     out_dir: &Path,
     strict: bool,
-) -> Result<PathBuf, String> {
+) -> Result<(PathBuf, Option<String>), String> {
     let not_found = "nvcc was not found ($NVCC, $CUDA_HOME/bin, $CUDA_PATH/bin or PATH)";
     let get_nvcc = "install the CUDA toolkit, or NVIDIA's nvcc from PyPI (cuda-kernel's \
                     README, \"Getting nvcc\"), or set NVCC to an nvcc";
@@ -1208,28 +1289,46 @@ fn use_committed(
             path = path.display()
         ),
     })?;
-    let recorded = text
-        .lines()
-        .next()
-        .and_then(|l| l.strip_prefix(HASH_MARKER));
-    if recorded.map(str::trim) != Some(job.hash.as_str()) {
-        let message = format!(
-            "{} was not made from the current {}.cu, its headers and declarations, and \
-             {not_found} to make it again: {todo}",
-            path.display(),
-            job.stem
-        );
+    let recorded = Recorded::read(&text);
+    let mut warning = None;
+    if recorded.inputs != Some(job.hash.as_str()) {
+        // The `.cu`, its headers and flags as recorded, only Rust declarations changed: the
+        // `#[kernel]` checks against this PTX say whether they fit, and nothing is news.
+        let declarations_only = recorded.sources == Some(job.sources_hash.as_str());
+        let message = match declarations_only {
+            true => format!(
+                "{} records other Rust declarations of {}.cu's kernels, and {not_found} to \
+                 check the new ones against {}.cu: {todo}",
+                path.display(),
+                job.stem,
+                job.stem
+            ),
+            false => format!(
+                "{} was not made from the current {}.cu, its headers and flags{}, and nvcc was \
+                 not found to make it again: on a machine with nvcc, rebuild with \
+                 {WRITE_PTX_ENV}=1 and commit the PTX",
+                path.display(),
+                job.stem,
+                // A record without the sources' own hash cannot tell them from declarations.
+                match recorded.sources {
+                    Some(_) => "",
+                    None => " (or the Rust declarations of its kernels)",
+                }
+            ),
+        };
         if strict {
             return Err(message);
         }
-        println!(
-            "cargo::warning={message} (this build uses it as it is, and the #[kernel] checks run \
-             against it; {CHECK_PTX_ENV}=1 or CI makes this an error)"
-        );
+        if !declarations_only {
+            warning = Some(format!(
+                "{message} (this build uses it as it is; {CHECK_PTX_ENV}=1 or CI makes this an \
+                 error)"
+            ));
+        }
     }
     let out = out_dir.join(format!("{}.ptx", job.stem));
     write_if_changed(&out, text.as_bytes()).map_err(|e| e.to_string())?;
-    Ok(out)
+    Ok((out, warning))
 }
 
 /// For the build script of a crate that launches kernels another crate builds (candle-core and

@@ -16,6 +16,11 @@ pub struct Job {
     /// nvcc's arguments before the include folders and files.
     pub args: Vec<String>,
     pub hash: String,
+    /// The hash of the same inputs but the Rust declarations (the source, its local headers
+    /// and the flags): recorded beside [`hash`](Job::hash), so that a build without nvcc can
+    /// tell committed PTX whose `.cu` is current and only declarations changed (which the
+    /// `#[kernel]` checks against that PTX cover) from PTX of another `.cu`.
+    pub sources_hash: String,
 }
 
 /// `$NVCC`, `$CUDA_HOME/bin/nvcc`, `$CUDA_PATH/bin/nvcc`, or `nvcc` on `PATH`: the first that runs.
@@ -120,7 +125,7 @@ pub fn compile_all(
         .zip(jobs)
         .map(|(result, job)| {
             result.map_err(|failure| match failure {
-                Failure::Nvcc(stderr) => explain(&job.source, &stderr, declarations),
+                Failure::Nvcc(stderr) => explain_job(nvcc, job, includes, &stderr, declarations),
                 Failure::Other(message) => message,
             })
         })
@@ -320,6 +325,149 @@ fn run(
             .trim_end()
             .to_string()),
     }
+}
+
+/// Why nvcc failed on `job`. Where it failed because kernels' definitions differ from their
+/// Rust declarations (nvcc's words: an overloaded function with "C" linkage, in the build
+/// step's own header) and the definitions can be read from the file's preprocessed text, that
+/// alone, at each parameter that differs, with the Rust type to write; else [`explain`].
+fn explain_job(
+    nvcc: &Path,
+    job: &Job,
+    includes: &[PathBuf],
+    stderr: &str,
+    declarations: &Declarations,
+) -> String {
+    let conflicts = c_linkage_conflicts(stderr, declarations);
+    let read = || {
+        let text = preprocess(nvcc, job, includes).ok()?;
+        let toolkit = toolkit_root(nvcc);
+        let here = |file: &str| crate::from_here(job, file, None, toolkit.as_deref());
+        // The crate's `#[derive(KernelParam)]` structs, which the header defines for the file.
+        let structs: Vec<(String, String)> = declarations
+            .structs
+            .iter()
+            .map(|(name, _)| (name.clone(), name.clone()))
+            .collect();
+        let mut notes = Vec::new();
+        for (name, file, kernel) in &conflicts {
+            let definition = crate::generate::definition_of(&text, &here, name, &structs)?;
+            notes.extend(differences(name, file, kernel, &definition)?);
+        }
+        Some(notes)
+    };
+    match (conflicts.is_empty(), read()) {
+        (false, Some(notes)) if !notes.is_empty() => notes.join("\n"),
+        _ => explain(&job.source, stderr, declarations),
+    }
+}
+
+/// The kernels nvcc's error says are defined with other parameter types than the build step's
+/// header declares, with the file and declaration of each.
+pub(crate) fn c_linkage_conflicts<'a>(
+    stderr: &str,
+    declarations: &'a Declarations,
+) -> Vec<(String, &'a Path, &'a cuda_kernel_syntax::ast::Kernel)> {
+    let mut found = Vec::new();
+    for line in stderr.lines() {
+        let Some(name) = line
+            .split("more than one instance of overloaded function \"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+        else {
+            continue;
+        };
+        for block in &declarations.blocks {
+            for kernel in &block.block.kernels {
+                if kernel.generics.is_empty()
+                    && c_prototype_of(kernel, name).is_some()
+                    && !found.iter().any(|(n, _, _)| n == name)
+                {
+                    found.push((name.to_string(), block.file.as_path(), kernel));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Where a declaration differs from the kernel's definition: one line per parameter whose type
+/// differs, at it, naming the type to write, or one at the kernel's name where the counts
+/// differ. `None` where no difference shows in Rust types (`long` against `long long`): the
+/// caller says it in nvcc's words.
+fn differences(
+    name: &str,
+    file: &Path,
+    kernel: &cuda_kernel_syntax::ast::Kernel,
+    definition: &crate::generate::Definition,
+) -> Option<Vec<String>> {
+    let at = |span: proc_macro2::Span| {
+        let start = span.start();
+        format!("{}:{}:{}", file.display(), start.line, start.column + 1)
+    };
+    let there = &definition.file;
+    if kernel.params.len() != definition.params.len() {
+        let c: Vec<&str> = definition.params.iter().map(|(c, _)| c.as_str()).collect();
+        let write = definition
+            .rust_params
+            .as_ref()
+            .map(|p| {
+                format!(
+                    ": declare it `fn {}({})`",
+                    kernel.ident,
+                    p.replace("::cuda_kernel", "cuda_kernel")
+                )
+            })
+            .unwrap_or_default();
+        return Some(vec![format!(
+            "{}: the kernel `{name}` is declared with {} parameters, and defined with {} \
+             (`{}`) in {there}{write}",
+            at(kernel.ident.span()),
+            kernel.params.len(),
+            definition.params.len(),
+            c.join(", "),
+        )]);
+    }
+    let mut notes = Vec::new();
+    for (param, (c, rust)) in kernel.params.iter().zip(&definition.params) {
+        let Some(rust) = rust else {
+            continue;
+        };
+        let declared = cuda_kernel_syntax::text::type_text(&param.ty);
+        let rust = rust.trim_start_matches("::");
+        if unqualified(&declared) == unqualified(rust) {
+            continue;
+        }
+        notes.push(format!(
+            "{}: `{}: {declared}` of the kernel `{name}` is `{c}` in {there}: declare it `{}: \
+             {rust}`",
+            at(param.ident.span()),
+            param.ident,
+            param.ident,
+        ));
+    }
+    (!notes.is_empty()).then_some(notes)
+}
+
+/// A Rust type's text without its paths' leading segments (`cuda_kernel::Float2` as `Float2`)
+/// or spaces.
+fn unqualified(ty: &str) -> String {
+    let mut out = String::new();
+    let mut word = String::new();
+    let mut chars = ty.chars().filter(|c| !c.is_whitespace()).peekable();
+    while let Some(c) = chars.next() {
+        if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+        } else if c == ':' && chars.peek() == Some(&':') {
+            chars.next();
+            word.clear();
+        } else {
+            out.push_str(&word);
+            word.clear();
+            out.push(c);
+        }
+    }
+    out + &word
 }
 
 /// nvcc's error, with each kernel whose definition differs from its Rust declaration named

@@ -60,6 +60,7 @@ fn mutated_nvcc_output_never_panics_the_explanation() {
     .map(String::from);
     mutate::run("nvcc explanation", 32, &stderr, |text| {
         let _ = nvcc::explain(Path::new("cuda/vector_add.cu"), text, &declarations);
+        let _ = nvcc::c_linkage_conflicts(text, &declarations);
     });
 }
 
@@ -161,6 +162,10 @@ fn mutated_cuda_sources_never_panic_the_declaration_generator() {
         };
         let _ = crate::generate::generate("k.cu", text, &here, &options);
         let _ = crate::generate::may_need_facts(text, &here);
+        // The definition read for a kernel whose declaration differs from it.
+        for name in ["uexp_f32", "reset", "vector_add"] {
+            let _ = crate::generate::definition_of(text, &here, name, &[]);
+        }
     });
     // The family patterns a build script names, mutated, over a file they could match.
     let unary = corpus

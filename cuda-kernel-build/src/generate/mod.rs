@@ -1006,6 +1006,114 @@ fn bound_by_cpp_name(
     }
 }
 
+/// How the `extern "C"` kernel `name` is defined in `preprocessed` (a file's own text, without
+/// the build step's header): the file that defines it, and each parameter's C text with the
+/// Rust type generated declarations give it (`None` where they cannot). For the build step's
+/// explanation of a definition that differs from its Rust declaration.
+pub(crate) fn definition_of(
+    preprocessed: &str,
+    from_here: &dyn Fn(&str) -> bool,
+    name: &str,
+    structs: &[(String, String)],
+) -> Option<Definition> {
+    let scanned = scan(preprocessed, from_here);
+    let found = scanned
+        .kernels
+        .iter()
+        .find(|k| k.extern_c && k.template.is_none() && k.name == name)?;
+    let entries = [name.to_string()];
+    let options = Options {
+        ptx: "$OUT_DIR/k.ptx",
+        module: "Kernels",
+        entries: &entries,
+        structs,
+        ..Options::default()
+    };
+    let generated = generate(&found.file, preprocessed, from_here, &options);
+    let rust: Option<Vec<(String, String)>> = syn::parse_file(&generated.rust)
+        .ok()
+        .and_then(|file| {
+            file.items.into_iter().find_map(|item| match item {
+                syn::Item::ForeignMod(block) => block.items.into_iter().find_map(|i| match i {
+                    syn::ForeignItem::Fn(f) if f.sig.ident == rust_name(name) => Some(f.sig),
+                    _ => None,
+                }),
+                _ => None,
+            })
+        })
+        .map(|sig| {
+            sig.inputs
+                .iter()
+                .filter_map(|arg| match arg {
+                    syn::FnArg::Typed(t) => Some((
+                        match &*t.pat {
+                            syn::Pat::Ident(p) => p.ident.to_string(),
+                            _ => "_".to_string(),
+                        },
+                        cuda_kernel_syntax::text::type_text(&t.ty),
+                    )),
+                    syn::FnArg::Receiver(_) => None,
+                })
+                .collect()
+        });
+    let params = found
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, tokens)| {
+            let ty = rust
+                .as_ref()
+                .and_then(|r| r.get(i))
+                .map(|(_, ty)| ty.clone());
+            (c_text(tokens), ty)
+        })
+        .collect();
+    let rust_params = rust.map(|r| {
+        r.iter()
+            .map(|(name, ty)| format!("{name}: {ty}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    });
+    Some(Definition {
+        file: found.file.clone(),
+        params,
+        rust_params,
+    })
+}
+
+/// [`definition_of`]'s answer.
+pub(crate) struct Definition {
+    /// The file that defines the kernel, as the line markers name it.
+    pub(crate) file: String,
+    /// Each parameter's C text (`float a`) and its Rust type (`f32`).
+    pub(crate) params: Vec<(String, Option<String>)>,
+    /// The Rust parameter list generated declarations give it (`x: *mut f32, a: f32`).
+    pub(crate) rust_params: Option<String>,
+}
+
+/// Tokens as C text: words apart, punctuation close (`const float *x`).
+fn c_text(tokens: &[Token]) -> String {
+    let mut out = String::new();
+    for token in tokens {
+        let (text, word) = match token {
+            Token::Ident(t) | Token::Literal(t) => (t.as_str(), true),
+            Token::Punct(c) => {
+                if matches!(c, '*' | '&') && !out.is_empty() && !out.ends_with(['*', '&', ' ']) {
+                    out.push(' ');
+                }
+                out.push(*c);
+                continue;
+            }
+            Token::Line(_) => continue,
+        };
+        if word && out.ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+            out.push(' ');
+        }
+        out.push_str(text);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
