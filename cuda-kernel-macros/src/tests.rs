@@ -218,9 +218,10 @@ fn cfg_and_lint_attributes_are_carried_to_the_generated_items() {
             }
         },
     );
-    // The type, its impl, its Kernel impl and its layout check (the runtime's glob import
-    // is there either way).
-    assert_eq!(out.matches("#[cfg(feature = \"gpu\")]"), 4, "{out}");
+    // The type, its impl, its Kernel impl and its layout check, and the function a call of
+    // `k(n)` finds, its trait and the launcher's impl of it (the runtime's glob import and the
+    // functions' are there either way).
+    assert_eq!(out.matches("#[cfg(feature = \"gpu\")]"), 7, "{out}");
 }
 
 #[test]
@@ -421,8 +422,9 @@ fn vector_add_expansion_stays_small() {
         println!("{out}");
     }
     // (The launch's arguments, one per line, are most of it: each an erased argument, so that
-    // nothing in the runtime is compiled per signature.)
-    assert!(lines <= 75, "{lines} lines:\n{out}");
+    // nothing in the runtime is compiled per signature; 14 lines are the error a call of the
+    // kernel as a function gives.)
+    assert!(lines <= 90, "{lines} lines:\n{out}");
 }
 
 /// Nothing a user writes in or on a `#[kernel]` block may panic the macro: mutations of the

@@ -90,6 +90,7 @@ pub(super) fn member_check(
         let args = args.join(", ");
         impls
             .tokens(&quote!(#(#attrs)*))
+            .text("#[diagnostic::do_not_recommend]")
             .text(&format!("impl {name}<{args}> for {ty}<{args}> {{}}"));
     }
     let impls = impls.finish();
@@ -127,11 +128,22 @@ pub(super) fn member_check(
         (true, _) => format!("`{ty}::<{}>`", asked.join(", ")),
     };
     let family = format!("member of `{}` for {for_what}", escape(&kernel.symbol));
-    let mut notes = vec![
-        "generic code loads a member through `Kernel::load`, a `KernelCache` or the block's \
-         module type, which report a missing member at run time"
-            .to_string(),
-    ];
+    // rustc fills `{T}` with the type asked, or with generic code's type parameter; generic code
+    // bounds it by the trait (as rustc suggests too), said first, in the declaration's names.
+    let declared_names: Vec<String> = kernel
+        .generics
+        .iter()
+        .map(|g| match g {
+            KernelGeneric::Type(t) => t.unraw().to_string(),
+            KernelGeneric::Const { ident, .. } => ident.unraw().to_string(),
+        })
+        .collect();
+    let mut notes = vec![format!(
+        "in generic code, bound its parameters: `where {ty}<{args}>: {name}<{args}>`, checked \
+         where they are chosen (or load through `Kernel::load`, a `KernelCache` or the block's \
+         module type, checked at run time)",
+        args = escape(&declared_names.join(", "))
+    )];
     let message = if kernel.cpp.is_some() {
         // nvcc compiles a template only for the instances the .cu names: the explicit
         // instantiation to add, with the values asked and, as C++ spells them only for a type
@@ -173,13 +185,10 @@ pub(super) fn member_check(
                     escape(&example_types.join(", "))
                 ),
             };
-            notes.insert(
-                0,
-                format!(
-                    "nvcc compiles a template only for the instances the .cu instantiates: \
-                     {which}: `{line}`"
-                ),
-            );
+            notes.push(format!(
+                "for {for_what} named at the call: nvcc compiles a template only for the \
+                 instances the .cu instantiates; {which}: `{line}`"
+            ));
         }
         format!(
             "{} has no instance of the template `{}` for {for_what}: its instances are {}",
@@ -221,7 +230,9 @@ pub(super) fn member_check(
         "no such member in the PTX"
     };
     let doc = format!(
-        " The arguments `{}` has an instance for in the PTX.",
+        " Implemented by `{ty}` for each instance of `{}` in the PTX: generic code loads \
+         `{ty}::<...>` for its type parameters where they are bounded by it (`where {ty}<T>: \
+         {name}<T>`), checked where they are chosen.",
         kernel.symbol
     );
     (
@@ -229,7 +240,6 @@ pub(super) fn member_check(
         Some(quote! {
             #(#attrs)*
             #[doc = #doc]
-            #[doc(hidden)]
             #[diagnostic::on_unimplemented(message = #message, label = #label, #(note = #notes),*)]
             pub trait #name<#(#declared),*> {}
             #impls

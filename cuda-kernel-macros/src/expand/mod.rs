@@ -10,6 +10,7 @@ use cuda_kernel_syntax::ast::{Block, Kernel, KernelGeneric};
 use cuda_kernel_syntax::report::Errors;
 use cuda_kernel_syntax::{attr, check, parse, ptx_check};
 
+mod called;
 mod checks;
 mod global;
 mod launcher;
@@ -17,6 +18,7 @@ mod members;
 mod module;
 mod symbol;
 
+use called::*;
 use checks::*;
 use global::*;
 use launcher::*;
@@ -88,6 +90,7 @@ fn expand_items(
         .kernels
         .iter()
         .map(|k| expand_launcher(krate, k, body));
+    let calls = expand_call_guards(block, args.module.as_ref().map(|(_, name)| name));
     let globals = block.globals.iter().map(|g| expand_global(krate, g, body));
     // A module named as a launcher is reported; generating both would only add a clash.
     let clashes = |name: &Ident| {
@@ -115,7 +118,7 @@ fn expand_items(
         }
     });
     let layouts = (body == Body::Real).then(|| layouts_evaluated(block));
-    quote! { #prelude #(#kernels)* #layouts #(#globals)* #module }
+    quote! { #prelude #(#kernels)* #calls #layouts #(#globals)* #module }
 }
 
 /// The runtime under the short name the block's glob import of `__prelude` gives it, which

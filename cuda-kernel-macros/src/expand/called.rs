@@ -1,0 +1,104 @@
+//! A kernel called as the function it is declared as (`vector_add(a, b, c, n)`, the way its
+//! FFI binding was called): one error at the call, naming the launch to write.
+
+use proc_macro2::{Delimiter, Ident, TokenStream};
+use syn::ext::IdentExt;
+
+use cuda_kernel_syntax::ast::{Block, Kernel};
+
+use crate::code::Code;
+
+/// For each kernel of the block, a function of its name that no argument satisfies, whose error
+/// says how the kernel is launched. They are brought in by a glob import from a module of the
+/// block's own, so that any item of a kernel's name the user's module defines or imports by
+/// name (a safe wrapper `fn vector_add`) shadows it without a clash. None for a kernel without
+/// parameters or a generic one (whose launch takes its type arguments), nor for `drop`, which
+/// the prelude has.
+pub(super) fn expand_call_guards(block: &Block, module: Option<&Ident>) -> TokenStream {
+    let guarded: Vec<&Kernel> = block
+        .kernels
+        .iter()
+        .filter(|k| !k.params.is_empty() && !k.is_generic() && k.ident.unraw() != "drop")
+        .collect();
+    let Some(first) = guarded.first() else {
+        return TokenStream::new();
+    };
+    // Named after the block's first launcher, unique in the module (two blocks may declare
+    // kernels of one name, renamed).
+    let module_name = format!("{}_kernels", first.type_ident());
+    let mut c = Code::new();
+    c.text("#[doc(hidden)] #[allow(non_snake_case, non_camel_case_types, dead_code, unreachable_pub, clippy::too_many_arguments)] mod")
+        .text(&module_name)
+        .group(Delimiter::Brace, |c| {
+            for kernel in &guarded {
+                guard(c, kernel, module);
+            }
+        });
+    c.text(&format!("#[allow(unused_imports)] use {module_name}::*;"));
+    for kernel in &guarded {
+        cfgs(&mut c, kernel);
+        c.text(&format!(
+            "impl {module_name}::Launch{}",
+            kernel.type_ident()
+        ))
+        .text("for")
+        .tokens(&kernel.type_ident())
+        .text("{}");
+    }
+    c.finish()
+}
+
+/// The `#[cfg]`s of a kernel, on what is generated for it.
+fn cfgs(c: &mut Code, kernel: &Kernel) {
+    for attr in kernel.attrs.iter().filter(|a| a.path().is_ident("cfg")) {
+        c.tokens(attr);
+    }
+}
+
+/// One kernel's function, and the trait (`LaunchVectorAdd`) whose error it gives.
+fn guard(c: &mut Code, kernel: &Kernel, module: Option<&Ident>) {
+    let name = kernel.ident.unraw();
+    let ty = kernel.type_ident();
+    let args: Vec<String> = kernel.params.iter().map(|p| p.ident.to_string()).collect();
+    let launch = format!(".launch(&stream, config, {})", args.join(", "));
+    let (label, loaded) = match module {
+        Some(m) => (
+            format!("launch it: `kernels.{name}{launch}`"),
+            format!("`{m}::load(&ctx)?` loads every kernel of the block, `kernels.{name}`"),
+        ),
+        None => (
+            format!("launch it: `{ty}::load(&module)?{launch}`"),
+            format!("`{ty}::load(&module)?` loads it"),
+        ),
+    };
+    let message = format!("`{name}` is a kernel: it is launched through its launcher, not called");
+    let note = format!(
+        "#[kernel] declares the launcher `{ty}`: {loaded}; `launch` takes the stream, the grid \
+         (`Config::for_elements(n, 256)`) and the arguments"
+    );
+    let generics: Vec<String> = (0..args.len()).map(|i| format!("A{i}")).collect();
+    cfgs(c, kernel);
+    c.text(&format!(
+        "#[diagnostic::on_unimplemented(message = {}, label = {}, note = {})] pub trait",
+        Code::string(&message),
+        Code::string(&label),
+        Code::string(&note)
+    ))
+    .text(&format!("Launch{ty} {{}}"));
+    cfgs(c, kernel);
+    // The user's name and span: rustc's "required by a bound" points at the declaration.
+    let bound = Ident::new(&format!("Launch{ty}"), kernel.ident.span());
+    c.text("pub fn")
+        .tokens(&kernel.ident)
+        .text(&format!("<{}:", generics[0]))
+        .tokens(&bound)
+        .text(&format!(
+            ", {}>({}) {{}}",
+            generics[1..].join(", "),
+            generics
+                .iter()
+                .map(|g| format!("_: {g}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+}
