@@ -383,6 +383,20 @@ unsafe extern "C" {
     pub fn fir16(x: *const f32, y: *mut f32, n: u32);
 }
 
+/// `kernels/cuda/particles.cu`: CUDA's vector types as cuda-kernel's (`float2` is [`Float2`],
+/// `float4` [`Float4`]) and `__device__` globals as `static`s (examples/particles.rs).
+#[kernel(ptx = "$OUT_DIR/particles.ptx", module = pub ParticleKernels)]
+unsafe extern "C" {
+    /// The box, `(x0, y0, x1, y1)`.
+    pub static bounds: Float4;
+    /// How many times a particle left the box on an axis (`advance` adds them).
+    pub static bounces: u32;
+
+    /// One step of `dt` for the particles below `n`: `wind` accelerates them, and one leaving
+    /// the box comes back in mirrored, its velocity reversed on that axis.
+    pub fn advance(pos: *mut Float2, vel: *mut Float2, wind: Float2, dt: f32, n: u32);
+}
+
 #[kernel(ptx = "$OUT_DIR/low_precision.ptx", module = pub LowPrecisionKernels)]
 unsafe extern "C" {
     /// Writes each parameter's storage into `out`: `a@0 b@1 c@2 f@3 g@4 i@5 j@6 d@8 k@10 e@12

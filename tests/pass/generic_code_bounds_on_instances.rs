@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use cuda_kernel::cudarc::driver::CudaModule;
-use cuda_kernel::kernel;
+use cuda_kernel::{KernelParam, kernel};
 
 #[kernel(ptx = "$CUDA_KERNEL_REPO/kernels/ptx/templates.ptx")]
 unsafe extern "C" {
@@ -11,9 +11,9 @@ unsafe extern "C" {
     fn reduce0<T>(g_idata: *mut T, g_odata: *mut T, n: u32);
 }
 
-fn load<T: cuda_kernel::KernelParam>(module: &Arc<CudaModule>) -> Result<Reduce0<T>, cuda_kernel::Error>
+fn load<T: KernelParam>(module: &Arc<CudaModule>) -> Result<Reduce0<T>, cuda_kernel::Error>
 where
-    Reduce0<T>: Reduce0InPtx<T>,
+    Reduce0<T>: Reduce0InPtx<T>, // implemented for f32, i32 and f64, the PTX's instances
 {
     Reduce0::<T>::load(module)
 }

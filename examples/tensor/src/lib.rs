@@ -497,17 +497,8 @@ impl Device {
         let config = Config::for_elements(n as u32, 256);
         // SAFETY: the kernel reads the n elements `info` (or contiguity) addresses in `src` and
         // writes n elements of `out`.
-        unsafe {
-            kernel.launch(
-                &self.stream,
-                config,
-                n,
-                layout.shape.len(),
-                &info,
-                &src,
-                &mut out,
-            )?;
-        }
+        let dims = layout.shape.len();
+        unsafe { kernel.launch(&self.stream, config, n, dims, &info, &src, &mut out)? };
         Ok(self.output(&layout.shape, out))
     }
 
