@@ -414,9 +414,12 @@ pub(crate) fn check_symbol_params(
     };
     let shown = demangle::written(symbol);
     let written = kernel.name_arg.as_ref().map(LitStr::value);
+    // The name as the user wrote it, with the C++ it stands for; a symbol the user did not
+    // write, as that C++ alone.
     let named = match written.as_deref() {
         Some(w) if w != symbol => format!("`{w}` is {shown}"),
-        _ => format!("`{symbol}` is {shown}"),
+        Some(_) => format!("the kernel `name` binds, {shown}"),
+        None => format!("`{shown}`"),
     };
     if in_symbol.len() != kernel.params.len() {
         cx.error(

@@ -161,6 +161,12 @@ pub(super) fn check_entry_exists<'a>(
     };
     let base = kernel.ident.unraw().to_string();
     let derived = kernel.cpp.is_some() && kernel.name_arg.is_none();
+    // The symbol as messages show it: a mangled one (derived from the declaration, or written)
+    // as the C++ it stands for.
+    let wanted = match demangle::demangle(symbol) {
+        Some(_) => demangle::written(symbol),
+        None => symbol.to_string(),
+    };
     let mangled: Vec<&Entry> = if derived {
         // The C++ kernels of that name in the declared namespace (or none).
         let qualified = kernel.cpp_name();
@@ -175,15 +181,12 @@ pub(super) fn check_entry_exists<'a>(
         if let Some(hint) = namespace_hint(kernel, file) {
             cx.error(
                 span,
-                format!("{} has no entry `{symbol}`{hint}", file.shown),
+                format!("{} has no entry `{wanted}`{hint}", file.shown),
             );
             return None;
         }
     }
-    let shown = |e: &Entry| match demangle::demangle(&e.name) {
-        Some(text) => format!("`{text}` (`{}`)", e.name),
-        None => format!("`{}`", e.name),
-    };
+    let shown = |e: &Entry| format!("`{}`", demangle::shown(&e.name));
     let names: Vec<_> = mangled.iter().map(|e| shown(e)).collect();
     // Only an entry taking the declared types is ever suggested.
     let declared: Option<Vec<String>> = kernel
@@ -197,8 +200,8 @@ pub(super) fn check_entry_exists<'a>(
         .collect();
     let message = if derived && !mangled.is_empty() {
         format!(
-            "{} has no entry `{symbol}`, the symbol #[kernel(cpp)] derives from this declaration, \
-             but has {}: the parameter types differ from the C++ declaration's (i8 mangles as \
+            "{} has no entry `{wanted}`, the C++ kernel #[kernel(cpp)] derives from this \
+             declaration, but has {}: the parameter types differ from the C++ declaration's (i8 mangles as \
              signed char, i64 as int64_t, which is long, usize as size_t: see cuda_kernel::ffi for char and long long)",
             file.shown,
             names.join(", ")
@@ -210,23 +213,23 @@ pub(super) fn check_entry_exists<'a>(
             format!(
                 "declare the template generic (`fn {base}<T>(...)` under #[kernel(cpp)]) and load \
                  the instance by its arguments, or bind it with #[kernel(name = \"{}\")]",
-                first.name
+                demangle::written(&first.name)
             )
         } else {
             format!(
                 "bind it with #[kernel(cpp)], which derives its symbol, or #[kernel(name = \"{}\")]",
-                first.name
+                demangle::written(&first.name)
             )
         };
         format!(
-            "{} has no entry `{symbol}`, but has the C++ kernel {} taking the declared parameter \
+            "{} has no entry `{wanted}`, but has the C++ kernel {} taking the declared parameter \
              types: {how}",
             file.shown,
             shown(first)
         )
     } else if !mangled.is_empty() {
         format!(
-            "{} has no entry `{symbol}`; its C++ kernel{} of that name {} {}, and none takes the \
+            "{} has no entry `{wanted}`; its C++ kernel{} of that name {} {}, and none takes the \
              declared parameter types ({}): declare the parameters of the one you mean",
             file.shown,
             if mangled.len() > 1 { "s" } else { "" },
@@ -236,7 +239,7 @@ pub(super) fn check_entry_exists<'a>(
         )
     } else if file.entries.is_empty() {
         format!(
-            "{} has no entry `{symbol}`: it declares no kernels at all",
+            "{} has no entry `{wanted}`: it declares no kernels at all",
             file.shown
         )
     } else if let Some((entry, name)) = near_miss(
@@ -247,7 +250,7 @@ pub(super) fn check_entry_exists<'a>(
         &file.entries,
     ) {
         format!(
-            "{} has no entry `{symbol}`, but has `{}`: if that is the kernel, bind it with \
+            "{} has no entry `{wanted}`, but has `{}`: if that is the kernel, bind it with \
              #[kernel(name = \"{name}\")]{}",
             file.shown,
             demangle::written(&entry.name),
@@ -264,7 +267,7 @@ pub(super) fn check_entry_exists<'a>(
             .map(|e| demangle::shown(&e.name))
             .collect();
         format!(
-            "{} has no entry `{symbol}`; its entries are: {}",
+            "{} has no entry `{wanted}`; its entries are: {}",
             file.shown,
             names.join(", ")
         )
