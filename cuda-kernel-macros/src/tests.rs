@@ -422,9 +422,9 @@ fn vector_add_expansion_stays_small() {
         println!("{out}");
     }
     // (The launch's arguments, one per line, are most of it: each an erased argument, so that
-    // nothing in the runtime is compiled per signature; 14 lines are the error a call of the
+    // nothing in the runtime is compiled per signature; 20 lines are the error a call of the
     // kernel as a function gives.)
-    assert!(lines <= 90, "{lines} lines:\n{out}");
+    assert!(lines <= 95, "{lines} lines:\n{out}");
 }
 
 /// Nothing a user writes in or on a `#[kernel]` block may panic the macro: mutations of the
