@@ -19,9 +19,9 @@ pub use crate::launch::{contract, contract_holds, enter, launch, launch_packed, 
 pub use crate::load::module::{load_function, load_loaded};
 pub use crate::{
     AddressFree, Attributed, CType, Completion, Config, DeviceArg, DeviceArgMut, DeviceArgUntyped,
-    DeviceArgUntypedMut, DeviceGlobal, Error, ExactLength, Kernel, KernelCache, KernelParam,
-    Library, Loaded, ParamBuffer, ParamBytes, ParamLayout, ParamSlot, RawTensorMap, Result,
-    TensorMapArg,
+    DeviceArgUntypedMut, DeviceGlobal, Error, ExactLength, IntoConfig, Kernel, KernelCache,
+    KernelParam, Library, Loaded, ParamBuffer, ParamBytes, ParamLayout, ParamSlot, RawTensorMap,
+    Result, TensorMapArg,
 };
 pub use ::core;
 pub use ::core::marker::PhantomData;

@@ -146,7 +146,8 @@ pub use declare::{ffi, low_precision, vector};
 pub use error::{Error, LaunchError, SignatureMismatch};
 pub use graph::plan::{self, Plan, PlanMut, PlanNode, PlanRef, PlanTensorMap};
 pub use launch::attributes::{
-    AccessProperty, Attributed, L2Window, ProgrammaticEvent, reset_persisting_l2, set_persisting_l2,
+    AccessProperty, Attributed, IntoConfig, L2Window, ProgrammaticEvent, reset_persisting_l2,
+    set_persisting_l2,
 };
 pub use launch::completion::{Completion, HostCopy, Wakeup, copy_to_host, copy_to_vec};
 pub use launch::config::{

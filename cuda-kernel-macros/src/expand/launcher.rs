@@ -256,7 +256,7 @@ pub(super) fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> Toke
             .group(Delimiter::Parenthesis, |c| {
                 c.text(
                     "&self, stream: &__ck::CudaStream, \
-                     config: impl __ck::core::convert::Into<__ck::Attributed<'__config>>,",
+                     config: impl __ck::IntoConfig<'__config>,",
                 );
                 launcher_args(c, kernel, body, "&mut");
             })
@@ -269,7 +269,7 @@ pub(super) fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> Toke
                 if kernel.contract.is_some() {
                     let memory = contract_memory(p, kernel);
                     c.tokens(&quote! {
-                        let config: #p::Attributed<'_> = #p::core::convert::Into::into(config);
+                        let config: #p::Attributed<'_> = #p::IntoConfig::into_config(config);
                         #p::contract_holds(self, Self::__contract(&config.config, #(#memory),*))?;
                     });
                 }
@@ -277,7 +277,7 @@ pub(super) fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> Toke
                     c.text("__ck::launch").group(Delimiter::Parenthesis, |c| {
                         c.text(
                             "&self.0, &<Self as __ck::Kernel>::LAYOUT, stream, \
-                             __ck::core::convert::Into::into(config),",
+                             __ck::IntoConfig::into_config(config),",
                         )
                         .stream(&launch_arguments(kernel, &names, &by_val));
                     });

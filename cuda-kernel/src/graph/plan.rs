@@ -66,7 +66,8 @@ use crate::driver::result;
 use crate::graph::NodeParams;
 use crate::launch::observe::{self, Shown, Site};
 use crate::{
-    Attributed, Config, DeviceArg, DeviceArgMut, Error, Kernel, Loaded, TensorMap, TensorMapMut,
+    Attributed, Config, DeviceArg, DeviceArgMut, Error, IntoConfig, Kernel, Loaded, TensorMap,
+    TensorMapMut,
 };
 
 /// A kernel a [`Plan`] can record: every `#[kernel]` launcher is one, with its parameters as
@@ -272,11 +273,11 @@ impl<'a> Plan<'a> {
     pub unsafe fn record<K: PlanKernel<'a>>(
         &mut self,
         kernel: &K,
-        config: impl Into<Attributed<'a>>,
+        config: impl IntoConfig<'a>,
         args: K::Args,
     ) -> Result<PlanNode<K>, Error> {
         let site = Site::here();
-        let config = config.into();
+        let config = config.into_config();
         K::check_args(&args, &config.config)
             .map_err(|e| observe::failed(kernel.__loaded().name(), &site, None, false, e))?;
         let mut params = ParamBytes::new(K::LAYOUT.size);
@@ -348,11 +349,11 @@ impl<'a> Plan<'a> {
     pub unsafe fn set<K: PlanKernel<'a>>(
         &mut self,
         node: &PlanNode<K>,
-        config: impl Into<Attributed<'a>>,
+        config: impl IntoConfig<'a>,
         args: K::Args,
     ) -> Result<(), Error> {
         let site = Site::here();
-        let config = config.into();
+        let config = config.into_config();
         if node.plan != self.id {
             let error = Error::Unsupported("this launch was recorded in another plan");
             return Err(observe::failed(&K::symbol(), &site, None, false, error));

@@ -381,6 +381,40 @@ impl<'a> Attributed<'a> {
     }
 }
 
+/// A launch's configuration as `launch` and [`Plan::record`](crate::Plan::record) take it: a
+/// [`Config`], cudarc's `LaunchConfig`, or an [`Attributed`] configuration (anything that
+/// converts into one). A launch given something else, its stream forgotten or its arguments
+/// shifted, is an error saying what goes there.
+///
+/// ```
+/// use cuda_kernel::{Attributed, Config, IntoConfig};
+///
+/// fn grid_of<'a>(config: impl IntoConfig<'a>) -> (u32, u32, u32) {
+///     config.into_config().config.grid
+/// }
+/// assert_eq!(grid_of(Config::for_elements(1000, 256)), (4, 1, 1));
+/// assert_eq!(grid_of(cuda_kernel::cudarc::driver::LaunchConfig::for_num_elems(1000)).0, 1);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a launch configuration",
+    label = "the launch configuration goes here: a `Config`, cudarc's `LaunchConfig` or an \
+             `Attributed`",
+    note = "`launch` takes the stream, then the configuration \
+            (`Config::for_elements(n, 256)`), then the kernel's arguments"
+)]
+pub trait IntoConfig<'a> {
+    /// The configuration, with the attributes it carries.
+    fn into_config(self) -> Attributed<'a>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<'a, T: Into<Attributed<'a>>> IntoConfig<'a> for T {
+    #[inline(always)]
+    fn into_config(self) -> Attributed<'a> {
+        self.into()
+    }
+}
+
 impl From<Config> for Attributed<'_> {
     #[inline(always)]
     fn from(config: Config) -> Self {
