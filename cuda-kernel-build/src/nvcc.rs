@@ -527,11 +527,12 @@ pub fn explain(source: &Path, stderr: &str, declarations: &Declarations) -> Stri
             ));
         }
     }
-    let mut message = format!(
-        "nvcc failed on {}:\n{}",
-        source.display(),
-        stderr.trim_end()
-    );
+    // nvcc's lines as the source spells what its front end expanded.
+    let stderr = stderr
+        .trim_end()
+        .replace("__attribute__((global))", "__global__")
+        .replace("__attribute__((grid_constant))", "__grid_constant__");
+    let mut message = format!("nvcc failed on {}:\n{stderr}", source.display());
     for note in notes {
         message.push('\n');
         message.push_str(&note);
