@@ -53,9 +53,9 @@
 //! writes the fresh PTX into the committed folder). Where only the record of its inputs changed
 //! (its first line: a Rust declaration or a comment edited, the PTX the same), a build with nvcc
 //! rewrites that line and says so once; a build without nvcc says nothing when only Rust
-//! declarations changed, since the `#[kernel]` checks run against that PTX. So the edit loop is as without the build
-//! step, and the compile-time checks of the `#[kernel]` blocks (a misspelled kernel is "no
-//! entry ...") come first. It is an error where the check is asked for, as `sqlx prepare
+//! declarations changed, since the `#[kernel]` checks run against that PTX. So the edit loop is
+//! as without the build step, and the compile-time checks of the `#[kernel]` blocks (a
+//! misspelled kernel is "no entry ...") come first. It is an error where the check is asked for, as `sqlx prepare
 //! --check` or insta's CI mode do: with `CUDA_KERNEL_CHECK_PTX=1`, [`Build::check_committed`],
 //! or in CI (`CI` set, as CI services do) for a crate built from its own checkout (not a
 //! dependency from a registry or a git checkout, whose PTX its authors checked).
