@@ -12,13 +12,21 @@ use crate::code::Code;
 /// says how the kernel is launched. They are brought in by a glob import from a module of the
 /// block's own, so that any item of a kernel's name the user's module defines or imports by
 /// name (a safe wrapper `fn vector_add`) shadows it without a clash. None for a kernel without
-/// parameters or a generic one (whose launch takes its type arguments), nor for `drop`, which
-/// the prelude has.
+/// parameters or a generic one (whose launch takes its type arguments), nor for the prelude's
+/// functions and constructors (`drop`, `Some`, ...), nor for a renamed kernel: two blocks of a
+/// module may declare kernels of one name only renamed, and two glob imports of one name would
+/// make it ambiguous there, a parameter of that name too.
 pub(super) fn expand_call_guards(block: &Block, module: Option<&Ident>) -> TokenStream {
+    const PRELUDE: [&str; 5] = ["drop", "Some", "None", "Ok", "Err"];
     let guarded: Vec<&Kernel> = block
         .kernels
         .iter()
-        .filter(|k| !k.params.is_empty() && !k.is_generic() && k.ident.unraw() != "drop")
+        .filter(|k| {
+            !k.params.is_empty()
+                && !k.is_generic()
+                && k.rename.is_none()
+                && !PRELUDE.contains(&k.ident.unraw().to_string().as_str())
+        })
         .collect();
     let Some(first) = guarded.first() else {
         return TokenStream::new();

@@ -365,7 +365,7 @@ pub(super) fn check_param_count(
                     "`{}` takes {actual} parameters in {shown} but {declared} are declared here, \
                      and `{}` is declared where the PTX has parameter {} as {} ({}): a parameter \
                      is {} before `{}`",
-                    entry.name,
+                    demangle::shown(&entry.name),
                     param.ident,
                     i + 1,
                     ptx.describe(),
@@ -387,7 +387,7 @@ pub(super) fn check_param_count(
                 &param.ident,
                 format!(
                     "`{}` takes {actual} parameter{} in {shown}: `{}` has no counterpart there",
-                    entry.name,
+                    demangle::shown(&entry.name),
                     if actual == 1 { "" } else { "s" },
                     param.ident
                 ),
@@ -403,7 +403,7 @@ pub(super) fn check_param_count(
             format!(
                 "`{}` takes {actual} parameters in {shown} but {declared} are declared here: \
                  missing {}",
-                entry.name,
+                demangle::shown(&entry.name),
                 missing.join(", ")
             ),
         );
@@ -492,7 +492,7 @@ pub(super) fn check_param(
                 "{declared} does not match parameter {} of `{}`, which the PTX declares as \
                  {ptx_side}: did you mean {fits}?",
                 index + 1,
-                kernel.symbol,
+                demangle::shown(&kernel.symbol),
             ),
         });
     };
