@@ -77,7 +77,7 @@ fn vector_add_expands_to_a_type_with_layout_load_and_launch() {
     assert!(
         flat.contains(
             "unsafe { __ck::launch( &self.0, &<Self as __ck::Kernel>::LAYOUT, stream, \
-             __ck::core::convert::Into::into(config), ( \
+             __ck::IntoConfig::into_config(config), ( \
              __ck::LaunchArg::input::<f32, _>(a), __ck::LaunchArg::input::<f32, _>(b), \
              __ck::LaunchArg::output::<f32, _>(c), __ck::LaunchArg::value(&n), ), ) }"
         ),
