@@ -211,8 +211,17 @@ impl<'a> FromFacts<'a> {
         if !align.is_power_of_two() || align > 1 << 29 {
             return Err(format!("takes {shown}, aligned to {align} bytes"));
         }
-        // A name `#[kernel]` reads as its own (`Box`, `String`, `Float4`) takes a `_`.
-        let candidate = rust_type_name(alias.as_deref().unwrap_or(&cpp));
+        // A name `#[kernel]` reads as its own (`Box`, `String`, `Float4`) takes a `_`; an
+        // unnamed record is named after the record whose member it is, still being laid out
+        // (ggml's `block_q4_1` holds an unnamed union: `BlockQ41Union`).
+        let candidate = match (cpp.is_empty(), &alias) {
+            (true, None) => {
+                let outer = self.records.iter().rev().find(|r| r.3.is_empty());
+                let kind = if record.union { "Union" } else { "Struct" };
+                format!("{}{kind}", outer.map_or("", |r| r.2.as_str()))
+            }
+            _ => rust_type_name(alias.as_deref().unwrap_or(&cpp)),
+        };
         let rust = match naming::free_type_name(&candidate) {
             true => names.claim(&[candidate]),
             false => names.claim(&[format!("{candidate}_")]),
