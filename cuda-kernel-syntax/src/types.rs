@@ -347,11 +347,16 @@ pub fn primitive(name: &str) -> Option<&'static BuiltinType> {
     SCALARS.iter().find(|t| t.rust == name)
 }
 
-/// The types that fit a PTX parameter of this type (`.u32`, `.f16`, ...), array length, size
-/// and alignment, for messages: `u32 or i32`, `Float4, Int4, Uint4 or Double2`.
-pub fn suggestion(ptx_type: &str, array_len: Option<usize>, size: usize, align: usize) -> String {
+/// The built-in types that fit a PTX parameter of this type (`.u32`, `.f16`, ...), array
+/// length, size and alignment: `u32`, `i32`; `Float4`, `Int4`, `Uint4`, `Double2`.
+pub fn fitting(
+    ptx_type: &str,
+    array_len: Option<usize>,
+    size: usize,
+    align: usize,
+) -> Vec<&'static str> {
     let scalar = array_len.is_none();
-    let candidates: Vec<&str> = all()
+    all()
         .filter(|t| t.suggested && t.size == size && t.align == align)
         .filter(|t| match (scalar, ptx_type) {
             (true, ".f16") => t.rust == "half::f16",
@@ -362,7 +367,14 @@ pub fn suggestion(ptx_type: &str, array_len: Option<usize>, size: usize, align: 
             (false, _) => !t.primitive,
         })
         .map(|t| t.rust)
-        .collect();
+        .collect()
+}
+
+/// [`fitting`]'s types for messages: `u32 or i32`, `Float4, Int4, Uint4 or Double2`, or what
+/// a type of the user's needs where no built-in type fits.
+pub fn suggestion(ptx_type: &str, array_len: Option<usize>, size: usize, align: usize) -> String {
+    let scalar = array_len.is_none();
+    let candidates = fitting(ptx_type, array_len, size, align);
     let pointer = scalar && size == 8 && !ptx_type.starts_with(".f");
     // A `CUtensorMap`: 128 bytes aligned to 128 (CUDA 13's header) or 64 (CUDA 12's).
     if !scalar && size == 128 && (align == 128 || align == 64) {

@@ -479,7 +479,8 @@ pub(super) fn check_param(
                 .is_some_and(|s| types::by_name(&s.ident.to_string()).is_some()),
             _ => true,
         };
-        if !built_in && !fits.starts_with("a #[repr(C)]") {
+        let any_fits = !types::fitting(&ptx.ty, ptx.array_len, ptx.size, ptx.align).is_empty();
+        if !built_in && any_fits {
             fits = format!(
                 "{fits}, or a struct of {} bytes with #[repr(C, align({}))]",
                 ptx.size, ptx.align
