@@ -457,7 +457,18 @@ pub fn parse_param_struct<'a>(cx: &mut Errors, input: &'a DeriveInput) -> Option
             return None;
         }
     };
-    if !input.generics.params.is_empty() {
+    // Lifetimes only, for references among the fields: the references are the mistake, and
+    // said at each (below).
+    let holds_references = data
+        .fields
+        .iter()
+        .any(|f| matches!(array_dims(&f.ty).1, Type::Reference(_)));
+    let lifetimes_only = input
+        .generics
+        .params
+        .iter()
+        .all(|p| matches!(p, syn::GenericParam::Lifetime(_)));
+    if !input.generics.params.is_empty() && !(lifetimes_only && holds_references) {
         cx.error(
             &input.generics,
             "generic structs cannot derive KernelParam: derive it on a concrete struct",
@@ -479,9 +490,22 @@ pub fn parse_param_struct<'a>(cx: &mut Errors, input: &'a DeriveInput) -> Option
         };
         let (dims, elem) = array_dims(&field.ty);
         if let Type::Reference(r) = elem {
+            // The pointer to write: to the slice's element, const as the reference is shared.
+            let pointee = match &*r.elem {
+                Type::Slice(slice) => crate::check::type_text(&slice.elem),
+                other => crate::check::type_text(other),
+            };
+            let ptr = if r.mutability.is_some() {
+                "*mut"
+            } else {
+                "*const"
+            };
             cx.error(
                 r,
-                "references cannot be kernel parameters: pass device memory as *const T or *mut T",
+                format!(
+                    "references cannot be kernel parameters: a struct reaches device memory \
+                     through a pointer, write `{ptr} {pointee}`"
+                ),
             );
         }
         fields.push(Field {
