@@ -558,10 +558,16 @@ pub fn param_type_error(ty: &Type) -> Option<String> {
             descriptor_declared(&r.elem).map(|fix| descriptor_message(&text, &fix))
         }
         Type::Reference(r) => Some(match &*r.elem {
+            // The pointer as mutable as the reference.
             Type::Slice(slice) => {
                 let elem = type_text(&slice.elem);
+                let ptr = if r.mutability.is_some() {
+                    "*mut"
+                } else {
+                    "*const"
+                };
                 format!(
-                    "unsupported parameter type `{text}`: pass device memory as *const {elem} or *mut {elem}"
+                    "unsupported parameter type `{text}`: device memory is a pointer to its elements, write {ptr} {elem}"
                 )
             }
             Type::Path(p) if p.path.is_ident("str") => format!(
@@ -582,8 +588,13 @@ pub fn param_type_error(ty: &Type) -> Option<String> {
             }
             elem => {
                 let elem = type_text(elem);
+                let ptr = if r.mutability.is_some() {
+                    "*mut"
+                } else {
+                    "*const"
+                };
                 format!(
-                    "unsupported parameter type `{text}`: kernels take values or device pointers, write {elem} or *const {elem}"
+                    "unsupported parameter type `{text}`: kernels take values or device pointers, write {elem} or {ptr} {elem}"
                 )
             }
         }),
@@ -788,9 +799,11 @@ mod tests {
     fn rejected_types_say_what_to_write() {
         assert_eq!(
             error(parse_quote!(&[f32])),
-            "unsupported parameter type `&[f32]`: pass device memory as *const f32 or *mut f32"
+            "unsupported parameter type `&[f32]`: device memory is a pointer to its elements, write *const f32"
         );
-        assert!(error(parse_quote!(&mut u32)).contains("write u32 or *const u32"));
+        assert!(error(parse_quote!(&mut [f32])).ends_with("write *mut f32"));
+        assert!(error(parse_quote!(&mut u32)).contains("write u32 or *mut u32"));
+        assert!(error(parse_quote!(&u32)).contains("write u32 or *const u32"));
         assert!(
             error(parse_quote!(&mut Vec<f32>)).ends_with("declare *mut f32 and pass a CudaSlice")
         );
