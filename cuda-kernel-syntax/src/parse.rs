@@ -468,7 +468,9 @@ pub fn parse_param_struct<'a>(cx: &mut Errors, input: &'a DeriveInput) -> Option
         .params
         .iter()
         .all(|p| matches!(p, syn::GenericParam::Lifetime(_)));
-    if !input.generics.params.is_empty() && !(lifetimes_only && holds_references) {
+    let for_references = lifetimes_only && holds_references;
+    let generic = !input.generics.params.is_empty();
+    if generic && !for_references {
         cx.error(
             &input.generics,
             "generic structs cannot derive KernelParam: derive it on a concrete struct",
