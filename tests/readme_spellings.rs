@@ -68,16 +68,12 @@ fn attributes(ctx: Arc<CudaContext>, stream: Arc<CudaStream>, other_stream: Arc<
 /// "Coming from `launch_builder`": the README's declaration of candle's unary family, against
 /// the tensor backend's PTX of the same `unary.cu`.
 #[rustfmt::skip]
-mod unary {
-use cuda_kernel::kernel;
-
 #[kernel(ptx = "$CARGO_MANIFEST_DIR/examples/tensor/ptx/unary.ptx", module = pub UnaryKernels)]
 unsafe extern "C" {
     #[kernel(name = "u{op}_{T}")] // every op and dtype of unary.cu, each checked at compile time
     pub fn unary<T>(numel: usize, num_dims: usize, info: *const usize, inp: *const T, out: *mut T);
     #[kernel(name = "upowf_{T}")] // one parameter more: a family of its own
     pub fn powf<T>(numel: usize, num_dims: usize, info: *const usize, e: T, inp: *const T, out: *mut T);
-}
 }
 
 /// "Safe launches by contract": the README's declaration, against the repository's PTX.

@@ -32,7 +32,13 @@ const CARRIED_ATTRS: &[&str] = &[
 /// `names(...)` (which each kernel's own come before), `cpp` and `namespace`.
 pub fn parse_block(cx: &mut Errors, block: ItemForeignMod, defaults: &BlockDefaults) -> Block {
     for attr in &block.attrs {
-        if !attr.path().is_ident("doc") {
+        // `#[rustfmt::skip]` is rustfmt's, which reads the source: nothing to carry.
+        let rustfmt = attr
+            .path()
+            .segments
+            .first()
+            .is_some_and(|s| s.ident == "rustfmt");
+        if !attr.path().is_ident("doc") && !rustfmt {
             cx.error(
                 attr,
                 "attributes on a #[kernel] block are not supported: put them on the kernel fns",
@@ -46,7 +52,15 @@ pub fn parse_block(cx: &mut Errors, block: ItemForeignMod, defaults: &BlockDefau
             ForeignItem::Fn(f) => kernels.push(parse_kernel(cx, f, false, defaults)),
             ForeignItem::Verbatim(tokens) => match parse_safe_fn(tokens.clone()) {
                 Some(f) => kernels.push(parse_kernel(cx, f, true, defaults)),
-                None => cx.error(tokens, "expected a kernel declaration: `fn name(params);`"),
+                // A body written out: the kernel's code is the .cu's.
+                None => match syn::parse2::<syn::ItemFn>(tokens.clone()) {
+                    Ok(f) => cx.error(
+                        &f.block,
+                        "a kernel declaration has no body: its code is in the .cu; end the \
+                         declaration with `;`",
+                    ),
+                    Err(_) => cx.error(tokens, "expected a kernel declaration: `fn name(params);`"),
+                },
             },
             ForeignItem::Static(s) => globals.push(parse_global(cx, s)),
             ForeignItem::Type(t) => cx.error(
