@@ -338,7 +338,13 @@ fn explain_job(
     stderr: &str,
     declarations: &Declarations,
 ) -> String {
-    let conflicts = c_linkage_conflicts(stderr, declarations);
+    // One per symbol, of a declaration whose parameters are its own (not a family's).
+    let mut conflicts: Vec<Conflict> = Vec::new();
+    for c in c_linkage_conflicts(stderr, declarations) {
+        if c.kernel.generics.is_empty() && !conflicts.iter().any(|d| d.name == c.name) {
+            conflicts.push(c);
+        }
+    }
     let read = || {
         let text = preprocess(nvcc, job, includes).ok()?;
         let toolkit = toolkit_root(nvcc);
@@ -350,9 +356,9 @@ fn explain_job(
             .map(|(name, _)| (name.clone(), name.clone()))
             .collect();
         let mut notes = Vec::new();
-        for (name, file, kernel) in &conflicts {
-            let definition = crate::generate::definition_of(&text, &here, name, &structs)?;
-            notes.extend(differences(name, file, kernel, &definition)?);
+        for c in &conflicts {
+            let definition = crate::generate::definition_of(&text, &here, &c.name, &structs)?;
+            notes.extend(differences(&c.name, c.file, c.kernel, &definition)?);
         }
         Some(notes)
     };
@@ -362,12 +368,22 @@ fn explain_job(
     }
 }
 
-/// The kernels nvcc's error says are defined with other parameter types than the build step's
-/// header declares, with the file and declaration of each.
+/// A kernel nvcc's error says is defined with other parameter types than the build step's
+/// header declares (nvcc's words: `more than one instance of overloaded function "k" has "C"
+/// linkage`): its symbol, the Rust file and declaration, and the prototype the header gives it.
+pub(crate) struct Conflict<'a> {
+    pub(crate) name: String,
+    pub(crate) file: &'a Path,
+    pub(crate) kernel: &'a cuda_kernel_syntax::ast::Kernel,
+    pub(crate) prototype: String,
+}
+
+/// Every [`Conflict`] of nvcc's error, each declaration that declares the symbol (a family's
+/// member too).
 pub(crate) fn c_linkage_conflicts<'a>(
     stderr: &str,
     declarations: &'a Declarations,
-) -> Vec<(String, &'a Path, &'a cuda_kernel_syntax::ast::Kernel)> {
+) -> Vec<Conflict<'a>> {
     let mut found = Vec::new();
     for line in stderr.lines() {
         let Some(name) = line
@@ -379,11 +395,13 @@ pub(crate) fn c_linkage_conflicts<'a>(
         };
         for block in &declarations.blocks {
             for kernel in &block.block.kernels {
-                if kernel.generics.is_empty()
-                    && c_prototype_of(kernel, name).is_some()
-                    && !found.iter().any(|(n, _, _)| n == name)
-                {
-                    found.push((name.to_string(), block.file.as_path(), kernel));
+                if let Some(prototype) = c_prototype_of(kernel, name) {
+                    found.push(Conflict {
+                        name: name.to_string(),
+                        file: block.file.as_path(),
+                        kernel,
+                        prototype,
+                    });
                 }
             }
         }
@@ -435,7 +453,17 @@ fn differences(
         };
         let declared = cuda_kernel_syntax::text::type_text(&param.ty);
         let rust = rust.trim_start_matches("::");
-        if unqualified(&declared) == unqualified(rust) {
+        // The same C++ type (`usize` and `size_t`, `i64` and `c_long` are), or where either
+        // has none the model knows (a struct), the same name.
+        let cpp = |ty: &syn::Type| cuda_kernel_syntax::mangle::cpp_type(ty, &[]);
+        let same = match (
+            cpp(&param.ty),
+            syn::parse_str(rust).ok().and_then(|t| cpp(&t)),
+        ) {
+            (Some(a), Some(b)) => a.demangled() == b.demangled(),
+            _ => unqualified(&declared) == unqualified(rust),
+        };
+        if same {
             continue;
         }
         notes.push(format!(
@@ -476,36 +504,24 @@ fn unqualified(ty: &str) -> String {
 /// overload, and the PTX check or `load` finds the unbound symbol).
 pub fn explain(source: &Path, stderr: &str, declarations: &Declarations) -> String {
     let mut notes = Vec::new();
-    for line in stderr.lines() {
-        let Some(rest) = line
-            .split("more than one instance of overloaded function \"")
-            .nth(1)
-        else {
-            continue;
-        };
-        let Some(name) = rest.split('"').next() else {
-            continue;
-        };
-        for found in &declarations.blocks {
-            for (kernel, prototype) in found
-                .block
-                .kernels
-                .iter()
-                .filter_map(|k| Some((k, c_prototype_of(k, name)?)))
-            {
-                let start = kernel.ident.span().start();
-                notes.push(format!(
-                    "{}: the kernel `{name}` is defined with other parameter types than its Rust \
-                     declaration at {}:{}:{}, which nvcc sees as `{prototype}`: make the \
-                     definition's parameter types (element types, const, signedness) match the \
-                     declaration, or the declaration match the definition",
-                    source.display(),
-                    found.file.display(),
-                    start.line,
-                    start.column + 1
-                ));
-            }
-        }
+    for Conflict {
+        name,
+        file,
+        kernel,
+        prototype,
+    } in c_linkage_conflicts(stderr, declarations)
+    {
+        let start = kernel.ident.span().start();
+        notes.push(format!(
+            "{}: the kernel `{name}` is defined with other parameter types than its Rust \
+             declaration at {}:{}:{}, which nvcc sees as `{prototype}`: make the definition's \
+             parameter types (element types, const, signedness) match the declaration, or the \
+             declaration match the definition",
+            source.display(),
+            file.display(),
+            start.line,
+            start.column + 1
+        ));
     }
     for line in stderr.lines() {
         let Some(rest) = line.split("class \"").nth(1) else {

@@ -195,6 +195,22 @@ fn a_definition_unlike_its_declaration_is_named_at_the_declaration() {
         "{e}"
     );
     assert_eq!(e.lines().count(), 1, "{e}");
+    // Rust names of one C type are the same (`usize` for `size_t`, `i64` for `long`): only the
+    // parameter that differs is named.
+    let dir = project(
+        "aliases",
+        &GOOD
+            .replace("const float *x", "float *x")
+            .replace("unsigned int n", "unsigned int n, size_t k, long j"),
+    );
+    std::fs::write(
+        dir.join("src/lib.rs"),
+        DECLARATIONS.replace("n: u32)", "n: u32, k: usize, j: i64)"),
+    )
+    .unwrap();
+    let e = build(&dir).try_compile().unwrap_err().to_string();
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(e.contains("`x: *const f32` of the kernel `axpy`"), "{e}");
     // C's own integer types: `long long` where the declaration says `c_long`.
     let dir = project(
         "width",
