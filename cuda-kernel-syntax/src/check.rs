@@ -696,32 +696,19 @@ fn path_type_error(path: &syn::Path, text: &dyn std::fmt::Display) -> Option<Str
     Some(message)
 }
 
-/// A type written with its CUDA C name (`float2`, `__half`, `uint32_t`): the Rust type to write.
-/// Not `size_t` and `ptrdiff_t`, which `cuda_kernel::ffi` defines under those names, nor C's
-/// `float`, `int` and `double`, for which rustc names the Rust type itself.
+/// A type written with its CUDA C name (`float2`, `__half`, `uint32_t`): the Rust type to write,
+/// the type table's. Not `size_t` and `ptrdiff_t`, which `cuda_kernel::ffi` defines under those
+/// names, nor the C types `ffi` spells (`c_long`, `c_char`).
 fn c_name_error(name: &str) -> Option<String> {
-    let fixed_width = [
-        ("int8_t", "i8"),
-        ("uint8_t", "u8"),
-        ("int16_t", "i16"),
-        ("uint16_t", "u16"),
-        ("int32_t", "i32"),
-        ("uint32_t", "u32"),
-        ("int64_t", "i64"),
-        ("uint64_t", "u64"),
-        ("unsigned", "u32"),
-    ];
-    let rust = match fixed_width.iter().find(|(c, _)| *c == name) {
-        Some((_, rust)) => rust.to_string(),
-        None => {
-            let builtin = crate::types::all().find(|t| {
-                t.cuda == name && t.alias_of.is_none() && !t.primitive && t.rust != name
-            })?;
-            format!("cuda_kernel::{}", builtin.rust)
-        }
-    };
+    if matches!(name, "size_t" | "ptrdiff_t") {
+        return None;
+    }
+    let c = crate::types::c_typedef(name);
+    let builtin =
+        crate::types::all().find(|t| t.cuda == c && t.alias_of.is_none() && t.rust != name)?;
     Some(format!(
-        "`{name}` is CUDA C's name for the type: declarations name it in Rust, `{rust}`"
+        "`{name}` is CUDA C's name for the type: declarations name it in Rust, `{}`",
+        builtin.rust_path("cuda_kernel")
     ))
 }
 

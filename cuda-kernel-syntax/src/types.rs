@@ -289,6 +289,25 @@ pub fn all() -> impl Iterator<Item = &'static BuiltinType> {
         .chain(&TENSOR_MAP)
 }
 
+/// The table's spelling of a C type that C code also writes in one word of another name: the
+/// fixed-width typedefs (`uint32_t` is `unsigned int`), `unsigned`, CUDA's `half` and `half2`,
+/// the raw bfloat16; any other name as it is.
+pub fn c_typedef(name: &str) -> &str {
+    match name {
+        "unsigned" => "unsigned int",
+        "uint8_t" => "unsigned char",
+        "int8_t" => "signed char",
+        "uint16_t" => "unsigned short",
+        "int16_t" => "short",
+        "uint32_t" => "unsigned int",
+        "int32_t" => "int",
+        "__nv_bfloat16_raw" => "__nv_bfloat16",
+        "half" => "__half",
+        "half2" => "__half2",
+        other => other,
+    }
+}
+
 /// The built-in type CUDA C spells `cuda`, also by a typedef the table does not name
 /// (`CUtensorMap` for `CUtensorMap_st`).
 pub fn by_c_name(cuda: &str) -> Option<&'static BuiltinType> {

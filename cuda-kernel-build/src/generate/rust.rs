@@ -252,16 +252,7 @@ pub(super) fn c_spelling(words: &[String]) -> String {
         "long long unsigned" | "unsigned long long" => "unsigned long long",
         "signed long" => "long",
         "signed short" => "short",
-        "uint8_t" => "unsigned char",
-        "int8_t" => "signed char",
-        "uint16_t" => "unsigned short",
-        "int16_t" => "short",
-        "uint32_t" => "unsigned int",
-        "int32_t" => "int",
-        "__nv_bfloat16_raw" => "__nv_bfloat16",
-        "half" => "__half",
-        "half2" => "__half2",
-        other => other,
+        other => types::c_typedef(other),
     };
     fixed.to_string()
 }
