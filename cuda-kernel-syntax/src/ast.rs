@@ -389,9 +389,9 @@ pub fn upper_camel_case(name: &str) -> String {
             out.push_str(chars.as_str());
         }
     }
-    if out.is_empty() {
-        // `_` alone, or only underscores: keep something nameable.
-        out.push_str("Kernel");
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
+        // `_` alone, only underscores, or a digit after them (`_2d`): keep something nameable.
+        out.insert_str(0, "Kernel");
     }
     out
 }
@@ -451,6 +451,9 @@ mod tests {
         assert_eq!(upper_camel_case("vector_add_f4"), "VectorAddF4");
         assert_eq!(upper_camel_case("saxpyF4"), "SaxpyF4");
         assert_eq!(upper_camel_case("__echo__guide_"), "EchoGuide");
+        // A digit after the underscores would begin no identifier.
+        assert_eq!(upper_camel_case("_2d"), "Kernel2d");
+        assert_eq!(upper_camel_case("_"), "Kernel");
         assert_eq!(upper_camel_case("r#type"), "Type");
     }
 }

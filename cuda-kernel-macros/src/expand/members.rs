@@ -102,14 +102,16 @@ pub(super) fn member_check(
     let escape = |text: &str| text.replace('{', "{{").replace('}', "}}");
     // What rustc writes for an argument of the call: `{T}` is the type named, `{BM}` the value.
     let asked_of = |ident: &Ident| format!("{{{}}}", ident.unraw());
-    let asked: Vec<String> = kernel
+    // The generics' names as the declaration writes them, and as rustc fills them in.
+    let declared_names: Vec<String> = kernel
         .generics
         .iter()
         .map(|g| match g {
-            KernelGeneric::Type(t) => asked_of(t),
-            KernelGeneric::Const { ident, .. } => asked_of(ident),
+            KernelGeneric::Type(t) => t.unraw().to_string(),
+            KernelGeneric::Const { ident, .. } => ident.unraw().to_string(),
         })
         .collect();
+    let asked: Vec<String> = declared_names.iter().map(|n| format!("{{{n}}}")).collect();
     let asked_types: Vec<String> = type_params.iter().map(asked_of).collect();
     // With one type parameter named by its Rust name, the missing symbol itself, the pattern's
     // `{T}` standing for the type asked (`affine_i16`).
@@ -130,14 +132,6 @@ pub(super) fn member_check(
     let family = format!("member of `{}` for {for_what}", escape(&kernel.symbol));
     // rustc fills `{T}` with the type asked, or with generic code's type parameter; generic code
     // bounds it by the trait (as rustc suggests too), said first, in the declaration's names.
-    let declared_names: Vec<String> = kernel
-        .generics
-        .iter()
-        .map(|g| match g {
-            KernelGeneric::Type(t) => t.unraw().to_string(),
-            KernelGeneric::Const { ident, .. } => ident.unraw().to_string(),
-        })
-        .collect();
     let mut notes = vec![format!(
         "in generic code, bound its parameters: `where {ty}<{args}>: {name}<{args}>`, checked \
          where they are chosen (or load through `Kernel::load`, a `KernelCache` or the block's \
