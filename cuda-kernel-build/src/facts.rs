@@ -55,6 +55,8 @@ pub enum Type {
         size: u64,
         /// Its underlying integer type.
         base: TypeRef,
+        /// Its enumerators, by their own names, with their values.
+        enumerators: Vec<(String, i128)>,
     },
     /// `T[N]` (`None` for `T[]`).
     Array {
@@ -82,6 +84,8 @@ pub struct Record {
     pub align: Option<u64>,
     /// Its non-static data members and base classes, in order.
     pub members: Vec<Member>,
+    /// The file that defines it, as the PTX's `.file` directives name it.
+    pub file: Option<String>,
 }
 
 /// A non-static data member, or a base class, of a record.
@@ -99,14 +103,23 @@ pub struct Member {
     pub base: bool,
 }
 
-/// One kernel instance: its device symbol and its parameters' types, in order.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One kernel instance: its device symbol, its parameters' types and names, in order, and the
+/// file that defines it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Entry {
-    /// The device symbol as the stub names it (`_Z5applyIfEvP4ViewIT_E`; for an `extern "C"`
-    /// kernel, the C++ symbol its stub is named after).
+    /// The device symbol (`_Z5applyIfEvP4ViewIT_E`; an `extern "C"` kernel's name).
     pub symbol: String,
     /// Each parameter's type, as the kernel takes it.
     pub params: Vec<TypeRef>,
+    /// Each parameter's name as the definition writes it (`None` for an unnamed one).
+    pub names: Vec<Option<String>>,
+    /// The file that defines the kernel, as the PTX's `.file` directives name it (the
+    /// source, a header of the code base, a header of the toolkit).
+    pub file: Option<String>,
+    /// How many parameters the PTX's entry takes: more than [`params`](Entry::params) where
+    /// the debug information leaves one out (cicc leaves out a `__grid_constant__` parameter
+    /// the kernel never reads).
+    pub ptx_params: usize,
 }
 
 /// The facts of one file's PTX.
@@ -114,6 +127,9 @@ pub struct Entry {
 pub struct Facts {
     /// Every kernel instance nvcc compiled.
     pub entries: Vec<Entry>,
+    /// Every other function of the device code: its symbol, its return type, its parameters'
+    /// count (a device function a template takes as an argument is found here).
+    pub functions: Vec<(String, TypeRef, usize)>,
     /// The types they reach.
     pub types: Vec<Type>,
 }
@@ -126,6 +142,7 @@ impl Facts {
         let entries = cuda_kernel_syntax::ptx::entries(ptx)
             .map_err(|e| format!("line {}: {}", e.line, e.message))?;
         let sections = debug_sections(ptx)?;
+        let files = file_table(ptx);
         let empty: &[u8] = &[];
         let dwarf = gimli::Dwarf::load(|id| -> Result<_, String> {
             let data = sections
@@ -138,8 +155,9 @@ impl Facts {
         while let Some(header) = units.next().map_err(dwarf_error)? {
             // Not `Dwarf::unit`: the PTX has no line program (ptxas writes it from `.loc`).
             let abbreviations = dwarf.abbreviations(&header).map_err(dwarf_error)?;
-            let dies = Dies::read(&dwarf, &header, &abbreviations)?;
-            dies.entries(&entries, &mut facts);
+            let mut dies = Dies::read(&dwarf, &header, &abbreviations)?;
+            dies.files.clone_from(&files);
+            dies.entries(&entries, &files, &mut facts);
         }
         facts.names_from_symbols();
         Ok(facts)
@@ -158,6 +176,70 @@ impl Facts {
         match (found.next(), found.next()) {
             (Some(one), None) => Some(one),
             _ => None,
+        }
+    }
+
+    /// What the device function `name` (as C++ names it, `ops::neg`, nvcc's internal names
+    /// aside) of `count` parameters returns: `Some(None)` for `void`; `None` where the facts
+    /// have no one such function.
+    pub fn returns(&self, name: &str, count: usize) -> Option<TypeRef> {
+        let mut found = self.functions.iter().filter(|(symbol, _, n)| {
+            *n == count
+                && cuda_kernel_syntax::demangle::instance_name(symbol).as_deref() == Some(name)
+        });
+        match (found.next(), found.next()) {
+            (Some(one), None) => Some(one.1),
+            _ => None,
+        }
+    }
+
+    /// `ty` as C writes it before a declarator's name (`const float *`, `unsigned int`,
+    /// `Pair`), for messages.
+    pub fn c_type(&self, ty: TypeRef) -> String {
+        self.c_type_at(ty, 0)
+    }
+
+    fn c_type_at(&self, ty: TypeRef, depth: usize) -> String {
+        if depth > MAX_DEPTH {
+            return "...".to_string();
+        }
+        let Some(t) = self.ty(ty) else {
+            return "void".to_string();
+        };
+        match t {
+            Type::Base { name, .. } => name.clone(),
+            Type::Typedef { name, .. } => name.clone(),
+            Type::Record(r) => r.name.clone().unwrap_or_else(|| "(unnamed)".to_string()),
+            Type::Enum { name, .. } => name.clone().unwrap_or_else(|| "(unnamed)".to_string()),
+            Type::Pointer(to) | Type::Reference(to) => {
+                let mark = match t {
+                    Type::Pointer(_) => '*',
+                    _ => '&',
+                };
+                let inner = self.c_type_at(*to, depth + 1);
+                match inner.ends_with(['*', '&']) {
+                    true => format!("{inner}{mark}"),
+                    false => format!("{inner} {mark}"),
+                }
+            }
+            Type::Const(to) | Type::Volatile(to) | Type::Restrict(to) => {
+                let word = match t {
+                    Type::Const(_) => "const",
+                    Type::Volatile(_) => "volatile",
+                    _ => "__restrict__",
+                };
+                let inner = self.c_type_at(*to, depth + 1);
+                match inner.ends_with(['*', '&']) {
+                    true => format!("{inner} {word} "),
+                    false => format!("{word} {inner}"),
+                }
+            }
+            Type::Array { elem, len } => format!(
+                "{}[{}]",
+                self.c_type_at(*elem, depth + 1),
+                len.map(|n| n.to_string()).unwrap_or_default()
+            ),
+            Type::Other(what) => what.to_string(),
         }
     }
 
@@ -255,6 +337,27 @@ impl Facts {
 /// there.
 pub(crate) const MAX_DEPTH: usize = 64;
 
+/// The PTX's `.file N "path"` directives, by number: the files the debug information's
+/// `DW_AT_decl_file` numbers (the PTX carries no line program of its own).
+fn file_table(ptx: &str) -> HashMap<u64, String> {
+    let mut files = HashMap::new();
+    for line in ptx.lines() {
+        let Some(rest) = line.trim_start().strip_prefix(".file") else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let Some((number, path)) = rest.split_once(char::is_whitespace) else {
+            continue;
+        };
+        let (Ok(number), Some(path)) = (number.parse::<u64>(), path.trim().split('"').nth(1))
+        else {
+            continue;
+        };
+        files.insert(number, path.to_string());
+    }
+    files
+}
+
 fn dwarf_error(e: gimli::Error) -> String {
     format!("cannot read the PTX's debug information: {e}")
 }
@@ -339,6 +442,10 @@ struct Die {
     upper_bound: Option<u64>,
     /// An enumerator's value is negative.
     negative: bool,
+    /// An enumerator's value.
+    value: Option<i128>,
+    /// The number of the file that declares it, in the `.file` directives.
+    decl_file: Option<u64>,
     declaration: bool,
     external: bool,
     children: Vec<usize>,
@@ -347,6 +454,8 @@ struct Die {
 /// A unit's entries, flat, their references as indices.
 struct Dies {
     dies: Vec<Die>,
+    /// The PTX's `.file` directives, by number.
+    files: HashMap<u64, String>,
 }
 
 /// `DW_OP_plus_uconst n`, as DWARF 2 writes a member's offset.
@@ -392,6 +501,8 @@ impl Dies {
                 count: None,
                 upper_bound: None,
                 negative: false,
+                value: None,
+                decl_file: None,
                 declaration: false,
                 external: false,
                 children: Vec::new(),
@@ -429,8 +540,14 @@ impl Dies {
                     dw::DW_AT_count => die.count = attr.udata_value(),
                     dw::DW_AT_upper_bound => die.upper_bound = attr.udata_value(),
                     dw::DW_AT_const_value => {
-                        die.negative = attr.sdata_value().is_some_and(|v| v < 0)
+                        die.negative = attr.sdata_value().is_some_and(|v| v < 0);
+                        // cicc writes an enumerator's value as `DW_FORM_sdata`.
+                        die.value = match attr.value() {
+                            AttributeValue::Udata(v) => Some(i128::from(v)),
+                            _ => attr.sdata_value().map(i128::from),
+                        };
                     }
+                    dw::DW_AT_decl_file => die.decl_file = attr.udata_value(),
                     dw::DW_AT_declaration => die.declaration = true,
                     dw::DW_AT_external => die.external = true,
                     _ => {}
@@ -450,11 +567,19 @@ impl Dies {
                     || dies[t].name.as_deref() != Some("void")
             });
         }
-        Ok(Dies { dies })
+        Ok(Dies {
+            dies,
+            files: HashMap::new(),
+        })
     }
 
     /// Each PTX entry's subprogram, its parameters' types into `facts`.
-    fn entries(&self, entries: &[cuda_kernel_syntax::ptx::Entry], facts: &mut Facts) {
+    fn entries(
+        &self,
+        entries: &[cuda_kernel_syntax::ptx::Entry],
+        files: &HashMap<u64, String>,
+        facts: &mut Facts,
+    ) {
         let mut types: HashMap<usize, usize> = HashMap::new();
         for die in &self.dies {
             if die.tag != dw::DW_TAG_subprogram || die.declaration || die.depth > 1 {
@@ -465,18 +590,31 @@ impl Dies {
                 continue;
             };
             let Some(entry) = entries.iter().find(|e| e.name == symbol) else {
+                if !facts.functions.iter().any(|f| f.0 == symbol) {
+                    let returns = die.ty.map(|t| self.ty(t, facts, &mut types));
+                    let count = die
+                        .children
+                        .iter()
+                        .filter(|&&c| self.dies[c].tag == dw::DW_TAG_formal_parameter)
+                        .count();
+                    facts.functions.push((symbol.to_string(), returns, count));
+                }
                 continue;
             };
             if facts.entries.iter().any(|e| e.symbol == symbol) {
                 continue;
             }
-            let params: Vec<TypeRef> = die
+            let formal: Vec<&Die> = die
                 .children
                 .iter()
                 .map(|&c| &self.dies[c])
                 .filter(|c| c.tag == dw::DW_TAG_formal_parameter)
+                .collect();
+            let params: Vec<TypeRef> = formal
+                .iter()
                 .map(|c| c.ty.map(|t| self.ty(t, facts, &mut types)))
                 .collect();
+            let names: Vec<Option<String>> = formal.iter().map(|c| c.name.clone()).collect();
             // A record by value is as aligned as its parameter (an alignment written on a
             // type, `__align__(16)`, is not in DWARF 2).
             for (&param, ptx) in params.iter().zip(&entry.params) {
@@ -491,6 +629,9 @@ impl Dies {
             facts.entries.push(Entry {
                 symbol: symbol.to_string(),
                 params,
+                names,
+                file: die.decl_file.and_then(|n| files.get(&n).cloned()),
+                ptx_params: entry.params.len(),
             });
         }
     }
@@ -565,13 +706,19 @@ impl Dies {
                         .flatten(),
                     align: None,
                     members,
+                    file: die.decl_file.and_then(|n| self.files.get(&n).cloned()),
                 })
             }
             dw::DW_TAG_enumeration_type => {
                 // DWARF 2 gives an enum no underlying type: the integer of its size, signed
                 // where an enumerator is negative.
                 let size = die.byte_size.unwrap_or(0);
-                let signed = die.children.iter().any(|&c| self.dies[c].negative);
+                // An enum of `int`'s size is an `int` (C++'s choice for an enum without a fixed
+                // type, and an `enum class`'s default) unless a value does not fit one.
+                let values = || die.children.iter().filter_map(|&c| self.dies[c].value);
+                let signed = die.children.iter().any(|&c| self.dies[c].negative)
+                    || (size == 4 && values().all(|v| v <= i128::from(i32::MAX)))
+                    || (size == 8 && values().all(|v| v <= i128::from(i64::MAX)));
                 let base = match (size, signed) {
                     (1, false) => Some("unsigned char"),
                     (1, true) => Some("signed char"),
@@ -590,10 +737,29 @@ impl Dies {
                     });
                     facts.types.len() - 1
                 });
+                // EDG names an enumerator by its symbol too (`_ZN2ns1E1AE`): its last segment.
+                let enumerators = die
+                    .children
+                    .iter()
+                    .map(|&c| &self.dies[c])
+                    .filter(|c| c.tag == dw::DW_TAG_enumerator)
+                    .filter_map(|c| {
+                        let name = c.name.as_deref()?;
+                        let name = match name.starts_with("_Z") {
+                            true => cuda_kernel_syntax::demangle::demangle(name)?
+                                .rsplit("::")
+                                .next()?
+                                .to_string(),
+                            false => name.to_string(),
+                        };
+                        Some((name, c.value?))
+                    })
+                    .collect();
                 Type::Enum {
                     name: self.qualified(index),
                     size,
                     base,
+                    enumerators,
                 }
             }
             dw::DW_TAG_array_type => {
@@ -709,13 +875,16 @@ mod tests {
                 Entry {
                     symbol: "_ZN33_GLOBAL__N__3163d41d_4_k_cu_plain4anonEPd".into(),
                     params: vec![None],
+                    ..Entry::default()
                 },
                 Entry {
                     symbol: "plain".into(),
                     params: vec![None, None],
+                    ..Entry::default()
                 },
             ],
             types: Vec::new(),
+            functions: Vec::new(),
         };
         let anon = facts.entry("_ZN33_GLOBAL__N__0000aaaa_4_k_cu_plain4anonEPd");
         assert_eq!(anon.map(|e| e.params.len()), Some(1));
@@ -758,12 +927,14 @@ mod tests {
                 size: Some(4),
                 align: None,
                 members: Vec::new(),
+                file: None,
             })
         };
         let mut facts = Facts {
             entries: vec![Entry {
                 symbol: "_Z1kPN2wp10HashGrid_tIfEENS_4MeshE".into(),
                 params: vec![Some(1), Some(3)],
+                ..Entry::default()
             }],
             types: vec![
                 record("HashGrid_t<float>"),
@@ -771,6 +942,7 @@ mod tests {
                 record("Mesh"),
                 Type::Const(Some(2)),
             ],
+            functions: Vec::new(),
         };
         facts.names_from_symbols();
         let name = |i: usize| match &facts.types[i] {

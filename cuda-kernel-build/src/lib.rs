@@ -339,9 +339,13 @@ impl Build {
 
     /// Writes the `#[kernel]` declarations of every file's kernels that no hand-written block
     /// of the crate declares, as `$OUT_DIR/cuda-kernel/<stem>.rs` (one block with a module type
-    /// `Kernels`), read from the file as nvcc preprocesses it for the PTX's architecture (so
-    /// `#if __CUDA_ARCH__` branches and macros expand as they do for the PTX). Include it in a
-    /// module of its own:
+    /// `Kernels`), from the compiler's own facts: beside the PTX compile, the build step
+    /// compiles the file's device code again with debug information (`nvcc -ptx -G`, the PTX's
+    /// architecture, flags and header; kept as `$OUT_DIR/cuda-kernel/<stem>.facts.ptx` while
+    /// the inputs are unchanged) and reads, from the DWARF cicc writes into that PTX, each entry
+    /// of the PTX: its parameters' names and types as the compiler resolved them (typedefs,
+    /// class-template instances, enums and structs of any header, bit-fields), the file that
+    /// defines it. Include it in a module of its own:
     ///
     /// ```ignore
     /// pub mod fill {
@@ -349,38 +353,36 @@ impl Build {
     /// }
     /// ```
     ///
-    /// `extern "C"` kernels are declared by name and C++ ones with `#[kernel(cpp)]`; function
-    /// templates generically, where the PTX has instances of them; a dtype family of
-    /// `extern "C"` kernels (`fill_u8`, `fill_f32`, ...) once, as `#[kernel(name =
-    /// "fill_{T}")]`; the file's own structs as `#[derive(KernelParam)]` structs (or the
-    /// crate's, through [`bind_struct`](Build::bind_struct)). C types go through the type
-    /// table (`size_t` as `ffi::size_t`, `int64_t` as `i64`, `const float*` as `*const f32`,
-    /// typedefs resolved, looked up from the kernel's namespace as C++ does). Its enums are
-    /// `#[repr(C)]` structs of their base type with their enumerators as constants, a union its
-    /// bytes; a template over a device function (`template <float (*op)(float)>`) is one
-    /// declaration whose instance is loaded by the function's name; a variadic template's
-    /// instances are declared one by one, by their symbols. Every name is a Rust identifier,
-    /// unique in the file, by one rule: a launcher is the kernel's name in UpperCamelCase, or
-    /// where another item has it its qualified C++ name (`gemm::detail::reset` is
-    /// `GemmDetailReset`), or that with a number. Kernels that toolkit headers instantiate
-    /// (CUB's, which the file's host code launches) are counted apart in the file's header.
-    /// Kernels the reader of the preprocessed text cannot type (taking class-template
-    /// instances, structs with base classes, methods or bit-fields, structs and enums of
-    /// other headers) are declared from the compiler's facts: the build step compiles the
-    /// file's device code again with debug information (`nvcc -ptx -G` with the PTX's
-    /// architecture and flags, kept as `$OUT_DIR/cuda-kernel/<stem>.facts.ptx` while the
-    /// inputs are unchanged; only for files that need it, beside the PTX compile where the
-    /// preprocessed text tells ahead that they will) and reads each kernel instance's
-    /// parameter types from its DWARF; each record becomes a `#[derive(KernelParam)]` struct
-    /// laid out as nvcc laid it out, and the kernel is bound by its C++ name.
+    /// `extern "C"` kernels are declared by name and C++ ones with `#[kernel(cpp)]`, where the
+    /// mangler `#[kernel]` uses derives the entry's symbol from the declaration; otherwise
+    /// (a kernel of an anonymous namespace, one taking a `volatile` pointer or a class
+    /// template's instance) by its C++ name (`#[kernel(name = "(anonymous namespace)::fill")]`,
+    /// `#[kernel(name = "k_bin<op_add, float>")]`), which holds still from one nvcc run to the
+    /// next. A function template is declared generically where one declaration derives every
+    /// instance's symbol (types and integer, enum and device-function arguments; `T *` as
+    /// `*mut T`), else instance by instance by C++ name. A dtype family of `extern "C"`
+    /// kernels (`fill_u8`, `fill_f32`, ...) is declared once, as `#[kernel(name =
+    /// "fill_{T}")]`. The records the kernels take are `#[derive(KernelParam)]` structs laid
+    /// out as nvcc laid them out (or the crate's, through [`bind_struct`](Build::bind_struct));
+    /// an enum a `#[repr(C)]` struct of its underlying integer with its enumerators as
+    /// constants, a union its bytes, bit-fields the integers that hold them. C types go through
+    /// the type table (`size_t` as `ffi::size_t`, `int64_t` as `i64`, `const float*` as
+    /// `*const f32`). Every name is a Rust identifier, unique in the file, by one rule: a
+    /// launcher is the kernel's name in UpperCamelCase, or where another item has it its
+    /// qualified C++ name (`gemm::detail::reset` is `GemmDetailReset`), or that with a number.
+    /// Kernels of the toolkit's headers (CUB's, which the file's host code launches) are
+    /// counted apart in the file's header; kernels of any other header are declared, once, by
+    /// the first file whose PTX has them. The preprocessed text (`nvcc -E`, also beside the
+    /// PTX compile) is read only for what the debug information does not carry: a template's
+    /// parameter names and `__grid_constant__`.
     /// The generated blocks go through every check a hand-written one does
     /// (the PTX check at compile time, the driver at load). A kernel this cannot declare (a
-    /// template without instances, one taking a reference or a function) is
-    /// a `cargo:warning` naming it and why: declare it by hand, and a hand-written declaration
-    /// of a kernel always wins (the kernel is left out of the generated block). With
-    /// [`committed_ptx`](Build::committed_ptx) the generated file is committed beside the PTX
-    /// (written by the first build with nvcc, and after with `CUDA_KERNEL_WRITE_PTX=1`), so
-    /// that machines without nvcc build from it.
+    /// template without instances, a `__grid_constant__` parameter the kernel never reads,
+    /// which cicc leaves out of its debug information) is a `cargo:warning` naming it and
+    /// why: declare it by hand, and a hand-written declaration of a kernel always wins (the
+    /// kernel is left out of the generated block). With [`committed_ptx`](Build::committed_ptx)
+    /// the generated file is committed beside the PTX (written by the first build with nvcc,
+    /// and after with `CUDA_KERNEL_WRITE_PTX=1`), so that machines without nvcc build from it.
     pub fn generate_declarations(&mut self, on: bool) -> &mut Build {
         self.generate = on;
         self
@@ -671,34 +673,19 @@ impl Build {
                     .filter(|(_, reused)| reused.is_none())
                     .map(|(job, _)| job.clone())
                     .collect();
-                // The text the declaration generator reads is preprocessed beside the PTX
-                // compile, not after it, and where the text says the compiler's facts will be
-                // asked for, they are compiled beside it too (each kept with its key, where
+                // The compiler's facts the declaration generator reads (the file compiled with
+                // `-G`) and the preprocessed text it reads templates' parameter names from are
+                // made beside the PTX compile, not after it (each kept with its key, where
                 // `generate_all` finds it).
-                let toolkit_root = nvcc::toolkit_root(nvcc);
-                let out_canonical = out_dir.canonicalize().ok();
                 let compiled_now = std::thread::scope(|scope| {
                     if self.generate {
                         for job in &stale {
                             let (includes, out_dir) = (&includes, &out_dir);
-                            let (toolkit_root, out_canonical) = (&toolkit_root, &out_canonical);
                             scope.spawn(move || {
-                                let Ok(text) =
-                                    nvcc::preprocess_cached(nvcc, job, includes, out_dir)
-                                else {
-                                    return;
-                                };
-                                let here = |file: &str| {
-                                    from_here(
-                                        job,
-                                        file,
-                                        out_canonical.as_deref(),
-                                        toolkit_root.as_deref(),
-                                    )
-                                };
-                                if generate::may_need_facts(&text, &here) {
-                                    let _ = nvcc::facts_ptx(nvcc, job, includes, out_dir);
-                                }
+                                let _ = nvcc::facts_ptx(nvcc, job, includes, out_dir);
+                            });
+                            scope.spawn(move || {
+                                let _ = nvcc::preprocess_cached(nvcc, job, includes, out_dir);
                             });
                         }
                     }
@@ -832,10 +819,10 @@ impl Build {
     }
 }
 
-/// [`Build::generate_declarations`]: each file preprocessed by nvcc as for its PTX, its
-/// kernels declared (those the crate declares by hand left out), the Rust written to
-/// `$OUT_DIR/cuda-kernel/<stem>.rs` and, on request, committed beside the PTX; without nvcc,
-/// the committed copy. Returns the files written and the kernels left out.
+/// [`Build::generate_declarations`]: each file's kernels (those the crate declares by hand left
+/// out) declared from the compiler's facts (its `-G` PTX) and its preprocessed text, the Rust
+/// written to `$OUT_DIR/cuda-kernel/<stem>.rs` and, on request, committed beside the PTX;
+/// without nvcc, the committed copy. Returns the files written and the warnings.
 #[allow(clippy::too_many_arguments)]
 fn generate_all(
     nvcc: Option<&Path>,
@@ -924,6 +911,10 @@ fn generate_all(
                 let ptx = format!("$OUT_DIR/{}.ptx", job.stem);
                 let named = of_job(job);
                 let hand_written = hand_written(&job.stem);
+                // Every kernel is declared from the compiler's facts (compiled beside the PTX, or
+                // by an earlier build with the same inputs).
+                let facts = nvcc::facts_cached(nvcc, job, includes, out_dir);
+                let header = job.header_path.to_string_lossy();
                 let options = generate::Options {
                     ptx: &ptx,
                     module: "Kernels",
@@ -932,41 +923,14 @@ fn generate_all(
                     structs: bound_structs,
                     families: &named,
                     elsewhere: &claimed,
-                    facts: None,
+                    facts: facts.as_ref().ok(),
+                    header: Some(&header),
                 };
-                // What the reader of the text leaves undeclared, the compiler's facts type.
-                // Facts already compiled (beside the PTX, where the text said they would be
-                // asked for, or by an earlier build) are read first: they fill only what the
-                // reader leaves, so one pass with them is the two passes. Otherwise they are
-                // asked of nvcc only where the reader leaves kernels, so that a file the
-                // reader declares whole costs no second compile.
-                let (ready, mut unread) =
-                    match nvcc::facts_if_compiled(nvcc, job, includes, out_dir) {
-                        Some(Ok(facts)) => (Some(facts), None),
-                        Some(Err(why)) => (None, Some(why)),
-                        None => (None, None),
-                    };
-                let options = generate::Options {
-                    facts: ready.as_ref(),
-                    ..options
-                };
-                let mut generated = generate::generate(&shown, &text, &here, &options);
-                if generated.accounting.warned > 0 && ready.is_none() && unread.is_none() {
-                    match nvcc::facts_cached(nvcc, job, includes, out_dir) {
-                        Ok(facts) => {
-                            let options = generate::Options {
-                                facts: Some(&facts),
-                                ..options
-                            };
-                            generated = generate::generate(&shown, &text, &here, &options);
-                        }
-                        Err(why) => unread = Some(why),
-                    }
-                }
-                if let Some(why) = unread.filter(|_| generated.accounting.warned > 0) {
+                let generated = generate::generate(&shown, &text, &here, &options);
+                if let Err(why) = &facts {
                     warnings.push(format!(
-                        "{shown}: the kernels named below are not typed from the compiler's \
-                         facts: {why}"
+                        "{shown}: no kernel of the file is declared without the compiler's facts: \
+                         {why}"
                     ));
                 }
                 warnings.extend(generated.warnings);

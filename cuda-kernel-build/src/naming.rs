@@ -199,13 +199,6 @@ impl TypeNames {
         self.taken.push(name.to_string());
     }
 
-    /// Gives back a name claimed for a type that is not written after all.
-    pub fn release(&mut self, name: &str) {
-        if let Some(at) = self.taken.iter().rposition(|t| t == name) {
-            self.taken.remove(at);
-        }
-    }
-
     /// Whether `name` is claimed.
     pub fn is_taken(&self, name: &str) -> bool {
         self.taken.iter().any(|t| t == name)

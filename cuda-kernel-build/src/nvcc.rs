@@ -238,18 +238,6 @@ pub fn facts_cached(
     read_facts(&ptx, job, out_dir)
 }
 
-/// [`facts_cached`] where [`facts_ptx`] is already compiled for the job's inputs (beside the
-/// PTX compile, or by an earlier build); `None` where it is not.
-pub fn facts_if_compiled(
-    nvcc: &Path,
-    job: &Job,
-    includes: &[PathBuf],
-    out_dir: &Path,
-) -> Option<Result<crate::facts::Facts, String>> {
-    let ptx = cached(&facts_path(job, out_dir), &cache_key(nvcc, job, includes))?;
-    Some(read_facts(&ptx, job, out_dir))
-}
-
 fn read_facts(ptx: &str, job: &Job, out_dir: &Path) -> Result<crate::facts::Facts, String> {
     crate::facts::Facts::read(ptx)
         .map_err(|e| format!("{}: {e}", facts_path(job, out_dir).display()))
@@ -262,8 +250,8 @@ fn facts_path(job: &Job, out_dir: &Path) -> PathBuf {
         .join(format!("{}.facts.ptx", job.stem))
 }
 
-/// The job's source compiled with its architecture and flags and `-G`, which carries the
-/// device code's debug information: kept in `$OUT_DIR/cuda-kernel/<stem>.facts.ptx` and reused
+/// The job's source compiled with its architecture, flags and header and `-G`, which carries
+/// the device code's debug information: kept in `$OUT_DIR/cuda-kernel/<stem>.facts.ptx` and reused
 /// while the job's inputs are unchanged.
 pub fn facts_ptx(
     nvcc: &Path,
@@ -276,7 +264,15 @@ pub fn facts_ptx(
     if let Some(ptx) = cached(&path, &key) {
         return Ok(ptx);
     }
-    let out = [OsStr::new("-G"), OsStr::new("-o"), path.as_os_str()];
+    // With the build step's header, as the PTX is compiled: the file may use the crate's
+    // structs it defines.
+    let out = [
+        OsStr::new("-G"),
+        OsStr::new("-include"),
+        job.header_path.as_os_str(),
+        OsStr::new("-o"),
+        path.as_os_str(),
+    ];
     run(nvcc, job, includes, "-ptx", &out).map_err(|e| {
         format!(
             "nvcc could not compile {} with -G for its facts:\n{e}",
@@ -346,9 +342,31 @@ fn explain_job(
         }
     }
     let read = || {
-        let text = preprocess(nvcc, job, includes).ok()?;
-        let toolkit = toolkit_root(nvcc);
-        let here = |file: &str| crate::from_here(job, file, None, toolkit.as_deref());
+        // The file's own facts: compiled with `-G` and a header of the crate's structs alone
+        // (which the file may use), without the kernels' prototypes nvcc refused.
+        let structs_only = Declarations {
+            blocks: Vec::new(),
+            structs: declarations.structs.clone(),
+            cuda_names: declarations.cuda_names.clone(),
+            declare_structs: declarations.declare_structs,
+        };
+        let header = job.header_path.with_extension("explain.h");
+        let path = job.header_path.with_extension("explain.facts.ptx");
+        std::fs::write(&header, crate::scan::header_all(&structs_only)).ok()?;
+        let out = [
+            OsStr::new("-G"),
+            OsStr::new("-include"),
+            header.as_os_str(),
+            OsStr::new("-o"),
+            path.as_os_str(),
+        ];
+        let compiled = run(nvcc, job, includes, "-ptx", &out);
+        let ptx = std::fs::read_to_string(&path);
+        let _ = std::fs::remove_file(&path);
+        let _ = std::fs::remove_file(&header);
+        compiled.ok()?;
+        let ptx = ptx.ok()?;
+        let facts = crate::facts::Facts::read(&ptx).ok()?;
         // The crate's `#[derive(KernelParam)]` structs, which the header defines for the file.
         let structs: Vec<(String, String)> = declarations
             .structs
@@ -357,7 +375,7 @@ fn explain_job(
             .collect();
         let mut notes = Vec::new();
         for c in &conflicts {
-            let definition = crate::generate::definition_of(&text, &here, &c.name, &structs)?;
+            let definition = crate::generate::definition_of(&facts, &c.name, &structs)?;
             notes.extend(differences(&c.name, c.file, c.kernel, &definition)?);
         }
         Some(notes)

@@ -64,8 +64,10 @@ fn mutated_nvcc_output_never_panics_the_explanation() {
     });
 }
 
-/// The declaration generator reads whatever a `.cu` file (preprocessed) holds: the repository's
-/// vendored CUDA sources, cut into kernels with a line marker each, mutated.
+/// The declaration generator reads whatever a `.cu` file (preprocessed) holds for what the
+/// compiler's facts do not carry (templates' parameter names): the repository's vendored CUDA
+/// sources, cut into kernels with a line marker each, mutated. (The facts themselves, mutated,
+/// go through it in `mutated_debug_information_never_panics_the_facts_reader`.)
 #[test]
 fn mutated_cuda_sources_never_panic_the_declaration_generator() {
     let mut corpus = Vec::new();
@@ -161,11 +163,6 @@ fn mutated_cuda_sources_never_panic_the_declaration_generator() {
             ..Default::default()
         };
         let _ = crate::generate::generate("k.cu", text, &here, &options);
-        let _ = crate::generate::may_need_facts(text, &here);
-        // The definition read for a kernel whose declaration differs from it.
-        for name in ["uexp_f32", "reset", "vector_add"] {
-            let _ = crate::generate::definition_of(text, &here, name, &[]);
-        }
     });
     // The family patterns a build script names, mutated, over a file they could match.
     let unary = corpus
@@ -325,6 +322,14 @@ fn mutated_debug_information_never_panics_the_facts_reader() {
                     ..options
                 };
                 let _ = crate::generate::generate("records.cu", &text, &here, &options);
+                // The definition the build step reads for a kernel whose declaration differs, and
+                // the C spelling of every parameter's type its message shows.
+                for entry in &facts.entries {
+                    let _ = crate::generate::definition_of(&facts, &entry.symbol, &[]);
+                    for &param in &entry.params {
+                        let _ = facts.c_type(param);
+                    }
+                }
             }
         });
         if read.is_err() {

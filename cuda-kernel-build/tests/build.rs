@@ -628,7 +628,12 @@ fn a_rebuild_with_the_same_inputs_runs_no_nvcc() {
     let edited = format!("{DECLARATIONS}\n/// A comment.\npub fn helper() {{}}\n");
     std::fs::write(dir.join("src/lib.rs"), edited).unwrap();
     b.try_compile().unwrap();
-    assert_eq!(runs(), first, "a rebuild with the same inputs ran nvcc");
+    assert_eq!(
+        runs(),
+        first,
+        "a rebuild with the same inputs ran nvcc: {}",
+        std::fs::read_to_string(&log).unwrap()
+    );
     assert_eq!(
         std::fs::read_to_string(dir.join("out/axpy.ptx")).unwrap(),
         ptx

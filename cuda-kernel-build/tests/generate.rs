@@ -33,6 +33,35 @@ fn preprocess(file: &Path, arch: &str) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// The compiler's facts of `file`: its PTX compiled with `-G` for `arch`, as the build step
+/// compiles it, read.
+fn facts(file: &Path, arch: &str) -> cuda_kernel_build::Facts {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static RUN: AtomicUsize = AtomicUsize::new(0);
+    let out = std::env::temp_dir().join(format!(
+        "cuda-kernel-facts-{}-{}.ptx",
+        std::process::id(),
+        RUN.fetch_add(1, Ordering::Relaxed)
+    ));
+    let nvcc = std::env::var_os("NVCC").unwrap_or_else(|| "nvcc".into());
+    let result = Command::new(nvcc)
+        .args(["-ptx", "-G", &format!("-arch={arch}"), "-I"])
+        .arg(file.parent().unwrap())
+        .arg("-o")
+        .arg(&out)
+        .arg(file)
+        .output()
+        .expect("nvcc runs");
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let ptx = std::fs::read_to_string(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    cuda_kernel_build::Facts::read(&ptx).unwrap()
+}
+
 #[test]
 #[cfg_attr(not(has_nvcc), ignore = "needs nvcc")]
 fn every_kernel_of_real_files_is_declared_or_named_and_the_declarations_pass_the_ptx_check() {
@@ -56,6 +85,7 @@ fn every_kernel_of_real_files_is_declared_or_named_and_the_declarations_pass_the
     ] {
         let source = dir.join(format!("{stem}.cu"));
         let text = preprocess(&source, arch);
+        let facts = facts(&source, arch);
         let name = format!("{stem}.cu");
         let here = |file: &str| Path::new(file).file_name().is_some_and(|f| *f == *name);
         let ptx = repo().join(format!("kernels/ptx/{stem}.ptx"));
@@ -81,6 +111,7 @@ fn every_kernel_of_real_files_is_declared_or_named_and_the_declarations_pass_the
                 module: "Kernels",
                 entries: &entries,
                 structs: if stem == "structs" { &bound } else { &[] },
+                facts: Some(&facts),
                 ..Default::default()
             },
         );
@@ -210,6 +241,7 @@ fn arch_specific_targets_build_read_and_check() {
         let (mut cx, ptx_file, entries) = read_ptx(&ptx);
         assert_eq!(ptx_file.entries.len(), 9, "{arch}");
         let preprocessed = preprocess(&source, arch);
+        let facts = facts(&source, arch);
         let here = |file: &str| file.ends_with("namespaces.cu");
         let generated = cuda_kernel_build::generate(
             "namespaces.cu",
@@ -219,6 +251,7 @@ fn arch_specific_targets_build_read_and_check() {
                 ptx: ptx.to_str().unwrap(),
                 module: "Kernels",
                 entries: &entries,
+                facts: Some(&facts),
                 ..Default::default()
             },
         );
@@ -251,6 +284,7 @@ fn generate_checked(
     hand_written: &[String],
 ) -> cuda_kernel_build::Generated {
     let text = preprocess(&dir.join(format!("{stem}.cu")), arch);
+    let facts = facts(&dir.join(format!("{stem}.cu")), arch);
     let name = format!("{stem}.cu");
     let here = |file: &str| Path::new(file).file_name().is_some_and(|f| *f == *name);
     let ptx = ptx_dir.join(format!("{stem}.ptx"));
@@ -265,6 +299,7 @@ fn generate_checked(
             entries: &entries,
             families,
             hand_written,
+            facts: Some(&facts),
             ..Default::default()
         },
     );
@@ -439,6 +474,7 @@ fn kernels_of_an_included_header_are_declared_once_by_the_first_file_including_i
             String::from_utf8_lossy(&out.stderr)
         );
         let text = preprocess(&source, "compute_80");
+        let facts = facts(&source, "compute_80");
         // The file and its folder's headers, as the build step tells them.
         let local = dir.canonicalize().unwrap();
         let here = |file: &str| {
@@ -456,6 +492,7 @@ fn kernels_of_an_included_header_are_declared_once_by_the_first_file_including_i
                 module: "Kernels",
                 entries: &entries,
                 elsewhere: &claimed,
+                facts: Some(&facts),
                 ..Default::default()
             },
         );

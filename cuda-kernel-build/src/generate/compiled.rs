@@ -23,6 +23,11 @@ pub(super) struct FromFacts<'a> {
     /// The qualified names of the structs the file's text defines: the device's debug
     /// information names a record without its namespaces (`shape_t` for `wp::shape_t`).
     known: Vec<String>,
+    /// The modules holding records whose names other types have, by namespace (`b`,
+    /// `global`).
+    modules: Vec<(String, String)>,
+    /// The build step's header: a record it defines is one of the crate's own structs.
+    pub(super) crate_header: Option<String>,
 }
 
 impl<'a> FromFacts<'a> {
@@ -33,6 +38,8 @@ impl<'a> FromFacts<'a> {
             alias: None,
             records: Vec::new(),
             known,
+            modules: Vec::new(),
+            crate_header: None,
         }
     }
 
@@ -56,9 +63,12 @@ impl<'a> FromFacts<'a> {
     /// The Rust types of the entry `symbol`'s parameters, the records they reach written
     /// (those of `structs`, the crate's and the file's, by their Rust names); `None` where the
     /// facts do not have the entry.
+    /// A parameter the source takes as `const __grid_constant__` is one of `grid_constant`
+    /// (a TMA descriptor must be, and is then a `RawTensorMap`).
     pub(super) fn params(
         &mut self,
         symbol: &str,
+        grid_constant: &[bool],
         structs: &[(String, String)],
         names: &mut naming::TypeNames,
         source: &str,
@@ -70,11 +80,33 @@ impl<'a> FromFacts<'a> {
                 .iter()
                 .enumerate()
                 .map(|(i, &ty)| {
-                    self.value(ty, structs, names, source)
-                        .map_err(|why| format!("parameter {} {why}", i + 1))
+                    let descriptor = self.is_tensor_map(ty);
+                    match (descriptor, grid_constant.get(i).copied().unwrap_or(false)) {
+                        (true, true) => Ok("::cuda_kernel::RawTensorMap".to_string()),
+                        (true, false) => Err("takes a `CUtensorMap` that is not `const \
+                             __grid_constant__` (a TMA descriptor must be)"
+                            .to_string()),
+                        (false, _) => self.value(ty, structs, names, source),
+                    }
+                    .map_err(|why| format!("parameter {} {why}", i + 1))
                 })
                 .collect(),
         )
+    }
+
+    /// Whether `ty` is a TMA descriptor by value (`CUtensorMap`, its struct
+    /// `CUtensorMap_st`).
+    fn is_tensor_map(&self, ty: TypeRef) -> bool {
+        let mut ty = self.facts.unqualified(ty);
+        for _ in 0..MAX_DEPTH {
+            match self.facts.ty(ty) {
+                Some(Type::Typedef { name, .. }) if name == "CUtensorMap" => return true,
+                Some(Type::Typedef { to, .. }) => ty = self.facts.unqualified(*to),
+                Some(Type::Record(r)) => return r.name.as_deref() == Some("CUtensorMap_st"),
+                _ => return false,
+            }
+        }
+        false
     }
 
     /// A parameter's or a field's type: its qualifiers dropped (a `const float` is passed as
@@ -149,17 +181,22 @@ impl<'a> FromFacts<'a> {
             }
             Type::Reference(_) => Err("takes a reference".to_string()),
             Type::Record(record) => self.record(index, record, structs, names, source),
-            // An enum by value: the file's, as the reader wrote it (its symbol names it).
-            Type::Enum { name, .. } => match structs
-                .iter()
-                .find(|(c, r)| Some(c.as_str()) == name.as_deref() && !r.is_empty())
-            {
-                Some((_, rust)) => Ok(rust.clone()),
-                None => Err(format!(
-                    "takes the enum `{}` by value, which the file's reader did not declare",
-                    name.as_deref().unwrap_or("(unnamed)")
-                )),
-            },
+            // An enum by value: a `#[repr(C)]` struct of its underlying integer, named in
+            // symbols by the enum's C++ name, its enumerators as constants.
+            Type::Enum {
+                name,
+                base,
+                enumerators,
+                ..
+            } => self.enumeration(
+                index,
+                name.as_deref(),
+                *base,
+                enumerators,
+                structs,
+                names,
+                source,
+            ),
             Type::Array { elem, len } => {
                 let len = len.ok_or("has an array of unknown length")?;
                 Ok(format!(
@@ -172,6 +209,89 @@ impl<'a> FromFacts<'a> {
                 Err("has a type this generator does not read".to_string())
             }
         }
+    }
+
+    /// [`FromFacts::value`] for the generator's other parts (a device function's return type).
+    pub(super) fn value_of(
+        &mut self,
+        ty: TypeRef,
+        structs: &[(String, String)],
+        names: &mut naming::TypeNames,
+        source: &str,
+    ) -> Result<String, String> {
+        self.value(ty, structs, names, source)
+    }
+
+    /// The Rust name of the record or enum written for the C++ name `cpp`.
+    pub(super) fn rust_of_record(&self, cpp: &str) -> Option<String> {
+        self.records
+            .iter()
+            .find(|r| r.1 == cpp && !r.2.is_empty())
+            .map(|r| r.2.clone())
+    }
+
+    /// The C++ name of the record or enum written as the Rust type `rust`.
+    pub(super) fn cpp_of_record(&self, rust: &str) -> Option<String> {
+        self.records
+            .iter()
+            .find(|r| r.2 == rust)
+            .map(|r| r.1.clone())
+    }
+
+    /// An enum's Rust type: the crate's where it binds one, else a `#[repr(C)]` struct of its
+    /// underlying integer written here, its enumerators as constants.
+    #[allow(clippy::too_many_arguments)]
+    fn enumeration(
+        &mut self,
+        index: usize,
+        name: Option<&str>,
+        base: TypeRef,
+        enumerators: &[(String, i128)],
+        structs: &[(String, String)],
+        names: &mut naming::TypeNames,
+        source: &str,
+    ) -> Result<String, String> {
+        let Some(cpp) = name else {
+            return Err("takes an unnamed enum by value".to_string());
+        };
+        if let Some((_, rust)) = structs.iter().find(|(c, r)| c == cpp && !r.is_empty()) {
+            return Ok(rust.clone());
+        }
+        if let Some(done) = self.records.iter().find(|r| r.0 == index) {
+            return Ok(done.2.clone());
+        }
+        let base = self.value(base, structs, names, source)?;
+        // In UpperCamelCase (`pool_op` is `PoolOp`): a tuple struct, which no parameter of the
+        // file or of a launcher (`config`) may be named as.
+        let last = cpp.rsplit("::").next().unwrap_or(cpp);
+        let camel = cuda_kernel_syntax::ast::upper_camel_case(last);
+        let rust = match naming::free_type_name(&camel) {
+            true => names.claim(&[camel.clone(), format!("{camel}Enum")]),
+            false => names.claim(&[format!("{camel}Enum")]),
+        };
+        let consts: String = enumerators
+            .iter()
+            .map(|(name, value)| {
+                format!(
+                    "    /// `{cpp}::{name}`.\n    pub const {}: {rust} = {rust}({value});\n",
+                    naming::ident(name)
+                )
+            })
+            .collect();
+        let consts = match consts.is_empty() {
+            true => String::new(),
+            false => format!("#[allow(non_upper_case_globals)]\nimpl {rust} {{\n{consts}}}\n"),
+        };
+        let item = format!(
+            "/// `enum {cpp}` of {source}: a value of it.\n\
+             #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, ::cuda_kernel::KernelParam)]\n\
+             #[kernel_param(cuda_name = \"{}\")]\n#[repr(C)]\n\
+             pub struct {rust}(pub {base});\n{consts}",
+            super::spelled_cuda_name(cpp)
+        );
+        self.records
+            .push((index, cpp.to_string(), rust.clone(), item, Vec::new()));
+        Ok(rust)
     }
 
     /// A record's Rust type: a built-in type (`float4`, `__half`), a struct the crate or the
@@ -197,6 +317,13 @@ impl<'a> FromFacts<'a> {
         if let Some(done) = self.records.iter().find(|r| r.0 == index) {
             return Ok(done.2.clone());
         }
+        if record.file.is_some() && record.file == self.crate_header {
+            let last = cpp.rsplit("::").next().unwrap_or(&cpp);
+            return Err(format!(
+                "takes `{cpp}`, a #[derive(KernelParam)] struct of the crate's: name its Rust path \
+                 with Build::bind_struct(\"{cpp}\", \"crate::...::{last}\")"
+            ));
+        }
         let shown = match (record.name.as_deref(), &alias) {
             (Some(_), _) => format!("`{cpp}`"),
             (None, Some(alias)) => format!("`{alias}`"),
@@ -211,20 +338,56 @@ impl<'a> FromFacts<'a> {
         if !align.is_power_of_two() || align > 1 << 29 {
             return Err(format!("takes {shown}, aligned to {align} bytes"));
         }
-        // A name `#[kernel]` reads as its own (`Box`, `String`, `Float4`) takes a `_`; an
-        // unnamed record is named after the record whose member it is, still being laid out
-        // (ggml's `block_q4_1` holds an unnamed union: `BlockQ41Union`).
-        let candidate = match (cpp.is_empty(), &alias) {
+        // A plain C++ name is the struct's, as the source writes it (`bias_params`); one
+        // `#[kernel]` reads as its own (`Box`, `Float4`) takes a `_`; one another type of the
+        // file has (a struct of another namespace, the module type) or no identifier spells
+        // (`ref`) goes in a module named after its namespace (`b::Pair`, `global::r#ref`).
+        // A class template's instance is named after its arguments (`ViewF32`), or its typedef;
+        // an unnamed record after the record that holds it, still being laid out (ggml's
+        // `block_q4_1` holds an unnamed union: `BlockQ41Union`).
+        let last = cpp.rsplit("::").next().unwrap_or(&cpp).to_string();
+        let plain = alias.is_none() && !cpp.is_empty() && !cpp.contains(['<', '(']);
+        let rust = match (cpp.is_empty(), &alias) {
+            _ if plain => match names.is_taken(&last) || naming::ident(&last) != last {
+                false if naming::free_type_name(&last) => names.claim(std::slice::from_ref(&last)),
+                false => names.claim(&[format!("{last}_")]),
+                true => {
+                    let scope = match cpp.rsplit_once("::") {
+                        Some((ns, _)) => ns.replace("::", "_"),
+                        None => "global".to_string(),
+                    };
+                    let module = match self.modules.iter().find(|(n, _)| *n == scope) {
+                        Some((_, m)) => m.clone(),
+                        None => {
+                            let m = names.claim(&[naming::module(&scope)]);
+                            self.modules.push((scope, m.clone()));
+                            m
+                        }
+                    };
+                    format!("{module}::{}", naming::ident(&last))
+                }
+            },
             (true, None) => {
                 let outer = self.records.iter().rev().find(|r| r.3.is_empty());
                 let kind = if record.union { "Union" } else { "Struct" };
-                format!("{}{kind}", outer.map_or("", |r| r.2.as_str()))
+                let candidate = format!("{}{kind}", outer.map_or("", |r| r.2.as_str()));
+                let candidate = candidate
+                    .rsplit("::")
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
+                match naming::free_type_name(&candidate) {
+                    true => names.claim(&[candidate]),
+                    false => names.claim(&[format!("{candidate}_")]),
+                }
             }
-            _ => rust_type_name(alias.as_deref().unwrap_or(&cpp)),
-        };
-        let rust = match naming::free_type_name(&candidate) {
-            true => names.claim(&[candidate]),
-            false => names.claim(&[format!("{candidate}_")]),
+            _ => {
+                let candidate = rust_type_name(alias.as_deref().unwrap_or(&cpp));
+                match naming::free_type_name(&candidate) {
+                    true => names.claim(&[candidate]),
+                    false => names.claim(&[format!("{candidate}_")]),
+                }
+            }
         };
         // Claimed before its fields are read: a field may point to it.
         self.records
@@ -239,22 +402,32 @@ impl<'a> FromFacts<'a> {
                 (true, Some(alias)) => alias.as_str(),
                 _ => cpp.as_str(),
             };
-            let cuda_name = match !named.contains('<') && !named.is_empty() && named != rust {
+            // In a module (`b::Pair`): its item marked for the module's.
+            let (scope, ident) = match rust.rsplit_once("::") {
+                Some((scope, ident)) => (Some(scope), ident),
+                None => (None, rust.as_str()),
+            };
+            let cuda_name = match !named.contains('<')
+                && !named.is_empty()
+                && named != ident.trim_start_matches("r#")
+            {
                 true => format!(
                     "#[kernel_param(cuda_name = \"{}\")]\n",
                     super::spelled_cuda_name(named)
                 ),
                 false => String::new(),
             };
-            (
-                format!(
-                    "/// {shown} of {source}{what}, as nvcc lays it out.\n\
-                     #[derive(Clone, Copy, Debug, ::cuda_kernel::KernelParam)]\n\
-                     {cuda_name}{repr}\n#[allow(non_snake_case, non_camel_case_types)]\n\
-                     pub struct {rust} {{\n{fields}}}\n"
-                ),
-                uses,
-            )
+            let item = format!(
+                "/// {shown} of {source}{what}.\n\
+                 #[derive(Clone, Copy, Debug, ::cuda_kernel::KernelParam)]\n\
+                 {cuda_name}{repr}\n#[allow(non_snake_case, non_camel_case_types)]\n\
+                 pub struct {ident} {{\n{fields}}}\n"
+            );
+            let item = match scope {
+                Some(scope) => format!("{}{scope}\n{item}", super::MODULE_MARK),
+                None => item,
+            };
+            (item, uses)
         };
         let made = self.layout_fields(record, &shown, size, align, structs, names, source);
         let (item, uses) = match made {
@@ -590,6 +763,7 @@ mod tests {
             size: Some(size),
             align: None,
             members,
+            file: None,
         })
     }
 
@@ -640,12 +814,14 @@ mod tests {
             entries: vec![Entry {
                 symbol: "_Z1kN2wp4ViewIfEEPKS1_".into(),
                 params: vec![Some(4), Some(6)],
+                ..Entry::default()
             }],
+            functions: Vec::new(),
         };
         let mut from = FromFacts::new(&facts, Vec::new());
         let mut names = naming::TypeNames::default();
         let params = from
-            .params("_Z1kN2wp4ViewIfEEPKS1_", &[], &mut names, "k.cu")
+            .params("_Z1kN2wp4ViewIfEEPKS1_", &[], &[], &mut names, "k.cu")
             .unwrap()
             .unwrap();
         assert_eq!(params, ["ViewF32", "*const ViewF32"]);
@@ -667,6 +843,7 @@ mod tests {
                 size: Some(4),
                 align: None,
                 members: names.iter().map(|n| member(n, 0, 0)).collect(),
+                file: None,
             })
         };
         let facts = Facts {
@@ -705,22 +882,23 @@ mod tests {
             entries: vec![Entry {
                 symbol: "_Z10preprocessPN3glm3vecILi3EfLNS_9qualifierE0EEE".into(),
                 params: vec![Some(6), Some(5)],
+                ..Entry::default()
             }],
+            functions: Vec::new(),
         };
         let mut from = FromFacts::new(&facts, Vec::new());
         let mut names = naming::TypeNames::default();
         let params = from
-            .params(&facts.entries[0].symbol, &[], &mut names, "k.cu")
+            .params(&facts.entries[0].symbol, &[], &[], &mut names, "k.cu")
             .unwrap()
             .unwrap();
         assert_eq!(params, ["*mut Vec3", "Vec3"]);
         let item = &from.records[0].3;
         assert!(
-            item.starts_with(
-                "/// `glm::vec<3, float, (glm::qualifier)0>` of k.cu, as nvcc lays it out."
-            ) && item.contains(
-                "pub struct Vec3 {\n    pub x: f32,\n    pub y: f32,\n    pub z: f32,\n}"
-            ),
+            item.starts_with("/// `glm::vec<3, float, (glm::qualifier)0>` of k.cu.")
+                && item.contains(
+                    "pub struct Vec3 {\n    pub x: f32,\n    pub y: f32,\n    pub z: f32,\n}"
+                ),
             "{item}"
         );
     }

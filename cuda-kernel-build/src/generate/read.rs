@@ -1,8 +1,6 @@
-//! Reading C++: the preprocessed text as tokens, and what the generator declares from it:
-//! kernel definitions, their namespaces and template heads, structs, enums, typedefs and the
-//! constant expressions of array lengths.
-
-use super::*;
+//! Reading C++: the preprocessed text as tokens, and what the compiler's facts do not carry:
+//! the kernels' definitions with their template heads (the names of a template's parameters)
+//! and `__grid_constant__`, and the namespaces of the structs.
 
 /// A token of preprocessed C++.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,37 +124,10 @@ pub(super) enum Block {
 #[derive(Clone, Debug)]
 pub(super) struct Found {
     pub(super) name: String,
-    pub(super) extern_c: bool,
     pub(super) namespace: Option<String>,
-    /// The file that defines it, as the line markers name it.
-    pub(super) file: String,
     /// The template head's parameters, for a function template.
     pub(super) template: Option<Vec<Vec<Token>>>,
     pub(super) params: Vec<Vec<Token>>,
-}
-
-/// The kernels defined in `text` by files `from_here` accepts, and the typedefs seen.
-/// A struct defined at namespace level: its name, `aligned(N)` if given, its fields' tokens,
-/// and whether the file itself defines it.
-#[derive(Clone, Debug)]
-pub(super) struct StructDef {
-    pub(super) name: String,
-    /// The enclosing namespaces (`ns::shapes`), if any.
-    pub(super) namespace: Option<String>,
-    pub(super) align: Option<String>,
-    pub(super) fields: Vec<Token>,
-    pub(super) here: bool,
-    /// A `union`: its members overlap.
-    pub(super) union: bool,
-    /// It derives from base classes (`struct Derived : Base`).
-    pub(super) bases: bool,
-}
-
-impl StructDef {
-    /// Its name as C++ qualifies it (`ns::shapes::Interval`).
-    pub(super) fn qualified(&self) -> String {
-        qualified(self.namespace.as_deref(), &self.name)
-    }
 }
 
 /// `name` in `namespace`, as C++ qualifies it (`ns::inner::fill`) and the demangler spells it
@@ -222,93 +193,20 @@ pub(super) fn class_opened(tokens: &[Token], open: usize) -> Option<String> {
 /// a toolkit header's, which its host code launches.
 pub(super) const TOOLKIT_NAMESPACES: &[&str] = &["cub", "thrust", "cuda", "cooperative_groups"];
 
-/// What the scanner found.
+/// What the scanner found: what the compiler's facts do not carry.
 #[derive(Default)]
 pub(super) struct Scanned {
+    /// The kernels the code base defines (not the toolkit's), with their template heads.
     pub(super) kernels: Vec<Found>,
-    pub(super) typedefs: Vec<(String, Vec<Token>)>,
-    pub(super) structs: Vec<StructDef>,
-    /// The enums declared at namespace level, by their qualified C++ names (`vllm::Kind`).
-    pub(super) enums: Vec<String>,
-    /// Kernels defined by headers outside the file and its local headers (the toolkit's).
-    pub(super) toolkit: Vec<String>,
-    /// The enums with what a by-value parameter of one needs.
-    pub(super) enum_defs: Vec<EnumDef>,
+    /// The qualified names of the structs, unions and classes defined at namespace level.
+    pub(super) structs: Vec<String>,
 }
 
-/// An enum defined at namespace level.
-#[derive(Clone, Debug)]
-pub(super) struct EnumDef {
-    pub(super) name: String,
-    pub(super) namespace: Option<String>,
-    /// Its base type's words (`uint8_t`), empty for `int`.
-    pub(super) base: Vec<String>,
-    /// Its enumerators with their values, `None` from the first whose value is an expression
-    /// this generator does not compute.
-    pub(super) enumerators: Vec<(String, Option<i128>)>,
-    pub(super) here: bool,
-}
-
-/// The enumerators of an enum's body, each with its value where it is a literal or follows
-/// one.
-pub(super) fn enumerators(body: &[Token]) -> Vec<(String, Option<i128>)> {
-    let mut out = Vec::new();
-    let mut next = Some(0i128);
-    for part in split_params(body) {
-        let Some(Token::Ident(name)) = part.first() else {
-            continue;
-        };
-        let value = match &part[1..] {
-            [] => next,
-            [Token::Punct('='), rest @ ..] => {
-                let (negative, rest) = match rest {
-                    [Token::Punct('-'), rest @ ..] => (true, rest),
-                    _ => (false, rest),
-                };
-                match rest {
-                    [Token::Literal(n)] => {
-                        integer_literal(n).map(|v| if negative { -v } else { v })
-                    }
-                    _ => None,
-                }
-            }
-            _ => None,
-        };
-        out.push((name.clone(), value));
-        next = value.and_then(|v| v.checked_add(1));
-    }
-    out
-}
-
-/// A C integer literal's value (`5`, `0x1F`, `7u`, `0b101`).
-pub(super) fn integer_literal(text: &str) -> Option<i128> {
-    let digits = text.trim_end_matches(['u', 'U', 'l', 'L']);
-    let digits = digits.replace('\'', "");
-    if let Some(hex) = digits
-        .strip_prefix("0x")
-        .or_else(|| digits.strip_prefix("0X"))
-    {
-        i128::from_str_radix(hex, 16).ok()
-    } else if let Some(bin) = digits
-        .strip_prefix("0b")
-        .or_else(|| digits.strip_prefix("0B"))
-    {
-        i128::from_str_radix(bin, 2).ok()
-    } else if digits.len() > 1 && digits.starts_with('0') {
-        i128::from_str_radix(&digits[1..], 8).ok()
-    } else {
-        digits.parse().ok()
-    }
-}
-
+/// The kernels and struct names of `text`: the kernels defined by files `from_here` accepts.
 pub(super) fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
     let tokens = tokenize(text);
     let mut found: Vec<Found> = Vec::new();
-    let mut typedefs = Vec::new();
-    let mut structs: Vec<StructDef> = Vec::new();
-    let mut enums: Vec<String> = Vec::new();
-    let mut toolkit: Vec<String> = Vec::new();
-    let mut enum_defs: Vec<EnumDef> = Vec::new();
+    let mut structs: Vec<String> = Vec::new();
     let mut blocks: Vec<Block> = Vec::new();
     let mut file = String::new();
     let mut i = 0;
@@ -345,225 +243,27 @@ pub(super) fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
                 i += 1;
             }
             Token::Ident(t)
-                if (t == "struct" || t == "union") && !blocks.contains(&Block::Other) =>
+                if (t == "struct" || t == "union" || t == "class")
+                    && !blocks.contains(&Block::Other) =>
             {
-                let union = t == "union";
-                // `struct [attributes] NAME [attributes] { fields };`, `__align__(16)` being
-                // `__attribute__((aligned(16)))` once preprocessed, and C++11's `alignas(16)`
-                // before the name. An alignment given other than by a number (`alignas(float4)`)
-                // leaves the struct unread: its kernels are named in warnings, not misplaced.
-                let mut align = None;
-                let mut unread = false;
-                let mut aligned = |from: usize, to: usize| {
-                    if is_ident(tokens.get(from), "alignas") {
-                        match (tokens.get(from + 2), to == from + 4) {
-                            (Some(Token::Literal(n)), true) => align = Some(n.clone()),
-                            _ => unread = true,
-                        }
-                    } else if let Some(at) =
-                        (from..to).find(|&k| is_ident(tokens.get(k), "aligned"))
-                    {
-                        if let Some(Token::Literal(n)) = tokens.get(at + 2) {
-                            align = Some(n.clone());
-                        }
-                    }
-                };
-                let attribute = |j: usize| {
-                    is_ident(tokens.get(j), "__attribute__") || is_ident(tokens.get(j), "alignas")
-                };
+                // `struct [attributes] NAME [attributes] [: bases] {`: its qualified name, which
+                // the device's debug information leaves out of a record's (`shape_t` for
+                // `wp::shape_t`).
                 let mut j = i + 1;
-                while attribute(j) {
-                    let end = skip_group(&tokens, j + 1, '(', ')');
-                    aligned(j, end);
-                    j = end;
-                }
-                let Some(Token::Ident(name)) = tokens.get(j) else {
-                    i += 1;
-                    continue;
-                };
-                j += 1;
-                while is_ident(tokens.get(j), "__attribute__") {
-                    let end = skip_group(&tokens, j + 1, '(', ')');
-                    aligned(j, end);
-                    j = end;
-                }
-                // `struct Derived : Base {`: read as a struct with base classes, which hides
-                // any struct of its name in an enclosing namespace (the compiler's facts lay
-                // it out).
-                let mut bases = false;
-                if is_punct(tokens.get(j), ':') {
-                    bases = true;
-                    while j < tokens.len() && !matches!(tokens[j], Token::Punct('{' | ';')) {
-                        j += 1;
-                    }
-                }
-                if unread || !is_punct(tokens.get(j), '{') {
-                    i += 1;
-                    continue;
-                }
-                let end = skip_group(&tokens, j, '{', '}');
-                let fields = tokens.get(j + 1..end.saturating_sub(1)).unwrap_or_default();
-                structs.push(StructDef {
-                    name: name.clone(),
-                    namespace: namespace_of(&blocks),
-                    align,
-                    fields: fields.to_vec(),
-                    here: from_here(&file),
-                    union,
-                    bases,
-                });
-                i = end;
-            }
-            Token::Ident(t) if t == "enum" && !blocks.contains(&Block::Other) => {
-                // `enum [class|struct] NAME [: type] {` (or `;`): a template value parameter of
-                // its type is declared `#[kernel(enum = "ns::NAME")] const N: i32`.
-                let mut j = i + 1;
-                if is_ident(tokens.get(j), "class") || is_ident(tokens.get(j), "struct") {
-                    j += 1;
-                }
-                while is_ident(tokens.get(j), "__attribute__") {
+                while is_ident(tokens.get(j), "__attribute__") || is_ident(tokens.get(j), "alignas")
+                {
                     j = skip_group(&tokens, j + 1, '(', ')');
                 }
-                if let (Some(Token::Ident(name)), Some(Token::Punct(':' | '{' | ';'))) =
-                    (tokens.get(j), tokens.get(j + 1))
-                {
+                if let Some(Token::Ident(name)) = tokens.get(j) {
                     let named = qualified(namespace_of(&blocks).as_deref(), name);
-                    // One of an anonymous namespace is no template value parameter's type (its
-                    // symbol holds a hash), but a parameter's, of a kernel bound by C++ name.
-                    let anonymous =
-                        named.contains(cuda_kernel_syntax::demangle::ANONYMOUS_NAMESPACE);
-                    if !enum_defs
-                        .iter()
-                        .any(|d| qualified(d.namespace.as_deref(), &d.name) == named)
-                    {
-                        if !anonymous {
-                            enums.push(named);
-                        }
-                        // Its base type (`: uint8_t`) and enumerators, for a parameter that
-                        // takes a value of it.
-                        let mut k = j + 1;
-                        let mut base = Vec::new();
-                        if is_punct(tokens.get(k), ':') && !is_punct(tokens.get(k + 1), ':') {
-                            k += 1;
-                            while let Some(Token::Ident(w)) = tokens.get(k) {
-                                base.push(w.clone());
-                                k += 1;
-                            }
-                        }
-                        let enumerators = match is_punct(tokens.get(k), '{') && from_here(&file) {
-                            true => {
-                                let end = skip_group(&tokens, k, '{', '}');
-                                enumerators(
-                                    tokens.get(k + 1..end.saturating_sub(1)).unwrap_or_default(),
-                                )
-                            }
-                            false => Vec::new(),
-                        };
-                        enum_defs.push(EnumDef {
-                            name: name.clone(),
-                            namespace: namespace_of(&blocks),
-                            base,
-                            enumerators,
-                            here: from_here(&file),
-                        });
+                    let body = (j + 1..tokens.len().min(j + 64))
+                        .find(|&k| matches!(tokens[k], Token::Punct('{' | ';' | '(' | ')')))
+                        .is_some_and(|k| is_punct(tokens.get(k), '{'));
+                    if body && !structs.contains(&named) {
+                        structs.push(named);
                     }
                 }
                 i = j.max(i + 1);
-            }
-            Token::Ident(t) if t == "typedef" && !blocks.contains(&Block::Other) => {
-                let end = (i..tokens.len())
-                    .find(|&j| is_punct(tokens.get(j), ';'))
-                    .unwrap_or(tokens.len());
-                if (i..end).any(|j| is_punct(tokens.get(j), '{')) {
-                    // `typedef struct [Tag] { ... } X;`, `typedef enum { ... } X;` (C's way):
-                    // a tagged one is read by its tag (below) and `X` is its alias; an
-                    // anonymous one is named `X`, as C++ names it in symbols.
-                    let kind = match tokens.get(i + 1) {
-                        Some(Token::Ident(k)) if k == "struct" || k == "enum" || k == "union" => {
-                            k.clone()
-                        }
-                        _ => {
-                            i += 1;
-                            continue;
-                        }
-                    };
-                    let (tag, open) = match (tokens.get(i + 2), tokens.get(i + 3)) {
-                        (Some(Token::Ident(tag)), Some(Token::Punct('{'))) => {
-                            (Some(tag.clone()), i + 3)
-                        }
-                        (Some(Token::Punct('{')), _) => (None, i + 2),
-                        _ => {
-                            i += 1;
-                            continue;
-                        }
-                    };
-                    let close = skip_group(&tokens, open, '{', '}');
-                    let alias = match (tokens.get(close), tokens.get(close + 1)) {
-                        (Some(Token::Ident(alias)), Some(Token::Punct(';'))) => alias.clone(),
-                        _ => {
-                            i += 1;
-                            continue;
-                        }
-                    };
-                    let body = tokens
-                        .get(open + 1..close.saturating_sub(1))
-                        .unwrap_or_default();
-                    match tag {
-                        Some(tag) => {
-                            if tag != alias {
-                                let named = qualified(namespace_of(&blocks).as_deref(), &alias);
-                                typedefs.push((named, vec![Token::Ident(tag)]));
-                            }
-                            i += 1; // the struct or enum itself is read by its tag
-                        }
-                        None if kind == "struct" || kind == "union" => {
-                            structs.push(StructDef {
-                                name: alias,
-                                namespace: namespace_of(&blocks),
-                                align: None,
-                                fields: body.to_vec(),
-                                here: from_here(&file),
-                                union: kind == "union",
-                                bases: false,
-                            });
-                            i = close + 2;
-                        }
-                        None => {
-                            let named = qualified(namespace_of(&blocks).as_deref(), &alias);
-                            if !enums.contains(&named) {
-                                enums.push(named);
-                                enum_defs.push(EnumDef {
-                                    name: alias,
-                                    namespace: namespace_of(&blocks),
-                                    base: Vec::new(),
-                                    enumerators: match from_here(&file) {
-                                        true => enumerators(body),
-                                        false => Vec::new(),
-                                    },
-                                    here: from_here(&file),
-                                });
-                            }
-                            i = close + 2;
-                        }
-                    }
-                    continue;
-                }
-                let body = &tokens[i + 1..end];
-                if let (Some(Token::Ident(name)), true) = (body.last(), body.len() >= 2) {
-                    let simple = body[..body.len() - 1]
-                        .iter()
-                        .all(|t| matches!(t, Token::Ident(_) | Token::Punct('*')));
-                    // By its qualified name: `glm::uint32_t` is not `::uint32_t`.
-                    let named = qualified(namespace_of(&blocks).as_deref(), name);
-                    if simple {
-                        typedefs.push((named, body[..body.len() - 1].to_vec()));
-                    } else if body.iter().any(|t| is_punct(Some(t), '<')) {
-                        // `typedef vec<3, float, defaultp> vec3;`: kept as a marker, for the
-                        // reason a parameter of it is not declared.
-                        typedefs.push((named, vec![Token::Punct('<')]));
-                    }
-                }
-                i = end;
             }
             Token::Ident(a)
                 if a == "__attribute__"
@@ -606,20 +306,10 @@ pub(super) fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
                     continue;
                 }
                 if !from_here(&file) {
-                    // A toolkit header's (CUB's): counted apart when the PTX has it.
-                    let named = qualified(namespace_of(&blocks).as_deref(), &name);
-                    if !toolkit.contains(&named) {
-                        toolkit.push(named);
-                    }
+                    // A toolkit header's (CUB's): the facts' files tell them apart.
                     continue;
                 }
-                // What precedes it: `extern "C"`, a template head.
-                let back = &tokens[start.saturating_sub(4)..start];
-                let extern_c = blocks.contains(&Block::ExternC)
-                    || back.windows(2).any(|w| {
-                        is_ident(w.first(), "extern")
-                            && matches!(w.get(1), Some(Token::Literal(l)) if l == "\"C\"")
-                    });
+                // A template head before it.
                 let template = (0..start).rev().take(64).find_map(|j| {
                     if !is_ident(tokens.get(j), "template") || !is_punct(tokens.get(j + 1), '<') {
                         return None;
@@ -646,9 +336,7 @@ pub(super) fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
                 {
                     found.push(Found {
                         name,
-                        extern_c,
                         namespace,
-                        file: file.clone(),
                         template,
                         params,
                     });
@@ -659,11 +347,7 @@ pub(super) fn scan(text: &str, from_here: &dyn Fn(&str) -> bool) -> Scanned {
     }
     Scanned {
         kernels: found,
-        typedefs,
         structs,
-        enums,
-        toolkit,
-        enum_defs,
     }
 }
 
@@ -689,105 +373,4 @@ pub(super) fn split_params(tokens: &[Token]) -> Vec<Vec<Token>> {
         return Vec::new();
     }
     out
-}
-
-/// A declarator without its initializer: a default argument (`= nullptr`) or a default member
-/// initializer (`= 0.0f`, `{0}`), neither of which is part of the type or the layout.
-pub(super) fn without_initializer(tokens: &[Token]) -> &[Token] {
-    let mut depth = 0i32;
-    for (i, token) in tokens.iter().enumerate() {
-        match token {
-            Token::Punct('(' | '[' | '<') => depth += 1,
-            Token::Punct(')' | ']' | '>') => depth -= 1,
-            Token::Punct('=') if depth == 0 => return &tokens[..i],
-            // `int n{4}` after a name.
-            Token::Punct('{')
-                if depth == 0
-                    && matches!(
-                        tokens.get(i.wrapping_sub(1)),
-                        Some(Token::Ident(_)) | Some(Token::Punct(']'))
-                    ) =>
-            {
-                return &tokens[..i];
-            }
-            _ => {}
-        }
-    }
-    tokens
-}
-
-/// The value of a constant expression of an array length: integers, `+ - * / %`, parentheses
-/// and `sizeof` of a built-in C type (`64 / sizeof(uint32_t)`); `None` for anything else.
-pub(super) fn constant(tokens: &[Token], typedefs: &[(String, Vec<Token>)]) -> Option<i128> {
-    pub(super) fn sum(
-        t: &[Token],
-        at: &mut usize,
-        typedefs: &[(String, Vec<Token>)],
-    ) -> Option<i128> {
-        let mut value = product(t, at, typedefs)?;
-        while let Some(Token::Punct(op @ ('+' | '-'))) = t.get(*at) {
-            *at += 1;
-            let rhs = product(t, at, typedefs)?;
-            value = if *op == '+' {
-                value.checked_add(rhs)?
-            } else {
-                value.checked_sub(rhs)?
-            };
-        }
-        Some(value)
-    }
-    pub(super) fn product(
-        t: &[Token],
-        at: &mut usize,
-        typedefs: &[(String, Vec<Token>)],
-    ) -> Option<i128> {
-        let mut value = atom(t, at, typedefs)?;
-        while let Some(Token::Punct(op @ ('*' | '/' | '%'))) = t.get(*at) {
-            *at += 1;
-            let rhs = atom(t, at, typedefs)?;
-            value = match op {
-                '*' => value.checked_mul(rhs)?,
-                '/' => value.checked_div(rhs)?,
-                _ => value.checked_rem(rhs)?,
-            };
-        }
-        Some(value)
-    }
-    pub(super) fn atom(
-        t: &[Token],
-        at: &mut usize,
-        typedefs: &[(String, Vec<Token>)],
-    ) -> Option<i128> {
-        match t.get(*at)? {
-            Token::Literal(n) => {
-                *at += 1;
-                integer_literal(n)
-            }
-            Token::Punct('(') => {
-                *at += 1;
-                let value = sum(t, at, typedefs)?;
-                is_punct(t.get(*at), ')').then(|| *at += 1)?;
-                Some(value)
-            }
-            Token::Punct('-') => {
-                *at += 1;
-                atom(t, at, typedefs)?.checked_neg()
-            }
-            Token::Ident(w) if w == "sizeof" && is_punct(t.get(*at + 1), '(') => {
-                let end = skip_group(t, *at + 1, '(', ')');
-                let inner = t.get(*at + 2..end.saturating_sub(1))?;
-                *at = end;
-                let ty = rust_type(inner, typedefs, &[], &[], None).ok()?;
-                rust_layout(&ty).map(|(size, _)| size as i128)
-            }
-            _ => None,
-        }
-    }
-    // Lengths are short; a long one is no constant we compute (and no deep recursion).
-    if tokens.len() > 64 {
-        return None;
-    }
-    let mut at = 0;
-    let value = sum(tokens, &mut at, typedefs)?;
-    (at == tokens.len()).then_some(value)
 }

@@ -16,16 +16,6 @@ pub struct Particle {
 pub struct Pair {
     pub lo: f32,
 }
-/// `bias_params` of names.cu.
-#[derive(Clone, Copy, Debug, ::cuda_kernel::KernelParam)]
-#[repr(C)]
-#[allow(non_snake_case, non_camel_case_types)]
-pub struct bias_params {
-    pub bias: *const f32,
-    pub scale: f32,
-    pub shift: f32,
-    pub n: i32,
-}
 /// `enum pool_op` of names.cu: a value of it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, ::cuda_kernel::KernelParam)]
 #[kernel_param(cuda_name = "pool_op")]
@@ -51,6 +41,16 @@ impl Act {
     pub const relu: Act = Act(1);
     /// `nn::act::gelu`.
     pub const gelu: Act = Act(2);
+}
+/// `bias_params` of names.cu.
+#[derive(Clone, Copy, Debug, ::cuda_kernel::KernelParam)]
+#[repr(C)]
+#[allow(non_snake_case, non_camel_case_types)]
+pub struct bias_params {
+    pub bias: *const f32,
+    pub scale: f32,
+    pub shift: f32,
+    pub n: i32,
 }
 /// Structs of the file whose names other items have.
 #[allow(non_snake_case)]
