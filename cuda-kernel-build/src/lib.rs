@@ -887,65 +887,36 @@ fn generate_all(
         let committed_path = committed.map(|d| d.join(format!("{}.rs", job.stem)));
         let rust = match nvcc {
             Some(nvcc) => {
-                let text = match nvcc::preprocess_cached(nvcc, job, includes, out_dir) {
-                    Ok(text) => text,
+                let shown = job
+                    .source
+                    .file_name()
+                    .map_or_else(|| job.stem.clone(), |n| n.to_string_lossy().into_owned());
+                let named = of_job(job);
+                let hand_written = hand_written(&job.stem);
+                let file = FileGeneration {
+                    nvcc,
+                    job,
+                    includes,
+                    out_dir,
+                    shown: &shown,
+                    hand_written: &hand_written,
+                    bound_structs,
+                    families: &named,
+                    elsewhere: &claimed,
+                    here: &|file: &str| {
+                        from_here(job, file, out_canonical.as_deref(), toolkit_root.as_deref())
+                    },
+                };
+                let generated = match file.generated() {
+                    Ok(generated) => generated,
                     Err(p) => {
                         problems.push(p);
                         continue;
                     }
                 };
-                let here = |file: &str| {
-                    from_here(job, file, out_canonical.as_deref(), toolkit_root.as_deref())
-                };
-                let shown = job
-                    .source
-                    .file_name()
-                    .map_or_else(|| job.stem.clone(), |n| n.to_string_lossy().into_owned());
-                // The PTX's entries: a template is declared where it has instances.
-                let entries: Vec<String> =
-                    std::fs::read_to_string(out_dir.join(format!("{}.ptx", job.stem)))
-                        .ok()
-                        .and_then(|ptx| cuda_kernel_syntax::ptx::entries(&ptx).ok())
-                        .map(|entries| entries.into_iter().map(|e| e.name).collect())
-                        .unwrap_or_default();
-                let ptx = format!("$OUT_DIR/{}.ptx", job.stem);
-                let named = of_job(job);
-                let hand_written = hand_written(&job.stem);
-                // Every kernel is declared from the compiler's facts (compiled beside the PTX, or
-                // by an earlier build with the same inputs).
-                let facts = nvcc::facts_cached(nvcc, job, includes, out_dir);
-                let header = job.header_path.to_string_lossy();
-                let options = generate::Options {
-                    ptx: &ptx,
-                    module: "Kernels",
-                    hand_written: &hand_written,
-                    entries: &entries,
-                    structs: bound_structs,
-                    families: &named,
-                    elsewhere: &claimed,
-                    facts: facts.as_ref().ok(),
-                    header: Some(&header),
-                };
-                let generated = generate::generate(&shown, &text, &here, &options);
-                if let Err(why) = &facts {
-                    warnings.push(format!(
-                        "{shown}: no kernel of the file is declared without the compiler's facts: \
-                         {why}"
-                    ));
-                }
                 warnings.extend(generated.warnings);
                 claimed.extend(generated.from_headers);
-                let rust = if generated.rust.is_empty() {
-                    // Still says where each entry went: a file whose kernels are all named in
-                    // warnings is not one the crate declares by hand.
-                    format!(
-                        "// {shown}: no kernel to declare that the crate does not declare by hand \
-                         or a warning names.\n// {}.\n",
-                        generated.accounting
-                    )
-                } else {
-                    generated.rust
-                };
+                let rust = generated.rust;
                 if let Some(path) = &committed_path {
                     let old = std::fs::read_to_string(path).ok();
                     if write || (old.is_none() && !strict) {
@@ -1001,6 +972,149 @@ fn generate_all(
         Ok((paths, warnings))
     } else {
         Err(problems)
+    }
+}
+
+/// One file's generation for [`generate_all`]: what it reads and what it is given.
+struct FileGeneration<'a> {
+    nvcc: &'a Path,
+    job: &'a nvcc::Job,
+    includes: &'a [PathBuf],
+    out_dir: &'a Path,
+    /// The source's file name, as messages and doc lines show it.
+    shown: &'a str,
+    hand_written: &'a [String],
+    bound_structs: &'a [(String, String)],
+    families: &'a [generate::NamedFamily],
+    /// Kernels of headers that files generated before declare.
+    elsewhere: &'a [String],
+    /// [`from_here`] for the job.
+    here: &'a dyn Fn(&str) -> bool,
+}
+
+/// A file's generated declarations, as [`generate_all`] uses them.
+struct FileDeclarations {
+    /// The file's Rust (its block, or a comment saying where each entry went).
+    rust: String,
+    warnings: Vec<String>,
+    /// Kernels of headers its block declares.
+    from_headers: Vec<String>,
+}
+
+impl FileGeneration<'_> {
+    /// The file's declarations: reused from `$OUT_DIR/cuda-kernel/<stem>.generated` while
+    /// the file's inputs (its sources, header and flags, nvcc), what it is given and the build
+    /// step itself are those of the build that wrote it, else generated from the compiler's
+    /// facts (compiled beside the PTX, or by an earlier build with the same inputs) and kept.
+    fn generated(&self) -> Result<FileDeclarations, String> {
+        let (nvcc, job, includes, out_dir) = (self.nvcc, self.job, self.includes, self.out_dir);
+        let cache = out_dir
+            .join("cuda-kernel")
+            .join(format!("{}.generated", job.stem));
+        // The build step's own build: a new generator generates again.
+        let generator = std::env::current_exe()
+            .and_then(std::fs::metadata)
+            .map(|m| format!("{} {:?}", m.len(), m.modified().ok()))
+            .unwrap_or_default();
+        let key = format!(
+            "{}\n{generator}\n{:?}",
+            nvcc::cache_key(nvcc, job, includes),
+            (
+                self.hand_written,
+                self.bound_structs,
+                self.families,
+                self.elsewhere
+            )
+        );
+        if let Some(kept) = nvcc::cached(&cache, &key).and_then(|t| FileDeclarations::read(&t)) {
+            return Ok(kept);
+        }
+        let text = nvcc::preprocess_cached(nvcc, job, includes, out_dir)?;
+        // The PTX's entries: a template is declared where it has instances.
+        let entries: Vec<String> =
+            std::fs::read_to_string(out_dir.join(format!("{}.ptx", job.stem)))
+                .ok()
+                .and_then(|ptx| cuda_kernel_syntax::ptx::entries(&ptx).ok())
+                .map(|entries| entries.into_iter().map(|e| e.name).collect())
+                .unwrap_or_default();
+        let ptx = format!("$OUT_DIR/{}.ptx", job.stem);
+        let facts = nvcc::facts_cached(nvcc, job, includes, out_dir);
+        let header = job.header_path.to_string_lossy();
+        let options = generate::Options {
+            ptx: &ptx,
+            module: "Kernels",
+            hand_written: self.hand_written,
+            entries: &entries,
+            structs: self.bound_structs,
+            families: self.families,
+            elsewhere: self.elsewhere,
+            facts: facts.as_ref().ok(),
+            header: Some(&header),
+        };
+        let shown = self.shown;
+        let generated = generate::generate(shown, &text, self.here, &options);
+        let mut warnings = generated.warnings;
+        if let Err(why) = &facts {
+            warnings.push(format!(
+                "{shown}: no kernel of the file is declared without the compiler's facts: {why}"
+            ));
+        }
+        let rust = match generated.rust.is_empty() {
+            // Still says where each entry went: a file whose kernels are all named in warnings
+            // is not one the crate declares by hand.
+            true => format!(
+                "// {shown}: no kernel to declare that the crate does not declare by hand or a \
+                 warning names.\n// {}.\n",
+                generated.accounting
+            ),
+            false => generated.rust,
+        };
+        let made = FileDeclarations {
+            rust,
+            warnings,
+            from_headers: generated.from_headers,
+        };
+        if facts.is_ok() && std::fs::write(&cache, made.written()).is_ok() {
+            nvcc::remember(&cache, &key, &made.written());
+        }
+        Ok(made)
+    }
+}
+
+impl FileDeclarations {
+    /// As kept: the counts of headers' kernels and of warnings, a line each (a warning's
+    /// line breaks as U+0001), then the Rust.
+    fn written(&self) -> String {
+        let mut text = format!("{}\n", self.from_headers.len());
+        for name in &self.from_headers {
+            text.push_str(&format!("{name}\n"));
+        }
+        text.push_str(&format!("{}\n", self.warnings.len()));
+        for warning in &self.warnings {
+            text.push_str(&format!("{}\n", warning.replace('\n', "\u{1}")));
+        }
+        text + &self.rust
+    }
+
+    /// [`FileDeclarations::written`] read back; `None` for a text it did not write.
+    fn read(text: &str) -> Option<FileDeclarations> {
+        let mut rest = text;
+        let mut line = || -> Option<&str> {
+            let (line, after) = rest.split_once('\n')?;
+            rest = after;
+            Some(line)
+        };
+        let from_headers = (0..line()?.parse::<usize>().ok()?)
+            .map(|_| line().map(str::to_string))
+            .collect::<Option<Vec<_>>>()?;
+        let warnings = (0..line()?.parse::<usize>().ok()?)
+            .map(|_| line().map(|w| w.replace('\u{1}', "\n")))
+            .collect::<Option<Vec<_>>>()?;
+        Some(FileDeclarations {
+            rust: rest.to_string(),
+            warnings,
+            from_headers,
+        })
     }
 }
 

@@ -287,7 +287,7 @@ impl<'a> FromFacts<'a> {
              #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, ::cuda_kernel::KernelParam)]\n\
              #[kernel_param(cuda_name = \"{}\")]\n#[repr(C)]\n\
              pub struct {rust}(pub {base});\n{consts}",
-            super::spelled_cuda_name(cpp)
+            spelled_cuda_name(cpp)
         );
         self.records
             .push((index, cpp.to_string(), rust.clone(), item, Vec::new()));
@@ -413,7 +413,7 @@ impl<'a> FromFacts<'a> {
             {
                 true => format!(
                     "#[kernel_param(cuda_name = \"{}\")]\n",
-                    super::spelled_cuda_name(named)
+                    spelled_cuda_name(named)
                 ),
                 false => String::new(),
             };
@@ -594,6 +594,16 @@ impl<'a> FromFacts<'a> {
             .collect();
         Ok((fields, uses, what))
     }
+}
+
+/// A type's C++ name as `#[kernel_param(cuda_name = "...")]` spells it: without anonymous
+/// namespaces, which no declaration names (their symbols hold a hash of the source's path; a
+/// kernel taking such a type is bound by its C++ name).
+fn spelled_cuda_name(qualified: &str) -> String {
+    qualified.replace(
+        &format!("{}::", cuda_kernel_syntax::demangle::ANONYMOUS_NAMESPACE),
+        "",
+    )
 }
 
 /// Why a record the facts give no size cannot be declared.

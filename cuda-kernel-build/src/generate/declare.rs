@@ -161,6 +161,83 @@ pub(super) fn declare(
     Ok(all)
 }
 
+/// The C++ name an entry is declared by (`k_bin<op_repeat, float>`): its instance name where
+/// that names no other entry of the PTX, else with its parameter list; `None` for a symbol
+/// that does not demangle.
+fn bound_name(entry: &str, entries: &[String]) -> Option<String> {
+    use cuda_kernel_syntax::demangle;
+    let name = demangle::instance_name(entry)?;
+    let others = entries
+        .iter()
+        .filter(|e| *e != entry && demangle::names_entry(&name, e))
+        .count();
+    match others {
+        0 => Some(name),
+        _ => Some(demangle::written(entry)),
+    }
+}
+
+/// The fn name of a kernel declared instance by instance: the kernel's and its arguments'
+/// words, as the instance's C++ name spells them (`k_bin_op_repeat_float`), unique among the
+/// block's fn names.
+fn instance_fn_name(
+    kernel: &str,
+    cpp_name: &str,
+    kernels: &[Declared],
+    fn_idents: &[String],
+) -> String {
+    let args = cpp_name
+        .split_once('<')
+        .map(|(_, args)| args.rsplit_once('>').map_or(args, |(a, _)| a))
+        .unwrap_or_default();
+    let args: String = args
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    let mut base = format!("{kernel}_{args}");
+    while base.contains("__") {
+        base = base.replace("__", "_");
+    }
+    // A kernel named `_` with no arguments (`_<>`) leaves no word: `kernel`.
+    let base = match base.trim_end_matches('_') {
+        "" => "kernel".to_string(),
+        words => words.to_string(),
+    };
+    let mut name = base.clone();
+    let mut n = 2;
+    while kernels.iter().any(|k| k.name == name) || fn_idents.contains(&rust_name(&name)) {
+        name = format!("{base}_{n}");
+        n += 1;
+    }
+    name
+}
+
+/// The entry `entry` of `kernel` declared by its C++ name `cpp_name`, as an instance is: its
+/// fn named by [`instance_fn_name`] (claimed in `fn_idents`), its doc line the instance as
+/// C++ writes it.
+fn bound_by_cpp_name(
+    kernel: &str,
+    cpp_name: &str,
+    entry: &str,
+    params: Vec<(String, String)>,
+    kernels: &[Declared],
+    fn_idents: &mut Vec<String>,
+) -> Declared {
+    let name = instance_fn_name(kernel, cpp_name, kernels, fn_idents);
+    fn_idents.push(rust_name(&name));
+    Declared {
+        name,
+        namespace: None,
+        extern_c: true,
+        generics: Vec::new(),
+        params,
+        twin: 0,
+        symbol: Some(entry.to_string()),
+        shown: Some(cuda_kernel_syntax::demangle::written(entry)),
+        cpp_name: Some(cpp_name.to_string()),
+    }
+}
+
 /// `ns::inner::k` as its namespace and its name; an anonymous namespace as C++'s demangler
 /// spells it.
 fn split_name(function: &str) -> (Option<String>, String) {
