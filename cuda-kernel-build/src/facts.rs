@@ -130,6 +130,9 @@ pub struct Facts {
     /// Every other function of the device code: its symbol, its return type, its parameters'
     /// count (a device function a template takes as an argument is found here).
     pub functions: Vec<(String, TypeRef, usize)>,
+    /// Every named enum of the device code, by its qualified name (an enum a template takes
+    /// a value of, which no parameter reaches).
+    pub enums: Vec<(String, usize)>,
     /// The types they reach.
     pub types: Vec<Type>,
 }
@@ -158,6 +161,7 @@ impl Facts {
             let mut dies = Dies::read(&dwarf, &header, &abbreviations)?;
             dies.files.clone_from(&files);
             dies.entries(&entries, &files, &mut facts);
+            dies.enums(&mut facts);
         }
         facts.names_from_symbols();
         Ok(facts)
@@ -636,6 +640,23 @@ impl Dies {
         }
     }
 
+    /// Every named enum, into `facts.enums`.
+    fn enums(&self, facts: &mut Facts) {
+        let mut types: HashMap<usize, usize> = HashMap::new();
+        for (index, die) in self.dies.iter().enumerate() {
+            if die.tag != dw::DW_TAG_enumeration_type || die.declaration {
+                continue;
+            }
+            let Some(name) = self.qualified(index) else {
+                continue;
+            };
+            if !facts.enums.iter().any(|(n, _)| *n == name) {
+                let ty = self.ty(index, facts, &mut types);
+                facts.enums.push((name, ty));
+            }
+        }
+    }
+
     /// The entry at `index` as a type of `facts`, each once.
     fn ty(&self, index: usize, facts: &mut Facts, done: &mut HashMap<usize, usize>) -> usize {
         if let Some(&t) = done.get(&index) {
@@ -885,6 +906,7 @@ mod tests {
             ],
             types: Vec::new(),
             functions: Vec::new(),
+            enums: Vec::new(),
         };
         let anon = facts.entry("_ZN33_GLOBAL__N__0000aaaa_4_k_cu_plain4anonEPd");
         assert_eq!(anon.map(|e| e.params.len()), Some(1));
@@ -943,6 +965,7 @@ mod tests {
                 Type::Const(Some(2)),
             ],
             functions: Vec::new(),
+            enums: Vec::new(),
         };
         facts.names_from_symbols();
         let name = |i: usize| match &facts.types[i] {

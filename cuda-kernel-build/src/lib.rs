@@ -36,9 +36,9 @@
 //!
 //! Cargo reruns the build step whenever a file it scans for declarations changes (the crate's
 //! `src/lib.rs`, say). A `.cu` file whose inputs are those of its last build (that hash, nvcc
-//! itself and the include folders) keeps the PTX that build made, and the preprocessed text
-//! generated declarations read, without running nvcc again: an edit that changes no
-//! declaration of a file costs it no compilation.
+//! itself and the include folders) keeps the PTX that build made, and the declarations
+//! generated from it, without running nvcc again: an edit that changes no declaration of a
+//! file costs it no compilation.
 //!
 //! Where nvcc is missing (a user without the CUDA toolkit, docs.rs), the committed PTX is used;
 //! its recorded hash says whether it was made from the current sources. So a published crate
@@ -1118,8 +1118,8 @@ impl FileDeclarations {
     }
 }
 
-/// Whether `file` (as the line markers of the job's preprocessed text name it) is the job's
-/// own: the file itself, and every header that is neither the toolkit's nor the build step's
+/// Whether `file` (as the facts' `.file` directives and the preprocessed text's line markers
+/// name it) is the job's own: the file itself, and every header that is neither the toolkit's nor the build step's
 /// output (its force-included header), wherever it is (llm.c's `#include
 /// "../vendor/llm.c/llmc/gelu.cuh"`).
 fn from_here(

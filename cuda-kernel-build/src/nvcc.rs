@@ -325,8 +325,9 @@ fn run(
 
 /// Why nvcc failed on `job`. Where it failed because kernels' definitions differ from their
 /// Rust declarations (nvcc's words: an overloaded function with "C" linkage, in the build
-/// step's own header) and the definitions can be read from the file's preprocessed text, that
-/// alone, at each parameter that differs, with the Rust type to write; else [`explain`].
+/// step's own header) and the definitions can be read from the compiler's facts of the file
+/// (compiled with `-G` and the crate's structs alone), that alone, at each parameter that
+/// differs, with the Rust type to write; else [`explain`].
 fn explain_job(
     nvcc: &Path,
     job: &Job,

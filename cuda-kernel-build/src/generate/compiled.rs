@@ -370,12 +370,15 @@ impl<'a> FromFacts<'a> {
             (true, None) => {
                 let outer = self.records.iter().rev().find(|r| r.3.is_empty());
                 let kind = if record.union { "Union" } else { "Struct" };
-                let candidate = format!("{}{kind}", outer.map_or("", |r| r.2.as_str()));
-                let candidate = candidate
-                    .rsplit("::")
-                    .next()
-                    .unwrap_or_default()
-                    .to_string();
+                // In UpperCamelCase, as a type is (`block_q4_1`'s is `BlockQ41Union`).
+                let outer = outer.map_or("", |r| r.2.rsplit("::").next().unwrap_or_default());
+                let outer = match outer.is_empty() {
+                    true => String::new(),
+                    false => {
+                        cuda_kernel_syntax::ast::upper_camel_case(outer.trim_start_matches("r#"))
+                    }
+                };
+                let candidate = format!("{outer}{kind}");
                 match naming::free_type_name(&candidate) {
                     true => names.claim(&[candidate]),
                     false => names.claim(&[format!("{candidate}_")]),
@@ -393,7 +396,12 @@ impl<'a> FromFacts<'a> {
         self.records
             .push((index, cpp.clone(), rust.clone(), String::new(), Vec::new()));
         let written = |fields: &str, uses: Vec<String>, what: &str| {
-            let repr = match align > natural_align(self.facts, record) {
+            // A union is written as its bytes, aligned to 1 but by its `repr`.
+            let natural = match record.union {
+                true => 1,
+                false => natural_align(self.facts, record),
+            };
+            let repr = match align > natural {
                 true => format!("#[repr(C, align({align}))]"),
                 false => "#[repr(C)]".to_string(),
             };
@@ -827,6 +835,7 @@ mod tests {
                 ..Entry::default()
             }],
             functions: Vec::new(),
+            enums: Vec::new(),
         };
         let mut from = FromFacts::new(&facts, Vec::new());
         let mut names = naming::TypeNames::default();
@@ -895,6 +904,7 @@ mod tests {
                 ..Entry::default()
             }],
             functions: Vec::new(),
+            enums: Vec::new(),
         };
         let mut from = FromFacts::new(&facts, Vec::new());
         let mut names = naming::TypeNames::default();

@@ -505,10 +505,17 @@ fn generic(
                     .and_then(|t| builtin(t.cuda))?;
                 format!("const {}: {ty}", naming::param(&name, &mut taken))
             }
-            TemplateArg::Enum { name: e, .. } => format!(
-                "#[kernel(enum = \"{e}\")] const {}: i32",
-                naming::param(&name, &mut taken)
-            ),
+            TemplateArg::Enum { name: e, .. } => {
+                // The enum written too, where the facts have it: its enumerators name the
+                // values a launch chooses.
+                if let Some(&(_, ty)) = cx.facts.enums.iter().find(|(n, _)| n == e) {
+                    let _ = cx.from.value_of(Some(ty), cx.structs, cx.types, cx.source);
+                }
+                format!(
+                    "#[kernel(enum = \"{e}\")] const {}: i32",
+                    naming::param(&name, &mut taken)
+                )
+            }
             TemplateArg::Function {
                 name: f, params, ..
             } => {

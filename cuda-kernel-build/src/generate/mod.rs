@@ -419,7 +419,12 @@ pub fn generate(
                 let Some((_, rust)) = structs.iter().find(|(c, _)| c == name) else {
                     return false;
                 };
-                mentions(&items, rust) || twin_blocks.iter().any(|b| mentions(b, rust))
+                // A record a declaration names, or an enum whose values a template takes.
+                let chosen = format!("enum = \"{name}\"");
+                mentions(&items, rust)
+                    || twin_blocks.iter().any(|b| mentions(b, rust))
+                    || items.contains(&chosen)
+                    || twin_blocks.iter().any(|b| b.contains(&chosen))
             })
             .map(|(name, _, _)| name.clone())
             .collect();

@@ -575,3 +575,40 @@ fn without_facts_every_kernel_is_named_in_a_warning() {
     assert_eq!(g.accounting.warned, 2, "{:?}", g.warnings);
     assert!(g.rust.is_empty());
 }
+
+/// A union as its bytes, aligned as its most aligned member (xmrig-cuda's `hash64_t`), and
+/// the enum whose values a template takes (an enum of a class, as xmrig-cuda's
+/// `Algorithm::Id`) written with its enumerators, for the launch that chooses one. (DWARF 2
+/// gives an enum its size, not its underlying type: one of `int`'s size whose values fit an
+/// `int` is an `i32`, as C++ makes an enum without a fixed type.)
+#[test]
+#[cfg_attr(not(has_nvcc), ignore = "needs nvcc")]
+fn unions_keep_their_alignment_and_template_enums_their_values() {
+    let text = "typedef union { unsigned int words[16]; uint4 q[4]; } hash64_t;\n\
+        namespace xm { struct Algorithm { enum Id : unsigned int { A = 1, B = 7 }; }; }\n\
+        template <xm::Algorithm::Id ALGO> __global__ void k(hash64_t h, hash64_t *p) { xm::Algorithm::Id id = ALGO; p[id] = h; }\n\
+        template __global__ void k<xm::Algorithm::B>(hash64_t, hash64_t *);\n";
+    let g = compiled("k.cu", text, &Options::default());
+    assert!(g.warnings.is_empty(), "{:?}", g.warnings);
+    assert!(
+        g.rust.contains(
+            "#[repr(C, align(16))]\n#[allow(non_snake_case, non_camel_case_types)]\n\
+             pub struct hash64_t {\n    pub bytes: [u8; 64],\n}"
+        ),
+        "{}",
+        g.rust
+    );
+    assert!(
+        g.rust.contains(
+            "pub fn k<#[kernel(enum = \"xm::Algorithm::Id\")] const ALGO: i32>(h: hash64_t, \
+             p: *mut hash64_t);"
+        ),
+        "{}",
+        g.rust
+    );
+    assert!(
+        g.rust.contains("pub struct Id(pub i32);") && g.rust.contains("pub const B: Id = Id(7);"),
+        "{}",
+        g.rust
+    );
+}
