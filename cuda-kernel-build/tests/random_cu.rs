@@ -420,6 +420,21 @@ fn random_file(rng: &mut Rng, index: usize) -> String {
     out
 }
 
+/// For some files, a header of kernels of their own (an `extern "C"` one and a template's
+/// instances), which the file includes by a relative path outside its folder.
+fn random_header(rng: &mut Rng, index: usize) -> Option<String> {
+    if !rng.chance(15) {
+        return None;
+    }
+    let ty = rng.pick(&["float", "int", "double"]);
+    Some(format!(
+        "#pragma once\n\
+         extern \"C\" __global__ void h{index}_fill({ty} *x, int n) {{ if (threadIdx.x < n) x[threadIdx.x] = ({ty})n; }}\n\
+         template <typename T> __global__ void h{index}_scale(T *x, T s) {{ x[threadIdx.x] *= s; }}\n\
+         template __global__ void h{index}_scale<{ty}>({ty} *, {ty});\n"
+    ))
+}
+
 fn cache_dir() -> PathBuf {
     let base = std::env::var_os("HOME")
         .map(|h| PathBuf::from(h).join(".cache/cuda-kernel"))
@@ -523,8 +538,22 @@ fn random_cu_files_generate_declarations_that_compile_and_declare_every_kernel()
     let _ = std::fs::remove_dir_all(&target);
     std::fs::create_dir_all(target.join("src")).unwrap();
     // The files, compiled by nvcc on every core.
+    // Some files include a header of theirs by a path outside their folder and every include
+    // path (`#include "../vendor/llm.c/llmc/gelu.cuh"`), whose kernels are the file's to
+    // declare, not the toolkit's.
+    let headers = target.parent().unwrap().join("random-cu-inc");
+    std::fs::create_dir_all(&headers).unwrap();
     let sources: Vec<String> = (0..count)
-        .map(|i| random_file(&mut Rng(0x5eed_0000 + i as u64), i))
+        .map(|i| {
+            let file = random_file(&mut Rng(0x5eed_0000 + i as u64), i);
+            match random_header(&mut Rng(0x4ead_0000 + i as u64), i) {
+                Some(header) => {
+                    std::fs::write(headers.join(format!("h{i}.cuh")), header).unwrap();
+                    format!("#include \"../random-cu-inc/h{i}.cuh\"\n{file}")
+                }
+                None => file,
+            }
+        })
         .collect();
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let compiled: Vec<Result<(String, String), String>> = std::thread::scope(|s| {
@@ -551,6 +580,8 @@ fn random_cu_files_generate_declarations_that_compile_and_declare_every_kernel()
     });
     let mut lib = String::new();
     let (mut entries_total, mut declared_total, mut warned_total) = (0, 0, 0);
+    // Kernels of the files' own headers, declared in their blocks.
+    let mut from_headers = 0;
     for (i, result) in compiled.into_iter().enumerate() {
         let name = format!("r{i}.cu");
         let (ptx, ii) =
@@ -563,7 +594,8 @@ fn random_cu_files_generate_declarations_that_compile_and_declare_every_kernel()
         let lit = syn::LitStr::new(ptx_path.to_str().unwrap(), proc_macro2::Span::call_site());
         let ptx_file = ptx_check::read_ptx(&mut cx, &lit, None).expect("the PTX reads");
         let entries: Vec<String> = ptx_file.entries.iter().map(|e| e.name.clone()).collect();
-        let here = |file: &str| Path::new(file).file_name().is_some_and(|f| *f == *name);
+        // The file and its header are the code base's; the toolkit's headers are not.
+        let here = |file: &str| file.contains("random-cu");
         // The compiler's facts, as the build step compiles them: the device compilation again,
         // with -G, which takes whatever -ptx took.
         let debug = debug_ptx(&target, &name, &sources[i], i % 5 == 4)
@@ -628,6 +660,7 @@ fn random_cu_files_generate_declarations_that_compile_and_declare_every_kernel()
             "pub mod r{i} {{ include!({:?}); }}",
             rs.to_str().unwrap()
         );
+        from_headers += generated.from_headers.len();
         entries_total += entries.len();
         declared_total += generated.accounting.declared;
         warned_total += generated.accounting.warned;
@@ -674,7 +707,8 @@ fn random_cu_files_generate_declarations_that_compile_and_declare_every_kernel()
         );
     }
     println!(
-        "random-cu: {count} files, {entries_total} entries, {declared_total} declared, \
+        "random-cu: {count} files, {entries_total} entries, {declared_total} declared \
+         ({from_headers} kernels of headers the files include by relative paths), \
          {warned_total} named in warnings, every block compiled"
     );
 }
