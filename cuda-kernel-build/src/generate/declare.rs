@@ -7,6 +7,8 @@
 //! The only thing read from the source's text is what DWARF 2 does not carry: the names of a
 //! template's parameters (`T`, `BLOCK_SIZE`) and which are packs, and `__grid_constant__`.
 
+use std::collections::HashMap;
+
 use cuda_kernel_syntax::cpp::{CppType, TemplateArg};
 use cuda_kernel_syntax::{demangle, itanium, types};
 
@@ -59,8 +61,8 @@ pub(super) struct Cx<'a, 'f> {
     pub(super) structs: &'a [(String, String)],
     pub(super) types: &'a mut naming::TypeNames,
     pub(super) source: &'a str,
-    /// Every entry of the PTX.
-    pub(super) entries: &'a [String],
+    /// [`instance_counts`] of every entry of the PTX.
+    pub(super) instances: &'a HashMap<String, usize>,
 }
 
 /// One entry's parameters as Rust declares them: names (with `#[kernel(grid_constant)]`
@@ -143,7 +145,7 @@ pub(super) fn declare(
     // Instance by instance, each by its C++ name (`k<op_add, float>`, `fill(double*, int)`).
     let mut all = Vec::new();
     for one in instances {
-        let Some(cpp_name) = bound_name(one.entry, cx.entries) else {
+        let Some(cpp_name) = bound_name(one.entry, cx.instances) else {
             return Err(format!(
                 "its instance `{}` has a symbol this generator does not read",
                 demangle::shown(one.entry)
@@ -164,17 +166,24 @@ pub(super) fn declare(
 /// The C++ name an entry is declared by (`k_bin<op_repeat, float>`): its instance name where
 /// that names no other entry of the PTX, else with its parameter list; `None` for a symbol
 /// that does not demangle.
-fn bound_name(entry: &str, entries: &[String]) -> Option<String> {
-    use cuda_kernel_syntax::demangle;
+fn bound_name(entry: &str, instances: &HashMap<String, usize>) -> Option<String> {
     let name = demangle::instance_name(entry)?;
-    let others = entries
-        .iter()
-        .filter(|e| *e != entry && demangle::names_entry(&name, e))
-        .count();
-    match others {
-        0 => Some(name),
+    match instances.get(&name).copied().unwrap_or(0) {
+        0 | 1 => Some(name),
         _ => Some(demangle::written(entry)),
     }
+}
+
+/// How many entries of the PTX each instance name (`k<op, float>`, `fill`) names: more than
+/// one for an overload set. Demangled once per entry, not per pair.
+pub(super) fn instance_counts(entries: &[String]) -> HashMap<String, usize> {
+    let mut counts = HashMap::new();
+    for entry in entries {
+        if let Some(name) = demangle::instance_name(entry) {
+            *counts.entry(name).or_insert(0) += 1;
+        }
+    }
+    counts
 }
 
 /// The fn name of a kernel declared instance by instance: the kernel's and its arguments'

@@ -112,6 +112,7 @@ pub fn generate(
     // Kernels of the toolkit's headers (CUB's), which the file's host code launches.
     let mut toolkit: Vec<String> = Vec::new();
     let mut groups = declare::groups(entries);
+    let instances = declare::instance_counts(entries);
     // In the order the source defines them, then the others in the PTX's.
     let order = |g: &declare::Group<'_>| {
         heads
@@ -165,7 +166,7 @@ pub fn generate(
             structs: &structs,
             types: &mut types,
             source,
-            entries,
+            instances: &instances,
         };
         let why = match facts_given {
             true => declare::declare(&mut cx, &group, head, &kernels, &mut fn_idents),
