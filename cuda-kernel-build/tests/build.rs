@@ -938,3 +938,48 @@ fn without_generation_no_generated_file_stays_behind() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A `.cu` whose kernel takes a struct of the crate's own declarations (the build step's header
+/// defines it for the file) and that no hand-written block declares: generated declarations
+/// say to bind it, and the advice, followed as written, declares the kernel with the crate's
+/// type.
+#[test]
+#[cfg_attr(not(has_nvcc), ignore = "needs nvcc")]
+fn a_kernel_taking_a_crate_struct_is_declared_once_the_struct_is_bound() {
+    let dir = project(
+        "crate-struct",
+        &format!(
+            "{GOOD}\nextern \"C\" __global__ void shift(float *y, Scale s) {{ y[0] += s.factor; }}\n"
+        ),
+    );
+    let warned = build(&dir)
+        .generate_declarations(true)
+        .try_compile()
+        .unwrap();
+    let advice = warned
+        .warnings
+        .iter()
+        .find(|w| w.contains("`shift` is not generated"))
+        .unwrap_or_else(|| panic!("{:?}", warned.warnings));
+    assert!(
+        advice.contains("a #[derive(KernelParam)] struct of the crate's")
+            && advice.contains("Build::bind_struct(\"Scale\", \"crate::...::Scale\")"),
+        "{advice}"
+    );
+    let bound = build(&dir)
+        .generate_declarations(true)
+        .bind_struct("Scale", "crate::Scale")
+        .try_compile()
+        .unwrap();
+    assert!(
+        !bound.warnings.iter().any(|w| w.contains("`shift`")),
+        "{:?}",
+        bound.warnings
+    );
+    let rust = std::fs::read_to_string(dir.join("out/cuda-kernel/axpy.rs")).unwrap();
+    assert!(
+        rust.contains("pub fn shift(y: *mut f32, s: crate::Scale);"),
+        "{rust}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
