@@ -3,10 +3,12 @@
 //! `__` names and names that camel-case alike; the same names across namespaces (the global one
 //! included); structs with default member initializers, by-value enums, default arguments;
 //! templates over types, values, enums and `static` or namespaced device functions; class
-//! templates and structs with base classes as parameters (typed from the compiler's facts, the
-//! debug information of `nvcc -ptx -G`, where the reader of the text leaves kernels); anonymous
-//! namespaces, `volatile` pointers, and one file in five compiled with `-rdc=true` (whose
-//! `static` kernels are named `__nv_static_<...>_`); no generated name, doc line or `name =`
+//! templates and structs with base classes as parameters (every parameter typed from the
+//! compiler's facts, the debug information of `nvcc -ptx -G`); anonymous
+//! namespaces, `volatile` pointers, one file in five compiled with `-rdc=true` (whose
+//! `static` kernels are named `__nv_static_<...>_`), and headers of kernels included by a
+//! relative path outside the file's folder, a struct of theirs holding an enum of theirs; no
+//! generated name, doc line or `name =`
 //! holds a part of nvcc's internal names. Each file is
 //! compiled by nvcc, its block generated and checked by the front end as `#[kernel]` checks it,
 //! every entry declared; then all the blocks are compiled by rustc in one crate.
@@ -420,16 +422,20 @@ fn random_file(rng: &mut Rng, index: usize) -> String {
     out
 }
 
-/// For some files, a header of kernels of their own (an `extern "C"` one and a template's
-/// instances), which the file includes by a relative path outside its folder.
+/// For some files, a header of kernels of their own (an `extern "C"` one taking a struct
+/// whose field is an enum of the header, and a template's instances), which the file includes
+/// by a relative path outside its folder.
 fn random_header(rng: &mut Rng, index: usize) -> Option<String> {
     if !rng.chance(15) {
         return None;
     }
     let ty = rng.pick(&["float", "int", "double"]);
+    let base = rng.pick(&["", " : unsigned char", " : short", " : long long"]);
     Some(format!(
         "#pragma once\n\
-         extern \"C\" __global__ void h{index}_fill({ty} *x, int n) {{ if (threadIdx.x < n) x[threadIdx.x] = ({ty})n; }}\n\
+         enum h{index}_mode{base} {{ h{index}_off, h{index}_on = 3 }};\n\
+         struct h{index}_opts {{ h{index}_mode mode; {ty} scale; int n; }};\n\
+         extern \"C\" __global__ void h{index}_fill({ty} *x, h{index}_opts o) {{ if (threadIdx.x < o.n && o.mode) x[threadIdx.x] = o.scale; }}\n\
          template <typename T> __global__ void h{index}_scale(T *x, T s) {{ x[threadIdx.x] *= s; }}\n\
          template __global__ void h{index}_scale<{ty}>({ty} *, {ty});\n"
     ))
@@ -540,7 +546,7 @@ fn random_cu_files_generate_declarations_that_compile_and_declare_every_kernel()
     // The files, compiled by nvcc on every core.
     // Some files include a header of theirs by a path outside their folder and every include
     // path (`#include "../vendor/llm.c/llmc/gelu.cuh"`), whose kernels are the file's to
-    // declare, not the toolkit's.
+    // declare, not the toolkit's (one takes a struct holding an enum of the header).
     let headers = target.parent().unwrap().join("random-cu-inc");
     std::fs::create_dir_all(&headers).unwrap();
     let sources: Vec<String> = (0..count)
@@ -548,8 +554,15 @@ fn random_cu_files_generate_declarations_that_compile_and_declare_every_kernel()
             let file = random_file(&mut Rng(0x5eed_0000 + i as u64), i);
             match random_header(&mut Rng(0x4ead_0000 + i as u64), i) {
                 Some(header) => {
+                    // The header's hash in the file: nvcc's cached output is the file's.
+                    let hash = {
+                        use std::hash::{Hash, Hasher};
+                        let mut h = std::collections::hash_map::DefaultHasher::new();
+                        header.hash(&mut h);
+                        h.finish()
+                    };
                     std::fs::write(headers.join(format!("h{i}.cuh")), header).unwrap();
-                    format!("#include \"../random-cu-inc/h{i}.cuh\"\n{file}")
+                    format!("#include \"../random-cu-inc/h{i}.cuh\" // {hash:016x}\n{file}")
                 }
                 None => file,
             }
