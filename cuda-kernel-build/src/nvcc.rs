@@ -99,6 +99,41 @@ pub fn local_includes(source: &Path, includes: &[PathBuf]) -> Vec<PathBuf> {
     found
 }
 
+/// Runs `f` (an nvcc run) once fewer than the build step's limit of nvcc runs are going:
+/// cargo's `NUM_JOBS` for a build script (its `-j`), else the machine's parallelism. The build
+/// step starts a thread per compile (a file's PTX, its facts, its preprocessed text, its
+/// cubins), and a code base of dozens of files would otherwise run them all at once.
+pub(crate) fn limited<T>(f: impl FnOnce() -> T) -> T {
+    use std::sync::{Condvar, Mutex, OnceLock};
+    static SLOTS: OnceLock<(Mutex<usize>, Condvar)> = OnceLock::new();
+    let (free, freed) = SLOTS.get_or_init(|| {
+        let jobs = std::env::var("NUM_JOBS")
+            .ok()
+            .and_then(|n| n.parse::<usize>().ok())
+            .or_else(|| std::thread::available_parallelism().ok().map(|n| n.get()))
+            .unwrap_or(2)
+            .max(1);
+        (Mutex::new(jobs), Condvar::new())
+    });
+    {
+        let mut n = free.lock().unwrap_or_else(|e| e.into_inner());
+        while *n == 0 {
+            n = freed.wait(n).unwrap_or_else(|e| e.into_inner());
+        }
+        *n -= 1;
+    }
+    // Given back however `f` ends (a panic included).
+    struct Slot<'a>(&'a Mutex<usize>, &'a Condvar);
+    impl Drop for Slot<'_> {
+        fn drop(&mut self) {
+            *self.0.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+            self.1.notify_one();
+        }
+    }
+    let _slot = Slot(free, freed);
+    f()
+}
+
 /// Compiles every job to PTX text, in parallel, one result per job; a failure is explained
 /// against the declarations.
 pub fn compile_all(
@@ -140,16 +175,18 @@ enum Failure {
 
 fn compile(nvcc: &Path, job: &Job, includes: &[PathBuf]) -> Result<String, Failure> {
     let out = job.header_path.with_extension("ptx");
-    let output = Command::new(nvcc)
-        .args(&job.args)
-        .args(includes.iter().map(|d| format!("-I{}", d.display())))
-        .arg("-include")
-        .arg(&job.header_path)
-        .arg("-o")
-        .arg(&out)
-        .arg(&job.source)
-        .output()
-        .map_err(|e| Failure::Other(format!("cannot run {}: {e}", nvcc.display())))?;
+    let output = limited(|| {
+        Command::new(nvcc)
+            .args(&job.args)
+            .args(includes.iter().map(|d| format!("-I{}", d.display())))
+            .arg("-include")
+            .arg(&job.header_path)
+            .arg("-o")
+            .arg(&out)
+            .arg(&job.source)
+            .output()
+    })
+    .map_err(|e| Failure::Other(format!("cannot run {}: {e}", nvcc.display())))?;
     if !output.status.success() {
         return Err(Failure::Nvcc(
             String::from_utf8_lossy(&output.stderr).into_owned(),
@@ -308,13 +345,15 @@ fn run(
         .args
         .iter()
         .map(|a| if a == "-ptx" { mode } else { a.as_str() });
-    let output = Command::new(nvcc)
-        .args(args)
-        .args(extra)
-        .args(includes.iter().map(|d| format!("-I{}", d.display())))
-        .arg(&job.source)
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", nvcc.display()))?;
+    let output = limited(|| {
+        Command::new(nvcc)
+            .args(args)
+            .args(extra)
+            .args(includes.iter().map(|d| format!("-I{}", d.display())))
+            .arg(&job.source)
+            .output()
+    })
+    .map_err(|e| format!("cannot run {}: {e}", nvcc.display()))?;
     match output.status.success() {
         true => Ok(output.stdout),
         false => Err(String::from_utf8_lossy(&output.stderr)
@@ -622,17 +661,19 @@ pub fn binaries(
             .iter()
             .map(|(out, args, job)| {
                 scope.spawn(move || {
-                    let output = Command::new(nvcc)
-                        .args(args)
-                        .args(flags)
-                        .args(includes.iter().map(|d| format!("-I{}", d.display())))
-                        .arg("-include")
-                        .arg(&job.header_path)
-                        .arg("-o")
-                        .arg(out)
-                        .arg(&job.source)
-                        .output()
-                        .map_err(|e| format!("cannot run {}: {e}", nvcc.display()))?;
+                    let output = limited(|| {
+                        Command::new(nvcc)
+                            .args(args)
+                            .args(flags)
+                            .args(includes.iter().map(|d| format!("-I{}", d.display())))
+                            .arg("-include")
+                            .arg(&job.header_path)
+                            .arg("-o")
+                            .arg(out)
+                            .arg(&job.source)
+                            .output()
+                    })
+                    .map_err(|e| format!("cannot run {}: {e}", nvcc.display()))?;
                     if output.status.success() {
                         Ok(out.clone())
                     } else {
