@@ -1,7 +1,7 @@
-//! Declarations from the compiler's facts ([`crate::facts`]): an entry's parameters as nvcc
-//! typed them, and the records they reach as `#[derive(KernelParam)]` structs laid out as the
+//! The compiler's facts ([`crate::facts`]) in Rust: an entry's parameters as nvcc typed them,
+//! and the records and enums they reach as `#[derive(KernelParam)]` structs laid out as the
 //! compiler laid them out (class-template instances, structs with methods or base classes,
-//! structs and typedefs of any header).
+//! unions, bit-fields, structs, enums and typedefs of any header).
 
 use cuda_kernel_syntax::types;
 
@@ -140,7 +140,7 @@ impl<'a> FromFacts<'a> {
         };
         match &self.facts.types[index] {
             Type::Base { name, .. } => base(name),
-            // A C type the table names (`size_t`, `uint32_t`, `float4`), as the reader spells it.
+            // A C type the table names (`size_t`, `uint32_t`, `float4`), by that name.
             Type::Typedef { name, to } => match super::builtin(name) {
                 Some(t) if !t.contains("TensorMap") => Ok(t),
                 Some(_) => Err(format!("takes `{name}` (declare a TMA descriptor by hand)")),
@@ -630,8 +630,8 @@ fn is_const(facts: &Facts, mut ty: TypeRef) -> bool {
     false
 }
 
-/// A fundamental type by the host compiler's name for it (`long unsigned int`), spelled as
-/// the reader of the text spells the same C type (`::cuda_kernel::ffi::c_ulong`).
+/// A fundamental type by the compiler's name for it (`long unsigned int`), spelled as the
+/// type table and the manual spell that C type (`::cuda_kernel::ffi::c_ulong`).
 fn base(name: &str) -> Result<String, String> {
     let words: Vec<String> = name.split_whitespace().map(str::to_string).collect();
     super::builtin(&super::c_spelling(&words))

@@ -420,82 +420,7 @@ fn generic(
     {
         return None;
     }
-    // Type arguments, by the ordinal `CppType::Param` counts them by.
-    let type_args = |args: &[TemplateArg]| -> Vec<CppType> {
-        args.iter()
-            .filter_map(|a| match a {
-                TemplateArg::Type(t) => Some(t.clone()),
-                _ => None,
-            })
-            .collect()
-    };
-    let per_instance: Vec<Vec<CppType>> = args.iter().map(|a| type_args(a)).collect();
-    let n = cpp[0].len();
-    if cpp.iter().any(|c| c.len() != n) {
-        return None;
-    }
-    // Each parameter's readings: its type with a type argument in place of the part that is
-    // that argument in every instance, or as it is where every instance has it alike.
-    let mut options: Vec<Vec<CppType>> = Vec::new();
-    for (j, first) in cpp[0].iter().enumerate() {
-        let mut mine = Vec::new();
-        for (depth, part) in suffixes(first).into_iter().enumerate() {
-            for (t, arg) in per_instance[0].iter().enumerate() {
-                if *arg != part {
-                    continue;
-                }
-                let generic = replace_at(first, depth, CppType::Param(t));
-                let fits = cpp
-                    .iter()
-                    .zip(&per_instance)
-                    .all(|(c, args)| substitute(&generic, args).as_ref() == Some(&c[j]));
-                if fits && !mine.contains(&generic) {
-                    mine.push(generic);
-                }
-            }
-        }
-        if cpp.iter().all(|c| c[j] == *first) {
-            mine.push(first.clone());
-        }
-        if mine.is_empty() {
-            return None;
-        }
-        options.push(mine);
-    }
-    // The reading whose symbols are the instances' (the mangler of `#[kernel]`), tried in
-    // order, the type parameters' readings first; a bounded search.
-    let mut choice = vec![0usize; n];
-    let mut tried = 0;
-    let chosen: Vec<CppType> =
-        loop {
-            let params: Vec<CppType> = choice
-                .iter()
-                .enumerate()
-                .map(|(j, &c)| options[j][c].clone())
-                .collect();
-            if instances.iter().zip(&args).all(|(i, a)| {
-                same_symbol(&itanium::mangle(&group.function, Some(a), &params), i.entry)
-            }) {
-                break params;
-            }
-            tried += 1;
-            if tried > 4096 {
-                return None;
-            }
-            // The next choice, as an odometer.
-            let mut j = n;
-            loop {
-                if j == 0 {
-                    return None;
-                }
-                j -= 1;
-                choice[j] += 1;
-                if choice[j] < options[j].len() {
-                    break;
-                }
-                choice[j] = 0;
-            }
-        };
+    let chosen = readings(&group.function, instances, &args, &cpp)?;
     // The template's parameters by the head's names.
     let mut taken: Vec<String> = Vec::new();
     let mut generics: Vec<String> = Vec::new();
@@ -557,8 +482,7 @@ fn generic(
         .params
         .iter()
         .zip(&chosen)
-        .enumerate()
-        .map(|(j, ((n, concrete), generic))| {
+        .map(|((n, concrete), generic)| {
             let (attr, bare) = match n.rsplit_once(' ') {
                 Some((attr, bare)) => (format!("{attr} "), bare),
                 None => (String::new(), n.as_str()),
@@ -571,12 +495,12 @@ fn generic(
                 }
             };
             let ty = match has_param(generic) {
-                true => rust_of(generic, &type_names, cx).unwrap_or_else(|| concrete.clone()),
-                false => instances[0].params[j].1.clone(),
+                true => rust_of(generic, &type_names, cx)?,
+                false => concrete.clone(),
             };
-            (format!("{attr}{name}"), ty)
+            Some((format!("{attr}{name}"), ty))
         })
-        .collect();
+        .collect::<Option<_>>()?;
     let (namespace, name) = split_name(&group.function);
     let ident = rust_name(&name);
     let twin = fn_idents.iter().filter(|i| **i == ident).count();
@@ -592,6 +516,95 @@ fn generic(
         shown: None,
         cpp_name: None,
     })
+}
+
+/// The parameters' types of a template's one declaration: each parameter's type with a type
+/// argument in place of the part that is that argument in every instance, or as it is where
+/// every instance has it alike, chosen so that `#[kernel]`'s mangler derives every instance's
+/// symbol (a bounded search, the type parameters' readings first); `None` where none does.
+fn readings(
+    function: &str,
+    instances: &[Instance<'_>],
+    args: &[&Vec<TemplateArg>],
+    cpp: &[&Vec<CppType>],
+) -> Option<Vec<CppType>> {
+    // Type arguments, by the ordinal `CppType::Param` counts them by.
+    let type_args = |args: &[TemplateArg]| -> Vec<CppType> {
+        args.iter()
+            .filter_map(|a| match a {
+                TemplateArg::Type(t) => Some(t.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let per_instance: Vec<Vec<CppType>> = args.iter().map(|a| type_args(a)).collect();
+    let n = cpp[0].len();
+    if cpp.iter().any(|c| c.len() != n) {
+        return None;
+    }
+    // Each parameter's readings: its type with a type argument in place of the part that is
+    // that argument in every instance, or as it is where every instance has it alike.
+    let mut options: Vec<Vec<CppType>> = Vec::new();
+    for (j, first) in cpp[0].iter().enumerate() {
+        let mut mine = Vec::new();
+        for (depth, part) in suffixes(first).into_iter().enumerate() {
+            for (t, arg) in per_instance[0].iter().enumerate() {
+                if *arg != part {
+                    continue;
+                }
+                let generic = replace_at(first, depth, CppType::Param(t));
+                let fits = cpp
+                    .iter()
+                    .zip(&per_instance)
+                    .all(|(c, args)| substitute(&generic, args).as_ref() == Some(&c[j]));
+                if fits && !mine.contains(&generic) {
+                    mine.push(generic);
+                }
+            }
+        }
+        if cpp.iter().all(|c| c[j] == *first) {
+            mine.push(first.clone());
+        }
+        if mine.is_empty() {
+            return None;
+        }
+        options.push(mine);
+    }
+    // The reading whose symbols are the instances' (the mangler of `#[kernel]`), tried in
+    // order, the type parameters' readings first; a bounded search.
+    let mut choice = vec![0usize; n];
+    let mut tried = 0;
+    loop {
+        let params: Vec<CppType> = choice
+            .iter()
+            .enumerate()
+            .map(|(j, &c)| options[j][c].clone())
+            .collect();
+        if instances
+            .iter()
+            .zip(args)
+            .all(|(i, a)| same_symbol(&itanium::mangle(function, Some(a), &params), i.entry))
+        {
+            return Some(params);
+        }
+        tried += 1;
+        if tried > 4096 {
+            return None;
+        }
+        // The next choice, as an odometer.
+        let mut j = n;
+        loop {
+            if j == 0 {
+                return None;
+            }
+            j -= 1;
+            choice[j] += 1;
+            if choice[j] < options[j].len() {
+                break;
+            }
+            choice[j] = 0;
+        }
+    }
 }
 
 /// The name a template head's parameter gives (`T` of `typename T`, `N` of `int N = 4`,
