@@ -160,8 +160,11 @@ impl Facts {
             let abbreviations = dwarf.abbreviations(&header).map_err(dwarf_error)?;
             let mut dies = Dies::read(&dwarf, &header, &abbreviations)?;
             dies.files.clone_from(&files);
-            dies.entries(&entries, &files, &mut facts);
-            dies.enums(&mut facts);
+            // One type of the facts per entry of the unit, whoever reaches it first (an enum
+            // a parameter takes and a template's values are one enum).
+            let mut types: HashMap<usize, usize> = HashMap::new();
+            dies.entries(&entries, &mut facts, &mut types);
+            dies.enums(&mut facts, &mut types);
         }
         facts.names_from_symbols();
         Ok(facts)
@@ -444,8 +447,6 @@ struct Die {
     bit_offset: Option<u64>,
     count: Option<u64>,
     upper_bound: Option<u64>,
-    /// An enumerator's value is negative.
-    negative: bool,
     /// An enumerator's value.
     value: Option<i128>,
     /// The number of the file that declares it, in the `.file` directives.
@@ -504,7 +505,6 @@ impl Dies {
                 bit_offset: None,
                 count: None,
                 upper_bound: None,
-                negative: false,
                 value: None,
                 decl_file: None,
                 declaration: false,
@@ -544,7 +544,6 @@ impl Dies {
                     dw::DW_AT_count => die.count = attr.udata_value(),
                     dw::DW_AT_upper_bound => die.upper_bound = attr.udata_value(),
                     dw::DW_AT_const_value => {
-                        die.negative = attr.sdata_value().is_some_and(|v| v < 0);
                         // cicc writes an enumerator's value as `DW_FORM_sdata`.
                         die.value = match attr.value() {
                             AttributeValue::Udata(v) => Some(i128::from(v)),
@@ -581,10 +580,9 @@ impl Dies {
     fn entries(
         &self,
         entries: &[cuda_kernel_syntax::ptx::Entry],
-        files: &HashMap<u64, String>,
         facts: &mut Facts,
+        types: &mut HashMap<usize, usize>,
     ) {
-        let mut types: HashMap<usize, usize> = HashMap::new();
         for die in &self.dies {
             if die.tag != dw::DW_TAG_subprogram || die.declaration || die.depth > 1 {
                 continue;
@@ -595,7 +593,7 @@ impl Dies {
             };
             let Some(entry) = entries.iter().find(|e| e.name == symbol) else {
                 if !facts.functions.iter().any(|f| f.0 == symbol) {
-                    let returns = die.ty.map(|t| self.ty(t, facts, &mut types));
+                    let returns = die.ty.map(|t| self.ty(t, facts, types));
                     let count = die
                         .children
                         .iter()
@@ -616,7 +614,7 @@ impl Dies {
                 .collect();
             let params: Vec<TypeRef> = formal
                 .iter()
-                .map(|c| c.ty.map(|t| self.ty(t, facts, &mut types)))
+                .map(|c| c.ty.map(|t| self.ty(t, facts, types)))
                 .collect();
             let names: Vec<Option<String>> = formal.iter().map(|c| c.name.clone()).collect();
             // A record by value is as aligned as its parameter (an alignment written on a
@@ -634,15 +632,14 @@ impl Dies {
                 symbol: symbol.to_string(),
                 params,
                 names,
-                file: die.decl_file.and_then(|n| files.get(&n).cloned()),
+                file: die.decl_file.and_then(|n| self.files.get(&n).cloned()),
                 ptx_params: entry.params.len(),
             });
         }
     }
 
     /// Every named enum, into `facts.enums`.
-    fn enums(&self, facts: &mut Facts) {
-        let mut types: HashMap<usize, usize> = HashMap::new();
+    fn enums(&self, facts: &mut Facts, types: &mut HashMap<usize, usize>) {
         for (index, die) in self.dies.iter().enumerate() {
             if die.tag != dw::DW_TAG_enumeration_type || die.declaration {
                 continue;
@@ -651,7 +648,7 @@ impl Dies {
                 continue;
             };
             if !facts.enums.iter().any(|(n, _)| *n == name) {
-                let ty = self.ty(index, facts, &mut types);
+                let ty = self.ty(index, facts, types);
                 facts.enums.push((name, ty));
             }
         }
@@ -737,7 +734,7 @@ impl Dies {
                 // An enum of `int`'s size is an `int` (C++'s choice for an enum without a fixed
                 // type, and an `enum class`'s default) unless a value does not fit one.
                 let values = || die.children.iter().filter_map(|&c| self.dies[c].value);
-                let signed = die.children.iter().any(|&c| self.dies[c].negative)
+                let signed = values().any(|v| v < 0)
                     || (size == 4 && values().all(|v| v <= i128::from(i32::MAX)))
                     || (size == 8 && values().all(|v| v <= i128::from(i64::MAX)));
                 let base = match (size, signed) {

@@ -612,3 +612,22 @@ fn unions_keep_their_alignment_and_template_enums_their_values() {
         g.rust
     );
 }
+
+/// An enum a kernel takes by value and whose values its template takes is one enum of the
+/// facts, written once.
+#[test]
+#[cfg_attr(not(has_nvcc), ignore = "needs nvcc")]
+fn an_enum_taken_two_ways_is_written_once() {
+    let text = "enum class Mode : int { A = 1, B = 2 };\n\
+        template <Mode M> __global__ void k(Mode m, int *o) { o[0] = (int)m + (int)M; }\n\
+        template __global__ void k<Mode::B>(Mode, int *);\n";
+    let g = compiled("k.cu", text, &Options::default());
+    assert!(g.warnings.is_empty(), "{:?}", g.warnings);
+    assert_eq!(g.rust.matches("pub struct ").count(), 1, "{}", g.rust);
+    assert!(
+        g.rust
+            .contains("pub fn k<#[kernel(enum = \"Mode\")] const M: i32>(m: Mode, o: *mut i32);"),
+        "{}",
+        g.rust
+    );
+}
