@@ -95,23 +95,26 @@ impl<'a> FromFacts<'a> {
     }
 
     /// Whether `ty` is a TMA descriptor by value (`CUtensorMap`, its struct
-    /// `CUtensorMap_st`).
+    /// `CUtensorMap_st`), as the type table names it.
     fn is_tensor_map(&self, ty: TypeRef) -> bool {
+        let tensor_map = |name: &str| {
+            types::by_c_name(name).is_some_and(|t| t.cuda == types::TENSOR_MAP[0].cuda)
+        };
         let mut ty = self.facts.unqualified(ty);
         for _ in 0..MAX_DEPTH {
             match self.facts.ty(ty) {
-                Some(Type::Typedef { name, .. }) if name == "CUtensorMap" => return true,
+                Some(Type::Typedef { name, .. }) if tensor_map(name) => return true,
                 Some(Type::Typedef { to, .. }) => ty = self.facts.unqualified(*to),
-                Some(Type::Record(r)) => return r.name.as_deref() == Some("CUtensorMap_st"),
+                Some(Type::Record(r)) => return r.name.as_deref().is_some_and(tensor_map),
                 _ => return false,
             }
         }
         false
     }
 
-    /// A parameter's or a field's type: its qualifiers dropped (a `const float` is passed as
-    /// a `float`).
-    fn value(
+    /// A parameter's, a field's or a device function's return type: its qualifiers dropped
+    /// (a `const float` is passed as a `float`).
+    pub(super) fn value(
         &mut self,
         ty: TypeRef,
         structs: &[(String, String)],
@@ -209,17 +212,6 @@ impl<'a> FromFacts<'a> {
                 Err("has a type this generator does not read".to_string())
             }
         }
-    }
-
-    /// [`FromFacts::value`] for the generator's other parts (a device function's return type).
-    pub(super) fn value_of(
-        &mut self,
-        ty: TypeRef,
-        structs: &[(String, String)],
-        names: &mut naming::TypeNames,
-        source: &str,
-    ) -> Result<String, String> {
-        self.value(ty, structs, names, source)
     }
 
     /// The Rust name of the record or enum written for the C++ name `cpp`.
@@ -349,8 +341,7 @@ impl<'a> FromFacts<'a> {
         let plain = alias.is_none() && !cpp.is_empty() && !cpp.contains(['<', '(']);
         let rust = match (cpp.is_empty(), &alias) {
             _ if plain => match names.is_taken(&last) || naming::ident(&last) != last {
-                false if naming::free_type_name(&last) => names.claim(std::slice::from_ref(&last)),
-                false => names.claim(&[format!("{last}_")]),
+                false => claim_free(names, last.clone()),
                 true => {
                     let scope = match cpp.rsplit_once("::") {
                         Some((ns, _)) => ns.replace("::", "_"),
@@ -378,19 +369,9 @@ impl<'a> FromFacts<'a> {
                         cuda_kernel_syntax::ast::upper_camel_case(outer.trim_start_matches("r#"))
                     }
                 };
-                let candidate = format!("{outer}{kind}");
-                match naming::free_type_name(&candidate) {
-                    true => names.claim(&[candidate]),
-                    false => names.claim(&[format!("{candidate}_")]),
-                }
+                claim_free(names, format!("{outer}{kind}"))
             }
-            _ => {
-                let candidate = rust_type_name(alias.as_deref().unwrap_or(&cpp));
-                match naming::free_type_name(&candidate) {
-                    true => names.claim(&[candidate]),
-                    false => names.claim(&[format!("{candidate}_")]),
-                }
-            }
+            _ => claim_free(names, rust_type_name(alias.as_deref().unwrap_or(&cpp))),
         };
         // Claimed before its fields are read: a field may point to it.
         self.records
@@ -612,6 +593,15 @@ fn spelled_cuda_name(qualified: &str) -> String {
         &format!("{}::", cuda_kernel_syntax::demangle::ANONYMOUS_NAMESPACE),
         "",
     )
+}
+
+/// A record's Rust name: `candidate`, or with a `_` where `#[kernel]` reads it as one of its
+/// own (`Box`, `Float4`); unique in the file.
+fn claim_free(names: &mut naming::TypeNames, candidate: String) -> String {
+    match naming::free_type_name(&candidate) {
+        true => names.claim(&[candidate]),
+        false => names.claim(&[format!("{candidate}_")]),
+    }
 }
 
 /// Why a record the facts give no size cannot be declared.

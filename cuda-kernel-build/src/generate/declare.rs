@@ -443,7 +443,7 @@ fn generic(
                 // The enum written too, where the facts have it: its enumerators name the
                 // values a launch chooses.
                 if let Some(&(_, ty)) = cx.facts.enums.iter().find(|(n, _)| n == e) {
-                    let _ = cx.from.value_of(Some(ty), cx.structs, cx.types, cx.source);
+                    let _ = cx.from.value(Some(ty), cx.structs, cx.types, cx.source);
                 }
                 format!(
                     "#[kernel(enum = \"{e}\")] const {}: i32",
@@ -462,7 +462,7 @@ fn generic(
                     Some(Some(ty)) => {
                         let ty = cx
                             .from
-                            .value_of(Some(ty), cx.structs, cx.types, cx.source)
+                            .value(Some(ty), cx.structs, cx.types, cx.source)
                             .ok()?;
                         format!(" -> {ty}")
                     }

@@ -499,7 +499,7 @@ pub(crate) fn definition_of(
                 true => format!("{c}{param}"),
                 false => format!("{c} {param}"),
             };
-            let rust = from.value_of(ty, structs, &mut types, &file).ok();
+            let rust = from.value(ty, structs, &mut types, &file).ok();
             (c, rust, naming::param(&param, &mut taken))
         })
         .collect();
