@@ -63,8 +63,15 @@ impl std::fmt::Display for Accounting {
     }
 }
 
-/// The kernel an entry symbol is an instance of, as C++ names it: `scale` of `scale<float>(...)`,
-/// `ns::scale` in a namespace, the symbol itself for `extern "C"`.
+/// The kernel an entry symbol is an instance of, as C++ names it, nvcc's internal names aside:
+/// `scale` of `scale<float>(...)`, `ns::scale` in a namespace, `(anonymous namespace)::fill`,
+/// the symbol itself for `extern "C"`.
 pub fn entry_function(entry: &str) -> String {
-    cuda_kernel_syntax::demangle::function_name(entry).unwrap_or_else(|| entry.to_string())
+    match cuda_kernel_syntax::demangle::instance_name(entry) {
+        Some(name) => match name.find('<') {
+            Some(at) => name[..at].to_string(),
+            None => name,
+        },
+        None => entry.to_string(),
+    }
 }

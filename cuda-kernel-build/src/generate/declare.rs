@@ -26,22 +26,11 @@ pub(super) struct Group<'e> {
     pub(super) entries: Vec<&'e String>,
 }
 
-/// The kernel an entry belongs to, as C++ names it, nvcc's internal names aside.
-pub(super) fn kernel_of(entry: &str) -> String {
-    match demangle::instance_name(entry) {
-        Some(name) => match name.find('<') {
-            Some(at) => name[..at].to_string(),
-            None => name,
-        },
-        None => entry.to_string(),
-    }
-}
-
 /// The entries grouped by kernel, in the order of each kernel's first entry.
 pub(super) fn groups(entries: &[String]) -> Vec<Group<'_>> {
     let mut groups: Vec<Group<'_>> = Vec::new();
     for entry in entries {
-        let function = kernel_of(entry);
+        let function = entry_function(entry);
         match groups.iter_mut().find(|g| g.function == function) {
             Some(group) => group.entries.push(entry),
             None => groups.push(Group {

@@ -122,6 +122,14 @@ pub fn generate(
             .unwrap_or(usize::MAX)
     };
     groups.sort_by_key(|g| order(g));
+    let mut cx = declare::Cx {
+        facts,
+        from: &mut from,
+        structs: &structs,
+        types: &mut types,
+        source,
+        instances: &instances,
+    };
     for group in &groups {
         let function = group.function.clone();
         let file = facts.entry(group.entries[0]).and_then(|e| e.file.clone());
@@ -159,14 +167,6 @@ pub fn generate(
         let group = declare::Group {
             function: function.clone(),
             entries: mine,
-        };
-        let mut cx = declare::Cx {
-            facts,
-            from: &mut from,
-            structs: &structs,
-            types: &mut types,
-            source,
-            instances: &instances,
         };
         let why = match facts_given {
             true => declare::declare(&mut cx, &group, head, &kernels, &mut fn_idents),
@@ -376,7 +376,7 @@ pub fn generate(
     out.from_headers.retain(|name| declared_here.contains(name));
     out.accounting.entries = entries.len();
     for entry in entries {
-        let function = declare::kernel_of(entry);
+        let function = entry_function(entry);
         let bucket = if declared_here.contains(&function) || out.declared.iter().any(|d| d == entry)
         {
             &mut out.accounting.declared
@@ -386,11 +386,7 @@ pub fn generate(
             &mut out.accounting.elsewhere
         } else if warned.contains(&function.as_str()) {
             &mut out.accounting.warned
-        } else if toolkit.contains(&function)
-            || TOOLKIT_NAMESPACES
-                .iter()
-                .any(|ns| function.starts_with(&format!("{ns}::")))
-        {
+        } else if toolkit.contains(&function) {
             &mut out.accounting.toolkit
         } else {
             // Not reached above (no such case is known): named all the same.
