@@ -705,6 +705,8 @@ fn random_cu_files_generate_declarations_that_compile_and_declare_every_kernel()
         .arg("--target-dir")
         .arg(PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("random-cu-target"))
         .env_remove("RUSTFLAGS")
+        // One check of a new crate each run: an incremental cache would only fill the disk.
+        .env("CARGO_INCREMENTAL", "0")
         .output()
         .expect("cargo runs");
     if !built.status.success() {
