@@ -60,6 +60,19 @@
 //! or in CI (`CI` set, as CI services do) for a crate built from its own checkout (not a
 //! dependency from a registry or a git checkout, whose PTX its authors checked).
 //!
+//! The committed PTX and generated declarations follow one policy: a file missing or not
+//! current is written on request, a warning in an ordinary build, an error in a checked one.
+//! The PTX records what made it (nvcc's header and `.target`), the generated declarations say it
+//! in their third line (`// From nvcc's PTX for sm_80, nvcc V13.0.88.`). A build for another
+//! architecture or with another nvcc than the committed files' does not compare them (the two
+//! cannot agree) and says so once; where the check is asked for, that is an error.
+//!
+//! The architecture is [`ptx_arch`](Build::ptx_arch)'s, or chosen as candle's build chooses it
+//! with [`arch_from_environment`](Build::arch_from_environment): `CUDA_COMPUTE_CAP`, else the
+//! machine's GPU, else the crate's default. Host code that launches its own kernels
+//! (`<<<...>>>`) builds into a [static library](Build::static_library) linked into the crate,
+//! so one build step serves a crate's PTX and its libraries.
+//!
 //! nvcc is `$NVCC`, else `$CUDA_HOME/bin/nvcc` (or `$CUDA_PATH`), else `nvcc` on `PATH`. Files
 //! are compiled in parallel; `cargo::rerun-if-changed` covers each source, every local header it
 //! includes (`#include "..."`, found beside it or in [`include`](Build::include) folders) and the
@@ -67,11 +80,14 @@
 
 #![warn(missing_docs)]
 
+mod committed;
 pub mod facts;
 mod generate;
+mod library;
 mod naming;
 mod nvcc;
 mod scan;
+mod target;
 
 pub use facts::Facts;
 pub use generate::{Accounting, Generated, NamedFamily, Options, entry_function, generate};
@@ -86,40 +102,12 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use committed::{Recorded, compare_committed, strict, use_committed};
+
 /// The first line of every PTX file the build step writes, before the hash of its inputs (the
 /// `.cu`, its local headers, the Rust declarations of its kernels and nvcc's flags) and the hash
 /// of the same without the declarations (absent in files written before it was recorded).
 pub const HASH_MARKER: &str = "// cuda-kernel-source-sha256: ";
-
-/// The record of a PTX file's inputs ([`HASH_MARKER`]'s line), and the rest of the file.
-struct Recorded<'a> {
-    /// The hash of every input.
-    inputs: Option<&'a str>,
-    /// The hash of the inputs but the Rust declarations.
-    sources: Option<&'a str>,
-    body: &'a str,
-}
-
-impl<'a> Recorded<'a> {
-    fn read(ptx: &'a str) -> Recorded<'a> {
-        let Some((line, body)) = ptx
-            .strip_prefix(HASH_MARKER)
-            .map(|rest| rest.split_once('\n').unwrap_or((rest, "")))
-        else {
-            return Recorded {
-                inputs: None,
-                sources: None,
-                body: ptx,
-            };
-        };
-        let mut words = line.split_whitespace();
-        Recorded {
-            inputs: words.next(),
-            sources: words.next(),
-            body,
-        }
-    }
-}
 
 /// Set to `1` to write the PTX nvcc made into the committed folder.
 pub const WRITE_PTX_ENV: &str = "CUDA_KERNEL_WRITE_PTX";
@@ -150,6 +138,9 @@ pub struct Build {
     bound_structs: Vec<(String, String)>,
     families: Vec<(PathBuf, generate::NamedFamily)>,
     alongside: Vec<PathBuf>,
+    /// The architectures [`Build::arch_from_environment`] chose, or why it could not.
+    target: Option<Result<target::Target, String>>,
+    libraries: Vec<library::Library>,
 }
 
 impl Default for Build {
@@ -174,6 +165,8 @@ pub struct Compiled {
     pub warnings: Vec<String>,
     /// With [`Build::generate_declarations`]: `$OUT_DIR/cuda-kernel/<stem>.rs` of each file.
     pub generated: Vec<PathBuf>,
+    /// `$OUT_DIR/lib<name>.a` of each [static library](Build::static_library).
+    pub libraries: Vec<PathBuf>,
 }
 
 impl Compiled {
@@ -239,6 +232,8 @@ impl Build {
             bound_structs: Vec::new(),
             families: Vec::new(),
             alongside: Vec::new(),
+            target: None,
+            libraries: Vec::new(),
         }
     }
 
@@ -301,6 +296,91 @@ impl Build {
     /// `$OUT_DIR/<stem>.fatbin`. Needs nvcc.
     pub fn fatbin<S: Into<String>>(&mut self, archs: impl IntoIterator<Item = S>) -> &mut Build {
         self.fatbin_archs.extend(archs.into_iter().map(Into::into));
+        self
+    }
+
+    /// Chooses the architectures as candle's build (cudaforge) does: `CUDA_COMPUTE_CAP` (`80`,
+    /// `8.0`, `sm_90a`), else the compute capability of the machine's GPUs as `nvidia-smi`
+    /// lists them (the lowest, where they differ), else `default`. The PTX is for the lowest
+    /// (`compute_80`; the driver compiles it for newer GPUs as it loads it). Several in
+    /// `CUDA_COMPUTE_CAP` (`75,80,90`) also make a fatbin of each file with a cubin for each and
+    /// the lowest's PTX ([`fatbin`](Build::fatbin)), and a [static library](Build::static_library)
+    /// carries machine code for each. A `CUDA_COMPUTE_CAP` that names no compute capability
+    /// fails the build.
+    ///
+    /// A committed file made for another architecture (or by another nvcc) than the build's is
+    /// not compared with it: the build says so once, and in strict mode (CI) fails.
+    ///
+    /// ```no_run
+    /// // build.rs: the GPU the user has, else compute capability 8.0.
+    /// let mut build = cuda_kernel_build::Build::new();
+    /// build.file("cuda/softmax.cu").arch_from_environment("80");
+    /// if build.compute_cap() < 80 {
+    ///     build.flag("-DNO_BF16_KERNELS");
+    /// }
+    /// build.compile();
+    /// ```
+    pub fn arch_from_environment(&mut self, default: &str) -> &mut Build {
+        println!("cargo::rerun-if-env-changed={}", target::COMPUTE_CAP_ENV);
+        let env = std::env::var(target::COMPUTE_CAP_ENV).ok();
+        let chosen = match target::Cap::parse(default) {
+            None => Err(format!(
+                "arch_from_environment({default:?}): the default is not a compute capability \
+                 (80, 8.0, sm_90a)"
+            )),
+            Some(default) => {
+                // nvidia-smi only where the variable does not decide.
+                let gpus = match env.as_deref().is_some_and(|e| !e.trim().is_empty()) {
+                    true => None,
+                    false => target::machine_gpus(),
+                };
+                target::Target::choose(env.as_deref(), gpus.as_deref(), default)
+            }
+        };
+        if let Ok(target) = &chosen {
+            self.ptx_arch = target.lowest().virtual_arch();
+            if target.caps.len() > 1 {
+                self.fatbin_archs = target.caps.iter().map(|c| format!("sm_{c}")).collect();
+            }
+        }
+        self.target = Some(chosen);
+        self
+    }
+
+    /// The compute capability the PTX is for, as a number (`80` for `compute_80`, `90` for
+    /// `compute_90a`): for flags that depend on it, as candle's `-DNO_BF16_KERNEL` below 80.
+    pub fn compute_cap(&self) -> u32 {
+        target::Cap::parse(&self.ptx_arch).map_or(75, |c| c.number)
+    }
+
+    /// A static library of host code that launches its own kernels (`<<<...>>>`): `files`
+    /// (relative to `Cargo.toml`) compiled by nvcc with the build's flags and include folders,
+    /// then `flags`, into objects with machine code for the build's architectures and PTX for
+    /// the lowest; archived as `$OUT_DIR/lib<name>.a` and linked into the crate, with the CUDA
+    /// runtime (`cudart`) and, except on MSVC, the C++ runtime. Objects are kept with the key of
+    /// their inputs: a rebuild compiles only the files that changed. Needs nvcc (committed PTX
+    /// cannot stand in for host code); under docs.rs (`DOCS_RS` set) the library is not built.
+    ///
+    /// ```no_run
+    /// cuda_kernel_build::Build::new()
+    ///     .arch_from_environment("80")
+    ///     .static_library("moe", ["cuda/moe.cu", "cuda/moe_wmma.cu"], ["--default-stream", "per-thread"])
+    ///     .compile();
+    /// ```
+    pub fn static_library<P: AsRef<Path>, F: Into<String>>(
+        &mut self,
+        name: &str,
+        files: impl IntoIterator<Item = P>,
+        flags: impl IntoIterator<Item = F>,
+    ) -> &mut Build {
+        self.libraries.push(library::Library {
+            name: name.to_string(),
+            files: files
+                .into_iter()
+                .map(|f| f.as_ref().to_path_buf())
+                .collect(),
+            flags: flags.into_iter().map(Into::into).collect(),
+        });
         self
     }
 
@@ -568,6 +648,10 @@ impl Build {
     /// Compiles, returning what went wrong.
     pub fn try_compile(&mut self) -> Result<Compiled, Error> {
         let (manifest_dir, out_dir) = self.dirs()?;
+        let target = match self.target.clone() {
+            Some(chosen) => chosen?,
+            None => target::Target::set(&self.ptx_arch),
+        };
         let in_crate = |p: &PathBuf| manifest_dir.join(p);
         // The listed files, or the crate's whole module tree.
         let tree = scan::module_tree(&manifest_dir);
@@ -652,6 +736,8 @@ impl Build {
         };
         let committed_dir = self.committed.as_ref().map(in_crate);
         let mut problems = Vec::new();
+        // Stems whose committed files this build does not compare (made for another target).
+        let mut not_compared: Vec<String> = Vec::new();
         match &nvcc_path {
             Some(nvcc) => {
                 // A file whose inputs are those of the last build (a crate's edit that changes
@@ -692,6 +778,9 @@ impl Build {
                     nvcc::compile_all(nvcc, &stale, &includes, &declarations)
                 });
                 let mut fresh = compiled_now.into_iter();
+                // Committed files another architecture or nvcc made: not compared.
+                let mut made_otherwise: Vec<(String, target::MadeBy)> = Vec::new();
+                let mut made_now = None;
                 for ((job, key), reused) in jobs.iter().zip(&keys).zip(reused) {
                     // A reused PTX gets this version's record too (an earlier one's cache may
                     // lack the sources' own hash).
@@ -708,7 +797,15 @@ impl Build {
                             write_if_changed(&out, text.as_bytes())?;
                             nvcc::remember(&out, key, &text);
                             compiled.ptx.push(out);
-                            if let Some(dir) = &committed_dir {
+                            let made = target::MadeBy::read(Recorded::read(&text).body);
+                            let otherwise = committed_dir
+                                .as_deref()
+                                .and_then(|dir| committed::made_otherwise(dir, &job.stem, &made))
+                                .filter(|_| !write_requested());
+                            made_now.get_or_insert(made);
+                            if let Some(old) = otherwise {
+                                made_otherwise.push((job.stem.clone(), old));
+                            } else if let Some(dir) = &committed_dir {
                                 match compare_committed(dir, &job.stem, &text, strict) {
                                     Ok(warning) => compiled.warn(warning),
                                     Err(p) => problems.push(p),
@@ -718,6 +815,14 @@ impl Build {
                         Err(p) => problems.push(p),
                     }
                 }
+                if let (Some(dir), Some(made_now)) = (&committed_dir, &made_now) {
+                    let origin = target.origin();
+                    match committed::not_compared(dir, &made_otherwise, made_now, &origin, strict) {
+                        Ok(warning) => compiled.warn(warning),
+                        Err(p) => problems.push(p),
+                    }
+                }
+                not_compared = made_otherwise.into_iter().map(|(stem, _)| stem).collect();
                 if problems.is_empty() {
                     compiled.binaries = nvcc::binaries(
                         nvcc,
@@ -731,14 +836,32 @@ impl Build {
                 }
             }
             None => {
+                let mut unloadable: Vec<(String, target::MadeBy)> = Vec::new();
                 for job in &jobs {
                     match use_committed(committed_dir.as_deref(), job, &out_dir, strict) {
                         Ok((out, warning)) => {
+                            let text = std::fs::read_to_string(&out).unwrap_or_default();
+                            let made = target::MadeBy::read(Recorded::read(&text).body);
+                            if target.source != target::Source::Set && !made.loads_on(&target) {
+                                unloadable.push((job.stem.clone(), made));
+                            }
                             compiled.ptx.push(out);
                             compiled.warn(warning);
                         }
                         Err(p) => problems.push(p),
                     }
+                }
+                if let Some((_, made)) = unloadable.first() {
+                    let names: Vec<String> =
+                        unloadable.iter().map(|(s, _)| format!("{s}.ptx")).collect();
+                    compiled.warn(Some(format!(
+                        "the committed PTX ({}) is for {}, which a GPU of {} cannot load, and \
+                         nvcc was not found to compile for it: install nvcc (cuda-kernel's \
+                         README, \"Getting nvcc\"), or build for the committed architecture",
+                        names.join(", "),
+                        made.describe(),
+                        target.origin()
+                    )));
                 }
                 if problems.is_empty()
                     && !(self.cubin_archs.is_empty() && self.fatbin_archs.is_empty())
@@ -748,6 +871,33 @@ impl Build {
                          the CUDA toolkit)"
                             .to_string(),
                     );
+                }
+            }
+        }
+        if problems.is_empty() && !self.libraries.is_empty() {
+            match (&nvcc_path, std::env::var_os("DOCS_RS")) {
+                (_, Some(_)) => {}
+                (None, None) => problems.push(format!(
+                    "the static library `{}` needs nvcc, which was not found ($NVCC, \
+                     $CUDA_HOME/bin, $CUDA_PATH/bin or PATH): committed PTX cannot stand in \
+                     for host code",
+                    self.libraries[0].name
+                )),
+                (Some(nvcc), None) => {
+                    let inputs = library::Inputs {
+                        nvcc,
+                        manifest_dir: &manifest_dir,
+                        includes: &includes,
+                        flags: &self.flags,
+                        target: &target,
+                        out_dir: &out_dir,
+                    };
+                    for lib in &self.libraries {
+                        match library::build(lib, &inputs) {
+                            Ok(archive) => compiled.libraries.push(archive),
+                            Err(mut p) => problems.append(&mut p),
+                        }
+                    }
                 }
             }
         }
@@ -762,6 +912,7 @@ impl Build {
                 &includes,
                 &declarations,
                 committed_dir.as_deref(),
+                &not_compared,
                 &out_dir,
                 strict,
             );
@@ -833,6 +984,7 @@ fn generate_all(
     includes: &[PathBuf],
     declarations: &scan::Declarations,
     committed: Option<&Path>,
+    not_compared: &[String],
     out_dir: &Path,
     strict: bool,
 ) -> Result<(Vec<PathBuf>, Vec<String>), Vec<String>> {
@@ -855,7 +1007,6 @@ fn generate_all(
             .collect()
     };
     let (mut paths, mut warnings, mut problems) = (Vec::new(), Vec::new(), Vec::new());
-    let write = std::env::var_os(WRITE_PTX_ENV).is_some_and(|v| v == "1");
     let of_job = |job: &nvcc::Job| -> Vec<generate::NamedFamily> {
         families
             .iter()
@@ -916,36 +1067,18 @@ fn generate_all(
                 };
                 warnings.extend(generated.warnings);
                 claimed.extend(generated.from_headers);
-                let rust = generated.rust;
-                if let Some(path) = &committed_path {
-                    let old = std::fs::read_to_string(path).ok();
-                    if write || (old.is_none() && !strict) {
-                        // Asked for, or a crate's first build with nvcc: written, to commit.
-                        if let Err(e) = std::fs::write(path, &rust) {
-                            problems.push(format!("cannot write {}: {e}", path.display()));
-                        } else if !write {
-                            announce_written(path);
-                            warnings.push(format!(
-                                "wrote {}, the declarations generated from {shown}: commit it, \
-                                 and machines without nvcc (docs.rs, CI) build from it",
-                                path.display()
-                            ));
-                        }
-                    } else if old.as_deref() != Some(rust.as_str()) {
-                        let what = match old {
-                            Some(_) => "differs from the declarations generated from",
-                            None => "is missing: it holds the declarations generated from",
-                        };
-                        let message = format!(
-                            "{} {what} {shown} now: rebuild with {WRITE_PTX_ENV}=1 to write it, \
-                             then commit it",
-                            path.display()
-                        );
-                        if strict {
-                            problems.push(message);
-                        } else {
-                            warnings.push(message);
-                        }
+                // What made the PTX the declarations were made from: a committed file says.
+                let ptx = std::fs::read_to_string(out_dir.join(format!("{}.ptx", job.stem)))
+                    .unwrap_or_default();
+                let made = target::MadeBy::read(Recorded::read(&ptx).body);
+                let rust = with_made_by(&generated.rust, &made);
+                let compared = committed_path
+                    .as_ref()
+                    .filter(|_| !not_compared.contains(&job.stem));
+                if let Some(path) = compared {
+                    match committed::compare_declarations(path, &rust, &shown, strict) {
+                        Ok(warning) => warnings.extend(warning),
+                        Err(p) => problems.push(p),
                     }
                 }
                 rust
@@ -1155,6 +1288,25 @@ fn not_generated(stem: &str) -> String {
     )
 }
 
+/// Generated declarations with a line saying what made the PTX they were made from, after the
+/// generator's first two lines: `// From nvcc's PTX for sm_80 (nvcc V13.0.88).`
+fn with_made_by(rust: &str, made: &target::MadeBy) -> String {
+    let line = format!("// From nvcc's PTX for {}.\n", made.describe());
+    let mut cut = 0;
+    for _ in 0..2 {
+        match rust[cut..].find('\n') {
+            Some(at) => cut += at + 1,
+            None => return format!("{line}{rust}"),
+        }
+    }
+    format!("{}{line}{}", &rust[..cut], &rust[cut..])
+}
+
+/// Whether this build writes the committed files (`CUDA_KERNEL_WRITE_PTX=1`).
+fn write_requested() -> bool {
+    std::env::var_os(WRITE_PTX_ENV).is_some_and(|v| v == "1")
+}
+
 fn env_dir(name: &str) -> Result<PathBuf, Error> {
     std::env::var_os(name).map(PathBuf::from).ok_or_else(|| {
         Error::from(format!(
@@ -1170,243 +1322,6 @@ fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     }
     std::fs::write(path, bytes)
         .map_err(|e| Error::from(format!("cannot write {}: {e}", path.display())))
-}
-
-/// PTX with the hashes nvcc derives from the source file's path made equal: names of
-/// internal-linkage objects (`_INTERNAL_85b4dd50_7_llmc_cu_6022c32d...`, and the anonymous
-/// namespace `_GLOBAL__N__85b4dd50_...` inside them, which `<cooperative_groups/reduce.h>` and
-/// `cuda::std` headers bring) differ between two checkouts of the same sources, and only there.
-fn without_path_hashes(ptx: &str) -> std::borrow::Cow<'_, str> {
-    const MARK: &str = "_INTERNAL_";
-    let mut hashes: Vec<&str> = Vec::new();
-    for (at, _) in ptx.match_indices(MARK) {
-        let hash = ptx[at + MARK.len()..].get(..8);
-        if let Some(hash) = hash.filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit())) {
-            if !hashes.contains(&hash) {
-                hashes.push(hash);
-            }
-        }
-    }
-    if hashes.is_empty() {
-        return std::borrow::Cow::Borrowed(ptx);
-    }
-    let mut out = ptx.to_string();
-    for hash in hashes {
-        out = out.replace(hash, "00000000");
-    }
-    std::borrow::Cow::Owned(out)
-}
-
-/// PTX as the committed-PTX comparison sees it: the parts of internal names that change from
-/// run to run masked (`_INTERNAL_..._7412`, whose counter differs on every nvcc run of a file
-/// with no external symbol), then the path hashes and the asserts' source paths.
-fn comparable(ptx: &str) -> String {
-    let masked = cuda_kernel_syntax::itanium::without_internal_parts(ptx);
-    without_source_paths(&without_path_hashes(&masked))
-}
-
-/// PTX with the source paths device `assert`s carry (`__FILE__`, a string constant
-/// `$str$N[len] = {47, 119, ...}` holding the absolute path nvcc found the file under) cut to
-/// their file names: llm.c's headers assert, and their PTX differs between two checkouts only
-/// there.
-fn without_source_paths(ptx: &str) -> String {
-    let mut out = String::with_capacity(ptx.len());
-    for line in ptx.split_inclusive('\n') {
-        let path = line
-            .contains(".b8 $str")
-            .then(|| line.split_once("= {")?.1.split_once('}'))
-            .flatten()
-            .and_then(|(bytes, _)| {
-                let bytes: Vec<u8> = bytes
-                    .split(',')
-                    .map(|b| b.trim().parse::<u8>().ok())
-                    .collect::<Option<_>>()?;
-                let text = String::from_utf8(bytes).ok()?;
-                let text = text.trim_end_matches('\0');
-                (text.starts_with('/') && !text.contains(char::is_whitespace))
-                    .then(|| text.rsplit('/').next().unwrap_or(text).to_string())
-            });
-        match (path, line.split_once("$str")) {
-            (Some(name), Some((head, rest))) => {
-                let id = rest.split('[').next().unwrap_or_default();
-                out.push_str(&format!("{head}$str{id} = \"{name}\"\n"));
-            }
-            _ => out.push_str(line),
-        }
-    }
-    out
-}
-
-/// A file this run wrote for the user to commit is news once: cargo replays a build script's
-/// warnings on every build until the script runs again, so the file written is made an input
-/// of the run. Written after the run started, it is newer than the run, and the next build
-/// runs the script once more (its nvcc work cached in `$OUT_DIR`), which finds the file as
-/// written and says nothing.
-fn announce_written(path: &Path) {
-    println!("cargo::rerun-if-changed={}", path.display());
-}
-
-/// With nvcc: the committed PTX should be what nvcc made; rewritten on request, an error when
-/// `strict`, a warning otherwise (the build goes on with nvcc's PTX). The same PTX under another
-/// record of its inputs (a Rust declaration, a comment or a flag changed, not the PTX) is
-/// rewritten outside `strict`, and said once.
-fn compare_committed(
-    dir: &Path,
-    stem: &str,
-    text: &str,
-    strict: bool,
-) -> Result<Option<String>, String> {
-    let path = dir.join(format!("{stem}.ptx"));
-    let old = std::fs::read_to_string(&path).ok();
-    let new = Recorded::read(text);
-    let same_ptx = |old: &Recorded| comparable(old.body) == comparable(new.body);
-    // A record from before the sources' own hash was kept is current on the hash of all inputs.
-    let current = |old: &Recorded| {
-        old.inputs == new.inputs && old.sources.is_none_or(|s| Some(s) == new.sources)
-    };
-    if let Some(old) = old.as_deref().map(Recorded::read)
-        && current(&old)
-        && same_ptx(&old)
-    {
-        return Ok(None);
-    }
-    let write = std::env::var_os(WRITE_PTX_ENV).is_some_and(|v| v == "1");
-    if old.is_none() && !write && strict {
-        // Checked, not written: the source tree stays as it is in CI.
-        return Ok(Some(format!(
-            "{} does not exist yet: rebuild with {WRITE_PTX_ENV}=1 to write it and commit it, so \
-             that machines without nvcc can build",
-            path.display()
-        )));
-    }
-    let same_body = old
-        .as_deref()
-        .map(Recorded::read)
-        .is_some_and(|o| same_ptx(&o));
-    if write || (!strict && (old.is_none() || same_body)) {
-        // Asked for; a crate's first build with nvcc, which writes what machines without it
-        // build from; or the same PTX under a new record of its inputs.
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        if !write {
-            announce_written(&path);
-            let what = match old {
-                None => format!("wrote {}, nvcc's PTX of {stem}.cu", path.display()),
-                Some(_) => format!(
-                    "updated the first line of {} (the record of its inputs: a Rust \
-                     declaration, a comment of {stem}.cu or a flag changed, not the PTX)",
-                    path.display()
-                ),
-            };
-            return Ok(Some(format!(
-                "{what}: commit it, and machines without nvcc (docs.rs, CI) build from it"
-            )));
-        }
-        return Ok(None);
-    }
-    let message = match same_body {
-        true => format!(
-            "{} is the PTX nvcc makes of {stem}.cu now, but records other inputs (the .cu, its \
-             headers, the Rust declarations of its kernels or nvcc's flags changed, not the PTX), \
-             so machines without nvcc would not take it: rebuild with {WRITE_PTX_ENV}=1 to \
-             write it, then commit it",
-            path.display()
-        ),
-        false => format!(
-            "{} differs from the PTX nvcc makes of {stem}.cu now: rebuild with \
-             {WRITE_PTX_ENV}=1 to write it, then commit it",
-            path.display()
-        ),
-    };
-    if strict {
-        return Err(message);
-    }
-    Ok(Some(format!(
-        "{message} (this build uses nvcc's PTX; {CHECK_PTX_ENV}=1 or CI makes this an error)"
-    )))
-}
-
-/// Without nvcc: the committed PTX; one not made from these sources is an error when `strict`,
-/// used with a warning otherwise.
-fn use_committed(
-    dir: Option<&Path>,
-    job: &nvcc::Job,
-    out_dir: &Path,
-    strict: bool,
-) -> Result<(PathBuf, Option<String>), String> {
-    let not_found = "nvcc was not found ($NVCC, $CUDA_HOME/bin, $CUDA_PATH/bin or PATH)";
-    let get_nvcc = "install the CUDA toolkit, or NVIDIA's nvcc from PyPI (cuda-kernel's \
-                    README, \"Getting nvcc\"), or set NVCC to an nvcc";
-    let todo = format!(
-        "on a machine with nvcc, rebuild with {WRITE_PTX_ENV}=1 and commit the PTX ({get_nvcc})"
-    );
-    let Some(dir) = dir else {
-        return Err(format!(
-            "cannot compile {source}: {not_found}\n  \
-             {get_nvcc}; to build without nvcc, keep nvcc's PTX in the crate with \
-             Build::committed_ptx(\"ptx\")",
-            source = job.source.display()
-        ));
-    };
-    let path = dir.join(format!("{}.ptx", job.stem));
-    println!("cargo::rerun-if-changed={}", path.display());
-    let text = std::fs::read_to_string(&path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => format!(
-            "cannot compile {source}: {not_found}, and there is no committed PTX to build from \
-             ({path} does not exist yet)\n  \
-             a crate's first build needs nvcc: {get_nvcc}\n  \
-             that build writes {path}: commit it, and machines without nvcc (docs.rs, CI) \
-             build from it",
-            source = job.source.display(),
-            path = path.display()
-        ),
-        _ => format!(
-            "cannot compile {source}: {not_found}, and {path} cannot be read ({e})\n  {todo}",
-            source = job.source.display(),
-            path = path.display()
-        ),
-    })?;
-    let recorded = Recorded::read(&text);
-    let mut warning = None;
-    if recorded.inputs != Some(job.hash.as_str()) {
-        // The `.cu`, its headers and flags as recorded, only Rust declarations changed: the
-        // `#[kernel]` checks against this PTX say whether they fit, and nothing is news.
-        let declarations_only = recorded.sources == Some(job.sources_hash.as_str());
-        let message = match declarations_only {
-            true => format!(
-                "{} records other Rust declarations of {}.cu's kernels, and {not_found} to \
-                 check the new ones against {}.cu: {todo}",
-                path.display(),
-                job.stem,
-                job.stem
-            ),
-            false => format!(
-                "{} was not made from the current {}.cu, its headers and flags{}, and nvcc was \
-                 not found to make it again: on a machine with nvcc, rebuild with \
-                 {WRITE_PTX_ENV}=1 and commit the PTX",
-                path.display(),
-                job.stem,
-                // A record without the sources' own hash cannot tell them from declarations.
-                match recorded.sources {
-                    Some(_) => "",
-                    None => " (or the Rust declarations of its kernels)",
-                }
-            ),
-        };
-        if strict {
-            return Err(message);
-        }
-        if !declarations_only {
-            warning = Some(format!(
-                "{message} (this build uses it as it is; {CHECK_PTX_ENV}=1 or CI makes this an \
-                 error)"
-            ));
-        }
-    }
-    let out = out_dir.join(format!("{}.ptx", job.stem));
-    write_if_changed(&out, text.as_bytes()).map_err(|e| e.to_string())?;
-    Ok((out, warning))
 }
 
 /// For the build script of a crate that launches kernels another crate builds (candle-core and
@@ -1436,28 +1351,6 @@ pub fn dependency_ptx(links: &str) -> Result<PathBuf, Error> {
     })?;
     println!("cargo::rustc-env={var}={}", dir.display());
     Ok(dir)
-}
-
-/// Whether committed PTX that is not current is an error: asked for (`check`), else
-/// `CUDA_KERNEL_CHECK_PTX`, else in CI for a crate of its own checkout.
-fn strict(check: Option<bool>, manifest_dir: &Path) -> bool {
-    if let Some(check) = check {
-        return check;
-    }
-    match std::env::var(CHECK_PTX_ENV).ok().as_deref().map(str::trim) {
-        Some("1" | "true") => return true,
-        Some("0" | "false") => return false,
-        _ => {}
-    }
-    let in_ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
-    in_ci && !is_dependency(manifest_dir)
-}
-
-/// Whether the crate is a dependency fetched by cargo (from a registry or a git checkout),
-/// rather than one of the workspace being developed.
-fn is_dependency(manifest_dir: &Path) -> bool {
-    let text = manifest_dir.to_string_lossy().replace('\\', "/");
-    text.contains("/registry/src/") || text.contains("/git/checkouts/")
 }
 
 /// The warnings that keep declarations from escaping the checks without a word: blocks outside
@@ -1515,73 +1408,4 @@ fn gap_warnings(
         }
     }
     warnings
-}
-
-#[cfg(test)]
-mod path_hash_tests {
-    use super::{comparable, without_path_hashes, without_source_paths};
-
-    #[test]
-    fn assert_file_names_at_two_checkouts_compare_equal() {
-        // `/work/main/kernels/cuda/llmc/matmul.cuh` and `/tmp/ci/kernels/cuda/llmc/matmul.cuh`.
-        let bytes = |path: &str| -> String {
-            let mut b: Vec<String> = path.bytes().map(|b| b.to_string()).collect();
-            b.push("0".into());
-            format!(
-                ".global .align 1 .b8 $str$3[{}] = {{{}}};\n",
-                b.len(),
-                b.join(", ")
-            )
-        };
-        let here = bytes("/work/main/kernels/cuda/llmc/matmul.cuh");
-        let there = bytes("/tmp/ci/kernels/cuda/llmc/matmul.cuh");
-        assert_ne!(here, there);
-        assert_eq!(without_source_paths(&here), without_source_paths(&there));
-        // Another file, or a message that is no path, still differs.
-        assert_ne!(
-            without_source_paths(&here),
-            without_source_paths(&bytes("/tmp/ci/kernels/cuda/llmc/gelu.cuh"))
-        );
-        let message = bytes("n % x128::size == 0");
-        assert_eq!(without_source_paths(&message), message);
-        assert_eq!(without_source_paths(".entry k()\n"), ".entry k()\n");
-    }
-
-    #[test]
-    fn ptx_of_the_same_source_at_two_paths_compares_equal() {
-        let here = ".global .align 1 .b8 _ZN37_INTERNAL_85b4dd50_7_llmc_cu_6022c32d4cuda3std3__439_GLOBAL__N__85b4dd50_7_llmc_cu_6022c32d6ignoreE[1];\n";
-        let there = ".global .align 1 .b8 _ZN37_INTERNAL_f19b07df_7_llmc_cu_6022c32d4cuda3std3__439_GLOBAL__N__f19b07df_7_llmc_cu_6022c32d6ignoreE[1];\n";
-        assert_ne!(here, there);
-        assert_eq!(without_path_hashes(here), without_path_hashes(there));
-        // Another source (another file name in the symbol) still differs.
-        let other = here.replace("llmc_cu", "main_cu");
-        assert_ne!(without_path_hashes(here), without_path_hashes(&other));
-        // PTX without such names is compared as it is.
-        assert!(matches!(
-            without_path_hashes(".entry k()\n"),
-            std::borrow::Cow::Borrowed(_)
-        ));
-    }
-
-    #[test]
-    fn ptx_of_two_nvcc_runs_with_internal_counters_compares_equal() {
-        // u4.cu (a template over a `static __device__` function, nothing external) compiled
-        // twice by nvcc 13.0 with one command: the counter after the hash differs, and its
-        // digits change the length prefix.
-        let run = |name: &str| {
-            format!(
-                ".entry _Z15unary_op_kernelIXadL_ZN{name}7op_geluEfEEfEvPKT0_PS1_i(\n\
-                 .global .align 4 .b8 _ZN{name}5tableE[4];\n"
-            )
-        };
-        let one = run("40_INTERNAL_9276699c_5_u4_cu_f863f173_3580");
-        let two = run("41_INTERNAL_9276699c_5_u4_cu_f863f173_13591");
-        assert_ne!(without_path_hashes(&one), without_path_hashes(&two));
-        assert_eq!(comparable(&one), comparable(&two));
-        // Another function in the same place still differs.
-        assert_ne!(
-            comparable(&one),
-            comparable(&one.replace("7op_gelu", "7op_relu"))
-        );
-    }
 }

@@ -288,12 +288,18 @@ fn without_nvcc_and_without_committed_ptx_the_error_says_what_to_do() {
 #[cfg_attr(not(has_nvcc), ignore = "needs nvcc")]
 fn a_first_build_with_nvcc_writes_the_committed_ptx_and_later_ones_use_it() {
     let dir = project("first", GOOD);
-    // Checked (CI): nothing is written into the source tree.
-    build(&dir)
-        .committed_ptx("ptx")
-        .check_committed(true)
-        .try_compile()
-        .unwrap();
+    // Checked (CI): nothing is written into the source tree, and a committed file missing is
+    // an error, the PTX as the generated declarations.
+    for generate in [false, true] {
+        let e = build(&dir)
+            .committed_ptx("ptx")
+            .generate_declarations(generate)
+            .check_committed(true)
+            .try_compile()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("ptx/axpy.ptx does not exist yet"), "{e}");
+    }
     assert!(!dir.join("ptx/axpy.ptx").exists());
     assert!(!dir.join("ptx/axpy.rs").exists());
     // An ordinary first build writes it, and the generated declarations.
@@ -312,6 +318,25 @@ fn a_first_build_with_nvcc_writes_the_committed_ptx_and_later_ones_use_it() {
     assert_eq!(
         written,
         std::fs::read_to_string(dir.join("out/axpy.ptx")).unwrap()
+    );
+    // The generated declarations are held to the same rule: missing, an error when checked.
+    std::fs::remove_file(dir.join("ptx/axpy.rs")).unwrap();
+    let e = build(&dir)
+        .committed_ptx("ptx")
+        .generate_declarations(true)
+        .check_committed(true)
+        .try_compile()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("ptx/axpy.rs does not exist yet"), "{e}");
+    std::fs::write(dir.join("ptx/axpy.rs"), &generated).unwrap();
+    // The committed declarations say what made the PTX they were made from.
+    assert!(
+        generated
+            .lines()
+            .nth(2)
+            .is_some_and(|l| l.starts_with("// From nvcc's PTX for sm_75, nvcc V")),
+        "{generated}"
     );
     // A machine without nvcc builds from it, and the check finds it current.
     let without = build(&dir)
@@ -981,5 +1006,118 @@ fn a_kernel_taking_a_crate_struct_is_declared_once_the_struct_is_bound() {
         rust.contains("pub fn shift(y: *mut f32, s: crate::Scale);"),
         "{rust}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Committed files made for another architecture are not this build's to compare: said once,
+/// left as they are, an error when checked (CI); for their own architecture they compare.
+#[test]
+#[cfg_attr(not(has_nvcc), ignore = "needs nvcc")]
+fn committed_files_of_another_architecture_are_not_compared_but_said_once() {
+    let dir = project("other-arch", GOOD);
+    build(&dir)
+        .committed_ptx("ptx")
+        .generate_declarations(true)
+        .check_committed(false)
+        .try_compile()
+        .unwrap();
+    let committed = std::fs::read_to_string(dir.join("ptx/axpy.ptx")).unwrap();
+    let declarations = std::fs::read_to_string(dir.join("ptx/axpy.rs")).unwrap();
+    let other = build(&dir)
+        .committed_ptx("ptx")
+        .generate_declarations(true)
+        .ptx_arch("compute_80")
+        .check_committed(false)
+        .try_compile()
+        .unwrap();
+    let said: Vec<&String> = other
+        .warnings
+        .iter()
+        .filter(|w| w.contains("were made for sm_75, nvcc V"))
+        .collect();
+    assert_eq!(said.len(), 1, "{:?}", other.warnings);
+    assert!(said[0].contains("this build makes sm_80"), "{}", said[0]);
+    assert!(
+        !other.warnings.iter().any(|w| w.contains("differs")),
+        "{:?}",
+        other.warnings
+    );
+    assert!(
+        std::fs::read_to_string(dir.join("out/axpy.ptx"))
+            .unwrap()
+            .contains(".target sm_80")
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("ptx/axpy.ptx")).unwrap(),
+        committed
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("ptx/axpy.rs")).unwrap(),
+        declarations
+    );
+    let e = build(&dir)
+        .committed_ptx("ptx")
+        .ptx_arch("compute_80")
+        .check_committed(true)
+        .try_compile()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("were made for sm_75"), "{e}");
+    // Their own architecture: compared, and current.
+    build(&dir)
+        .committed_ptx("ptx")
+        .generate_declarations(true)
+        .check_committed(true)
+        .try_compile()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Host code launching its own kernel, as candle's MoE library: archived with machine code for
+/// the architecture, its objects kept until an input changes.
+#[test]
+#[cfg_attr(not(has_nvcc), ignore = "needs nvcc")]
+fn a_static_library_is_archived_and_rebuilt_only_where_inputs_change() {
+    let dir = project("library", GOOD);
+    std::fs::write(
+        dir.join("cuda/host.cu"),
+        "#include \"scale.cuh\"\n__global__ void twice(float *x) { x[threadIdx.x] *= SCALE; }\n\
+         extern \"C\" void launch_twice(float *x, int n) { twice<<<1, n>>>(x); }\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("cuda/scale.cuh"), "#define SCALE 2.0f\n").unwrap();
+    let library = |flag: &str| {
+        let mut b = build(&dir);
+        b.ptx_arch("compute_80")
+            .static_library("host", ["cuda/host.cu"], [flag.to_string()])
+            .try_compile()
+            .unwrap()
+    };
+    let compiled = library("-DUNUSED=1");
+    assert_eq!(compiled.libraries, [dir.join("out/libhost.a")]);
+    let objects = || -> Vec<PathBuf> {
+        let mut found: Vec<PathBuf> = std::fs::read_dir(dir.join("out/cuda-kernel/objects/host"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        found.sort();
+        found
+    };
+    let first = objects();
+    assert_eq!(first.len(), 1, "{first:?}");
+    let modified = std::fs::metadata(&first[0]).unwrap().modified().unwrap();
+    library("-DUNUSED=1");
+    assert_eq!(objects(), first);
+    assert_eq!(
+        std::fs::metadata(&first[0]).unwrap().modified().unwrap(),
+        modified
+    );
+    // A header's edit makes a new object.
+    std::fs::write(dir.join("cuda/scale.cuh"), "#define SCALE 3.0f\n").unwrap();
+    library("-DUNUSED=1");
+    assert_eq!(objects().len(), 2);
+    let archive = std::fs::read(dir.join("out/libhost.a")).unwrap();
+    assert!(archive.starts_with(b"!<arch>\n"));
+    assert!(archive.windows(12).any(|w| w == b"launch_twice"));
     let _ = std::fs::remove_dir_all(&dir);
 }
