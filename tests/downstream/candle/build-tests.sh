@@ -4,25 +4,30 @@
 # (`port`: issue 47, candle on cuda-kernel), so that both suites run in one device call.
 #
 #   tests/downstream/candle/build-tests.sh [original|port|check] [WORK]   (default: original,
-#   target/candle-work; `check` only checks the port tree, as CI does)
+#   target/candle-work; `check` only checks the port tree and the public API, as CI does)
 #
 # 1. candle-core and candle-kernels 0.11.1 as cargo downloads them from crates.io, copied to
 #    WORK/$which, candle-core pointed at that candle-kernels by path. `port` applies
-#    port/candle.patch (every launch of candle-core typed; candle-kernels' PTX and declarations
-#    through cuda_kernel_build), lays port/candle-kernels/ptx (the committed PTX and
-#    declarations) over the tree, and adds this checkout's cuda-kernel to both manifests by
-#    path (`cuda` turns it on in candle-core).
+#    port/patches/*.patch in order (01: candle-kernels' PTX, declarations and MoE/MMQ library
+#    through cuda_kernel_build, cudaforge gone; 02: every launch of candle-core typed), lays
+#    port/candle-kernels/ptx (the committed PTX and declarations) over the tree, and in the
+#    manifests adds this checkout's cuda-kernel by path (`cuda` turns it on in candle-core) and
+#    drops cudaforge.
 # 2. candle turns on cudarc's `dynamic-linking` (libcuda, cublas, cublasLt, curand, nvrtc), so
 #    its tests link those libraries: NVIDIA's PyPI wheels give cublas and curand, the nvcc
 #    folder (scripts/install-nvcc.sh) cudart and nvrtc, and the stub driver of examples/c stands
 #    for `libcuda.so` (an empty library would be dropped from the binaries' needs); the
 #    driver's other symbols are resolved when the binaries run on the GPU machine.
-# 3. `cargo test --features cuda --no-run` (CUDA_COMPUTE_CAP=90: candle-kernels' build asks
-#    nvidia-smi otherwise), and the launch-bound benchmark of bench/ as an example in release,
-#    every binary stripped and packed with the tests' data into .device/candle/$which.tar.xz
-#    (about 18 MB).
-# On the GPU machine: tar xJf .device/candle/$which.tar.xz -C DIR, then each DIR/bin/* with
-# LD_LIBRARY_PATH=/usr/local/cuda/lib64, from DIR.
+# 3. `cargo test --features cuda --no-run`, debug (bin/) and release (bin-release/)
+#    (CUDA_COMPUTE_CAP=90: candle-kernels' build asks nvidia-smi otherwise), the launch-bound
+#    benchmark of bench/ as an example in release, and bench/llama_e2e.rs (a candle-transformers
+#    Llama over crates.io's candle-nn and candle-transformers 0.11.1, the tree's candle-core
+#    patched in) in release, every binary stripped and packed with the tests' data into
+#    .device/candle/$which-debug.tar.xz and $which-release.tar.xz (the release test binaries).
+# 4. api-check/ (a crate on candle-core's public CUDA API as 0.11.1 has it) checked against the
+#    tree: a bound added to a public trait or a variant to a public enum fails it.
+# On the GPU machine: run-on-gpu.sh (or tar xJf .device/candle/$which-debug.tar.xz -C DIR, then
+# each DIR/bin/* with LD_LIBRARY_PATH=/usr/local/cuda/lib64, from DIR).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 which=${1:-original}
@@ -64,7 +69,9 @@ open(path, "w").write(text + "\n[workspace]\n")
 PY
 cp "$root/tests/downstream/candle/bench/launch_bound.rs" "$tree/candle-core/examples/"
 if [ "$which" = port ]; then
-    patch -s -p1 -d "$tree" <"$root/tests/downstream/candle/port/candle.patch"
+    for part in "$root"/tests/downstream/candle/port/patches/*.patch; do
+        patch -s -p1 -d "$tree" <"$part"
+    done
     cp -r "$root/tests/downstream/candle/port/candle-kernels/." "$tree/candle-kernels/"
     python3 - "$tree" "$root" <<'PY'
 import sys
@@ -78,19 +85,38 @@ text = text.replace("\n[workspace]\n", f'\n[dependencies.cuda-kernel]\npath = "{
 open(path, "w").write(text)
 path = f"{tree}/candle-kernels/Cargo.toml"
 text = open(path).read()
+forge = '[build-dependencies.cudaforge]\nversion = "0.1.2"\n'
+assert forge in text, "candle-kernels' build-dependency on cudaforge is not as 0.11.1 has it"
+text = text.replace(forge, "")
 text += f'\n[dependencies.cuda-kernel]\npath = "{root}/cuda-kernel"\n'
 text += f'\n[build-dependencies.cuda-kernel-build]\npath = "{root}/cuda-kernel-build"\n'
 open(path, "w").write(text)
 PY
 fi
 
-# `check` (CI's): the port tree compiles, lib, tests and examples, and candle-kernels' committed
-# PTX and declarations are current (CI=true makes a difference an error).
+# A crate on candle-core's public API, checked against the tree (step 4), in the target folder
+# and environment the tree was built with (`$@`: `env` assignments), so that candle-kernels'
+# build is the one already made.
+api_check() {
+    local api="$work/$which-api"
+    rm -rf "$api" && mkdir -p "$api"
+    cp -r "$root/tests/downstream/candle/api-check/src" "$api/"
+    printf '[package]\nname = "candle-api-check"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n[dependencies]\ncandle-core = { path = "%s", features = ["cuda"] }\n[workspace]\n' \
+        "$tree/candle-core" >"$api/Cargo.toml"
+    (cd "$api" && env "$@" cargo check --quiet)
+    echo "candle-core's public API as 0.11.1 has it: api-check compiles against the $which tree"
+}
+
+# `check` (CI's): the port tree compiles, lib, tests and examples, with the architecture the
+# build step chooses on a machine without a GPU (8.0, the committed files'), so that
+# candle-kernels' committed PTX and declarations are compared and must be current (CI=true
+# makes a difference an error); then the public API.
 if [ -n "$check" ]; then
-    # 80: the committed PTX's architecture, which cudaforge's build of the static library
-    # would otherwise ask nvidia-smi for.
-    cd "$tree/candle-core"
-    CUDA_COMPUTE_CAP=80 exec cargo check --features cuda --tests --examples
+    target="${CARGO_TARGET_DIR:-$tree/candle-core/target}"
+    (cd "$tree/candle-core" &&
+        env -u CUDA_COMPUTE_CAP CARGO_TARGET_DIR="$target" cargo check --features cuda --tests --examples)
+    api_check -u CUDA_COMPUTE_CAP CARGO_TARGET_DIR="$target"
+    exit 0
 fi
 
 # 2. The libraries the test binaries link.
@@ -108,32 +134,49 @@ ln -sf "$nvcc_lib/libcudart.so.13" "$libs/libcudart.so"
 # calls): the binaries keep their need of `libcuda.so`, which the GPU machine's driver fills.
 gcc -O2 -shared -fPIC -o "$libs/libcuda.so" "$root/examples/c/stub_driver.c" -ldl
 
-# 3. The test binaries, packed.
+# 3. The test binaries, packed. Every build of the tree in one target folder and environment
+# (90: candle-kernels' build would ask nvidia-smi otherwise).
+build_env=(CUDA_COMPUTE_CAP=90
+    RUSTFLAGS="-L native=$libs -C link-arg=-Wl,--unresolved-symbols=ignore-in-object-files"
+    CARGO_TARGET_DIR="$root/target/candle")
 bins="$work/$which-bins"
 rm -rf "$bins"
-mkdir -p "$bins/bin"
-(cd "$tree/candle-core" &&
-    CUDA_COMPUTE_CAP=90 \
-    RUSTFLAGS="-L native=$libs -C link-arg=-Wl,--unresolved-symbols=ignore-in-object-files" \
-    CARGO_TARGET_DIR="$root/target/candle" \
-    cargo test --features cuda --no-run --message-format=json 2>/dev/null) |
-    python3 -c "
+mkdir -p "$bins/bin" "$bins/bin-release"
+# candle-core's test binaries of a profile (`$1`: `--release` or nothing) into `$2`.
+tests_into() {
+    (cd "$tree/candle-core" &&
+        env "${build_env[@]}" cargo test $1 --features cuda --no-run --message-format=json 2>/dev/null) |
+        python3 -c "
 import json, sys
 for line in sys.stdin:
     m = json.loads(line)
     if m.get('reason') == 'compiler-artifact' and m.get('executable') and m['target']['kind'] == ['test']:
         print(m['target']['name'], m['executable'])
 " | while read -r name exe; do
-    case "$name" in cutile_tests | metal_concurrent_tests) continue ;; esac
-    strip -o "$bins/bin/$name" "$exe"
-done
+        case "$name" in cutile_tests | metal_concurrent_tests) continue ;; esac
+        strip -o "$2/$name" "$exe"
+    done
+}
+tests_into "" "$bins/bin"
+tests_into --release "$bins/bin-release"
 (cd "$tree/candle-core" &&
-    CUDA_COMPUTE_CAP=90 \
-    RUSTFLAGS="-L native=$libs -C link-arg=-Wl,--unresolved-symbols=ignore-in-object-files" \
-    CARGO_TARGET_DIR="$root/target/candle" \
-    cargo build --release --features cuda --example launch_bound --quiet)
+    env "${build_env[@]}" cargo build --release --features cuda --example launch_bound --quiet)
 strip -o "$bins/bin/launch_bound" "$root/target/candle/release/examples/launch_bound"
+# The model, over crates.io's candle-nn and candle-transformers with the tree's candle-core.
+model="$work/$which-model"
+rm -rf "$model" && mkdir -p "$model/src"
+cp "$root/tests/downstream/candle/bench/llama_e2e.rs" "$model/src/main.rs"
+printf '[package]\nname = "llama-e2e"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n[dependencies]\ncandle-core = { version = "=0.11.1", features = ["cuda"] }\ncandle-nn = { version = "=0.11.1", features = ["cuda"] }\ncandle-transformers = { version = "=0.11.1", features = ["cuda"] }\n[patch.crates-io]\ncandle-core = { path = "%s" }\ncandle-kernels = { path = "%s" }\n[workspace]\n' \
+    "$tree/candle-core" "$tree/candle-kernels" >"$model/Cargo.toml"
+(cd "$model" && env "${build_env[@]}" cargo build --release --quiet)
+strip -o "$bins/bin/llama_e2e" "$root/target/candle/release/llama-e2e"
+api_check "${build_env[@]}"
 cp -r "$tree/candle-core/tests" "$bins/tests"
+# Two archives a tree, so that a device call carries both trees' debug binaries and the
+# benchmarks (`$which-debug`), and another both trees' release binaries (`$which-release`):
+# each is 15 to 25 MB, and one call carries at most 64 MiB.
 mkdir -p "$root/.device/candle"
-tar cf - -C "$bins" bin tests | xz -T1 --lzma2=preset=6,dict=256MiB >"$root/.device/candle/$which.tar.xz"
-ls -la "$root/.device/candle/$which.tar.xz"
+rm -f "$root/.device/candle/$which.tar.xz"
+tar cf - -C "$bins" bin tests | xz -T2 --lzma2=preset=6,dict=256MiB >"$root/.device/candle/$which-debug.tar.xz"
+tar cf - -C "$bins" bin-release tests | xz -T2 --lzma2=preset=6,dict=256MiB >"$root/.device/candle/$which-release.tar.xz"
+ls -la "$root/.device/candle/$which"-*.tar.xz
