@@ -23,11 +23,10 @@
 #    benchmark of bench/ as an example in release, and bench/llama_e2e.rs (a candle-transformers
 #    Llama over crates.io's candle-nn and candle-transformers 0.11.1, the tree's candle-core
 #    patched in) in release, every binary stripped and packed with the tests' data into
-#    .device/candle/$which-debug.tar.xz and $which-release.tar.xz (the release test binaries).
+#    .device/candle/$which-{bench,debug1,debug2,release}.tar.xz.
 # 4. api-check/ (a crate on candle-core's public CUDA API as 0.11.1 has it) checked against the
 #    tree: a bound added to a public trait or a variant to a public enum fails it.
-# On the GPU machine: run-on-gpu.sh (or tar xJf .device/candle/$which-debug.tar.xz -C DIR, then
-# each DIR/bin/* with LD_LIBRARY_PATH=/usr/local/cuda/lib64, from DIR).
+# On the GPU machine: run-on-gpu.sh, with the archives of a call in .device/candle.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 which=${1:-original}
@@ -172,11 +171,21 @@ printf '[package]\nname = "llama-e2e"\nversion = "0.0.0"\nedition = "2021"\npubl
 strip -o "$bins/bin/llama_e2e" "$root/target/candle/release/llama-e2e"
 api_check "${build_env[@]}"
 cp -r "$tree/candle-core/tests" "$bins/tests"
-# Two archives a tree, so that a device call carries both trees' debug binaries and the
-# benchmarks (`$which-debug`), and another both trees' release binaries (`$which-release`):
-# each is 15 to 25 MB, and one call carries at most 64 MiB.
+# Archives of 10 to 30 MB, since a device call carries at most 64 MiB with the checkout:
+# `$which-bench` (the benchmark and the Llama, release), `$which-debug1` and `-debug2` (the debug
+# suites, halved), `$which-release` (the release suites). Calls as they ran (docs/gpu-results.md):
+# both trees' bench; original's debug and release; port's debug1 and debug2; port's release.
 mkdir -p "$root/.device/candle"
-rm -f "$root/.device/candle/$which.tar.xz"
-tar cf - -C "$bins" bin tests | xz -T2 --lzma2=preset=6,dict=256MiB >"$root/.device/candle/$which-debug.tar.xz"
-tar cf - -C "$bins" bin-release tests | xz -T2 --lzma2=preset=6,dict=256MiB >"$root/.device/candle/$which-release.tar.xz"
+rm -f "$root/.device/candle/$which"*.tar.xz
+pack() {
+    local name=$1
+    shift
+    tar cf - -C "$bins" "$@" | xz -T2 --lzma2=preset=6,dict=256MiB >"$root/.device/candle/$which-$name.tar.xz"
+}
+mapfile -t suites < <(cd "$bins" && ls bin | grep -v -e '^launch_bound$' -e '^llama_e2e$' | sed 's|^|bin/|')
+half=$(((${#suites[@]} + 1) / 2))
+pack bench bin/launch_bound bin/llama_e2e
+pack debug1 tests "${suites[@]:0:half}"
+pack debug2 tests "${suites[@]:half}"
+pack release tests bin-release
 ls -la "$root/.device/candle/$which"-*.tar.xz

@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # On the GPU machine, from the repository root: both trees' candle-core test suites, the
-# launch-bound benchmark and the Llama end to end (bench/llama_e2e.rs), and memcheck, from the
-# archives build-tests.sh packs into .device/candle/ that the call carries: the
-# {original,port}-debug ones (debug suites and benchmarks) in one call, the -release ones
-# (release suites) in another. Writes $OUT/candle-summary.txt (each binary's result line and any
+# launch-bound benchmark and the Llama end to end (bench/llama_e2e.rs), and memcheck, from
+# whichever of the archives build-tests.sh packs into .device/candle/ the call carries (at most
+# 64 MiB a call: the two trees' -bench archives together, each tree's suites apart). Writes $OUT/candle-summary.txt (each binary's result line and any
 # failure, the benchmarks' lines, memcheck's verdicts) and $OUT/candle-logs.tar.xz (every log).
 set -uo pipefail
 out=${OUT:-/tmp/candle-out}
@@ -16,8 +15,8 @@ cd .device/candle
     date -u
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
     for tree in original port; do
-        # Whichever of the tree's archives this call carries (debug: bin/, the suites and the
-        # benchmarks; release: bin-release/).
+        # Whichever of the tree's archives this call carries (bench, debug1, debug2: bin/;
+        # release: bin-release/).
         rm -rf "$tree" && mkdir "$tree"
         for archive in "$tree"-*.tar.xz; do
             [ -e "$archive" ] && tar xJf "$archive" -C "$tree"
@@ -33,7 +32,7 @@ cd .device/candle
             grep -E '^test .* FAILED$|panicked' "$log" | head -20
         done
     done
-    # The benchmarks come with the debug archives.
+    # The benchmarks, where both trees' -bench archives came.
     if [ -e original/bin/launch_bound ] && [ -e port/bin/launch_bound ]; then
         echo "launch-bound benchmark, alternating trees:"
         for round in 1 2 3; do
