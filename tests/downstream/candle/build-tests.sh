@@ -141,7 +141,8 @@ build_env=(CUDA_COMPUTE_CAP=90
 bins="$work/$which-bins"
 rm -rf "$bins"
 mkdir -p "$bins/bin" "$bins/bin-release"
-# candle-core's test binaries of a profile (`$1`: `--release` or nothing) into `$2`.
+# candle-core's test binaries of a profile (`$1`: `--release` or nothing) into `$2`: its tests/
+# and its library's unit tests (`candle_core`, the quantized launches' CUDA tests among them).
 tests_into() {
     (cd "$tree/candle-core" &&
         env "${build_env[@]}" cargo test $1 --features cuda --no-run --message-format=json 2>/dev/null) |
@@ -149,7 +150,8 @@ tests_into() {
 import json, sys
 for line in sys.stdin:
     m = json.loads(line)
-    if m.get('reason') == 'compiler-artifact' and m.get('executable') and m['target']['kind'] == ['test']:
+    kind, test = m.get('target', {}).get('kind'), m.get('profile', {}).get('test')
+    if m.get('reason') == 'compiler-artifact' and m.get('executable') and (kind == ['test'] or (test and 'lib' in kind)):
         print(m['target']['name'], m['executable'])
 " | while read -r name exe; do
         case "$name" in cutile_tests | metal_concurrent_tests) continue ;; esac
