@@ -501,7 +501,7 @@ fn config_text(what: &str, value: u64, limit: Option<u64>) -> String {
 fn driver_error_text(e: &DriverError) -> String {
     // The code's Debug form is its name. The description needs the driver library: cudarc
     // panics without it, and an `Error::Driver` can be built by hand on any machine.
-    match crate::driver::presence::is_present().then(|| e.error_string()) {
+    match crate::presence::is_present().then(|| e.error_string()) {
         Some(Ok(text)) => format!("{:?} ({})", e.0, text.to_string_lossy()),
         _ => format!("{:?}", e.0),
     }

@@ -103,6 +103,7 @@ compile_error!("cuda-kernel packs parameters for little-endian GPUs from a littl
 
 // The rooms, along the path of a launch: declare and pack, load, launch, graphs and plans; the
 // driver's room holds every raw driver call.
+mod config;
 mod declare;
 pub mod diagnostics;
 pub mod driver;
@@ -110,6 +111,8 @@ mod error;
 pub mod graph;
 mod launch;
 mod load;
+mod param;
+mod presence;
 
 #[doc(hidden)]
 pub mod __private;
@@ -126,16 +129,15 @@ pub use cuda_kernel_macros::KernelParam;
 #[doc = include_str!("kernel.md")]
 pub use cuda_kernel_macros::kernel;
 
+pub use config::{
+    AttributeLimits, Attributes, Config, DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits, MemSyncDomain,
+    MemSyncDomainMap, occupancy_block_size, raise_shared_memory_limit,
+};
 pub use declare::buffer::{ParamBuffer, ParamBytes};
 pub use declare::cuda_declaration::{cuda_header, write_cuda_header};
 pub use declare::device_arg::{
     DeviceArg, DeviceArgMut, DeviceArgUntyped, DeviceArgUntypedMut, DeviceMemory, ExactLength, Null,
 };
-pub use declare::kernel::Kernel;
-pub use declare::layout::{
-    MAX_ALIGN, MAX_PARAM_BYTES, MAX_PARAM_BYTES_LEGACY, MAX_STATIC_ALIGN, ParamLayout, ParamSlot,
-};
-pub use declare::param::{AddressFree, CType, KernelParam};
 pub use declare::tensor_map::{
     Im2col, Interleave, L2Promotion, OobFill, RawTensorMap, Swizzle, TensorMap, TensorMapArg,
     TensorMapElement, TensorMapMut, TensorMapShape, Tiled,
@@ -150,14 +152,15 @@ pub use launch::attributes::{
     set_persisting_l2,
 };
 pub use launch::completion::{Completion, HostCopy, Wakeup, copy_to_host, copy_to_vec};
-pub use launch::config::{
-    AttributeLimits, Attributes, Config, DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits, MemSyncDomain,
-    MemSyncDomainMap, occupancy_block_size, raise_shared_memory_limit,
-};
 pub use load::cache::KernelCache;
 pub use load::global::DeviceGlobal;
+pub use load::kernel::Kernel;
 pub use load::library::{Library, LibraryKernel, Loaded};
 pub use load::{nvrtc, ptx};
+pub use param::layout::{
+    MAX_ALIGN, MAX_PARAM_BYTES, MAX_PARAM_BYTES_LEGACY, MAX_STATIC_ALIGN, ParamLayout, ParamSlot,
+};
+pub use param::{AddressFree, CType, KernelParam};
 
 /// `Result` with this crate's [`Error`]: what loading and launching return.
 ///

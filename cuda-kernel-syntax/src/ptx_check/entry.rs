@@ -527,11 +527,6 @@ pub(super) fn check_param(
     None
 }
 
-/// The Rust types that fit a PTX parameter.
-pub(super) fn suggestion(ptx: &PtxParam) -> String {
-    types::suggestion(&ptx.ty, ptx.array_len, ptx.size, ptx.align)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

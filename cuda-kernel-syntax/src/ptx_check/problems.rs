@@ -5,9 +5,14 @@ use syn::Type;
 
 use crate::ast::Kernel;
 use crate::check::type_text;
-use crate::ptx::Entry;
+use crate::ptx::{Entry, PtxParam};
 use crate::report::Errors;
 use crate::types::{self};
+
+/// The Rust types that fit a PTX parameter.
+pub(super) fn suggestion(ptx: &PtxParam) -> String {
+    types::suggestion(&ptx.ty, ptx.array_len, ptx.size, ptx.align)
+}
 
 /// Mistakes of a generic declaration, each with the instances or members it concerns, so that
 /// a wrong parameter shared by nine members is one error.

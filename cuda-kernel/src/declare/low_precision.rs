@@ -19,7 +19,7 @@
 pub use float4::{E8M0, F4E2M1, F4E2M1x2};
 pub use float8::{F8E4M3, F8E5M2};
 
-use crate::declare::param::pod_param;
+use crate::param::pod_param;
 use crate::{AddressFree, CType, KernelParam};
 
 macro_rules! crate_type_param {

@@ -28,7 +28,7 @@ pub struct RawTensorMap {
 }
 
 // A descriptor holds a global address: a kernel parameter, but not `AddressFree`.
-crate::declare::param::pod_param!(addresses: RawTensorMap => 128, 128, "CUtensorMap_st";);
+crate::param::pod_param!(addresses: RawTensorMap => 128, 128, "CUtensorMap_st";);
 
 /// An element type a TMA descriptor moves: its `CUtensorMapDataType`. FP8 types travel as
 /// bytes (`UINT8`), as CUTLASS moves them.

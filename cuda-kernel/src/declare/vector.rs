@@ -9,7 +9,7 @@
 //! CUDA 13 deprecates `double4`, `long4`, `ulong4`, `longlong4` and `ulonglong4` (size 32,
 //! alignment 16) in favour of the explicit `*_16a` and `*_32a` types; all are here.
 
-use crate::declare::param::pod_param;
+use crate::param::pod_param;
 use half::{bf16, f16};
 
 macro_rules! vector_types {

@@ -22,7 +22,6 @@ pub(crate) mod cache;
 pub(crate) mod image;
 pub(crate) mod module;
 pub(crate) mod params;
-pub(crate) mod presence;
 pub(crate) mod result;
 
 /// Returns [`Error::NoDriver`] unless the driver library can be loaded.
@@ -97,10 +96,10 @@ pub fn context(ordinal: usize) -> Result<Arc<CudaContext>, Error> {
     Ok(ctx)
 }
 
+pub use crate::presence::is_present;
+pub(crate) use crate::presence::library_present;
 #[doc(inline)]
 pub use module::{load_image, load_ptx};
-pub use presence::is_present;
-pub(crate) use presence::library_present;
 
 #[cfg(test)]
 mod tests {

@@ -363,7 +363,7 @@ impl<'a> Plan<'a> {
         if recorded.config.config.attributes_or_none().device_updatable
             && !config.config.attributes_or_none().device_updatable
         {
-            return Err(refused(crate::launch::config::attribute_error(
+            return Err(refused(crate::config::attribute_error(
                 names::DEVICE_UPDATABLE,
                 "a device-updatable node stays one (the driver refuses to opt out): set it again with `Config::device_updatable`".into(),
             )));
@@ -647,7 +647,7 @@ fn refused_for_nodes(id: u32, e: Error) -> Error {
     let Some(name) = crate::driver::attribute::name(id).filter(|_| invalid) else {
         return e;
     };
-    crate::launch::config::attribute_error(
+    crate::config::attribute_error(
         name,
         "this driver and GPU do not take it for a graph node (cuGraphKernelNodeSetAttribute answered CUDA_ERROR_INVALID_VALUE): launch it on a stream instead".into(),
     )

@@ -6,9 +6,9 @@ use std::marker::PhantomData;
 
 use cudarc::driver::{CudaEvent, CudaStream, sys};
 
+use crate::config::{AttributeLimits, RawAttributes, attribute_error, needs};
 use crate::driver::attribute::{RawAttribute, id, names, since};
 use crate::driver::result;
-use crate::launch::config::{AttributeLimits, RawAttributes, attribute_error, needs};
 use crate::{Config, DeviceArg, Error};
 
 /// A [`Config`] with the launch attributes that borrow what they name for `'a`: an

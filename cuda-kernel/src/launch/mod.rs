@@ -16,11 +16,10 @@ use crate::{Attributed, Config, Error, Kernel, Loaded};
 
 pub(crate) mod attributes;
 pub(crate) mod completion;
-pub(crate) mod config;
 pub mod contract;
 pub(crate) mod observe;
 
-use config::{DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits, KernelSharedMemory};
+use crate::config::{DEFAULT_SHARED_MEMORY_LIMIT, DeviceLimits, KernelSharedMemory};
 use observe::Shown;
 pub use observe::Site;
 
@@ -113,7 +112,7 @@ fn prepare_plain(
 
 /// The rules of a launch with attributes: those of the configuration's own
 /// ([`Config::check_attributes`]) and of the borrowed ones against what the device and driver
-/// take ([`AttributeLimits`](config::AttributeLimits), read here, never for a plain launch), then
+/// take ([`AttributeLimits`](crate::config::AttributeLimits), read here, never for a plain launch), then
 /// those that need the kernel or the stream.
 #[cold]
 fn check_attributes(
@@ -127,7 +126,7 @@ fn check_attributes(
     if config.attributes.is_none() && borrowed.is_none() {
         return Ok(());
     }
-    let limits = config::AttributeLimits::of(stream)?;
+    let limits = crate::config::AttributeLimits::of(stream)?;
     config.check_attributes(&limits)?;
     if let Some(attributed) = borrowed {
         attributed.check_borrowed(&limits, stream, in_graph)?;
@@ -152,7 +151,7 @@ fn check_node_and_cluster_attributes(
     stream: &CudaStream,
     in_graph: bool,
 ) -> Result<(), Error> {
-    use config::{attribute_error, check_preferred_multiple};
+    use crate::config::{attribute_error, check_preferred_multiple};
     let attributes = config.attributes_or_none();
     if let Some(preferred) = attributes.preferred_cluster {
         match (config.cluster, loaded.compiled_cluster()) {
@@ -626,7 +625,7 @@ unsafe fn launch_extended(
 mod tests {
     use super::*;
     use crate::MAX_PARAM_BYTES_LEGACY;
-    use config::H200;
+    use crate::config::H200;
 
     /// A kernel's shared memory as the check sees it: its limit (raised by the check), its
     /// static shared memory.

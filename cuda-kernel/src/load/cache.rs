@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::CudaModule;
 
-use crate::declare::kernel::{KernelInfo, Source as From};
+use crate::load::kernel::{KernelInfo, Source as From};
 use crate::{Error, Kernel, Library, Loaded};
 
 /// The typed launchers of one module (or [`Library`]), each loaded and checked on its first

@@ -5,6 +5,7 @@
 pub(crate) mod cache;
 pub(crate) mod check;
 pub(crate) mod global;
+pub(crate) mod kernel;
 pub(crate) mod library;
 pub(crate) mod module;
 pub mod nvrtc;

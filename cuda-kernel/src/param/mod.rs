@@ -1,4 +1,8 @@
-//! The `KernelParam` trait: types a kernel takes by value, with their device size and alignment.
+//! What a parameter is and where it goes: the `KernelParam` trait (types a kernel takes by
+//! value, with their device size and alignment) and, in [`layout`], the parameter layout by the
+//! C rule. The floor under the error type, which names layouts.
+
+pub(crate) mod layout;
 
 use half::{bf16, f16};
 
@@ -143,7 +147,7 @@ unsafe impl<T: AddressFree, const N: usize> AddressFree for [T; N] {}
 /// at compile time that the host size and alignment are the device's.
 macro_rules! pod_param {
     ($($ty:ty => $size:literal, $align:literal, $cuda:literal;)*) => {$(
-        $crate::declare::param::pod_param!(addresses: $ty => $size, $align, $cuda;);
+        $crate::param::pod_param!(addresses: $ty => $size, $align, $cuda;);
         // SAFETY: numbers (or numbers' components), none of them an address.
         unsafe impl $crate::AddressFree for $ty {}
     )*};
