@@ -76,9 +76,7 @@ pub(crate) fn build(library: &Library, inputs: &Inputs<'_>) -> Result<PathBuf, V
         args.extend(["-Xcompiler".to_string(), "-fPIC".to_string()]);
     }
     args.extend(includes.iter().map(|d| format!("-I{}", d.display())));
-    let stamp = std::fs::metadata(nvcc)
-        .map(|m| format!("{} {:?}", m.len(), m.modified().ok()))
-        .unwrap_or_default();
+    let stamp = nvcc::stamp(nvcc);
     // Each object named by the hash of what it is made of: an object that exists is current.
     let mut runs: Vec<(PathBuf, PathBuf, bool)> = Vec::new();
     for file in &library.files {
@@ -95,10 +93,7 @@ pub(crate) fn build(library: &Library, inputs: &Inputs<'_>) -> Result<PathBuf, V
         }
         hasher.update(args.join("\n").as_bytes());
         hasher.update(format!("{} {stamp}", nvcc.display()).as_bytes());
-        let digest: String = hasher.finalize()[..8]
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let digest = nvcc::hex(&hasher.finalize()[..8]);
         let stem = file
             .file_stem()
             .map_or_else(|| "object".into(), |s| s.to_string_lossy().into_owned());

@@ -23,6 +23,74 @@ pub struct Job {
     pub sources_hash: String,
 }
 
+impl Job {
+    /// The job of the crate's `file`: its PTX architecture (the file's `// ptx-arch:` line, else
+    /// `arch`), its header of the crate's declarations written to `$OUT_DIR/cuda-kernel/`, nvcc's
+    /// arguments and the hashes of its inputs. Tells Cargo to rerun on the file and its local
+    /// headers.
+    pub fn new(
+        file: &Path,
+        manifest_dir: &Path,
+        out_dir: &Path,
+        includes: &[PathBuf],
+        declarations: &Declarations,
+        arch: &str,
+        flags: &[String],
+    ) -> Result<Job, crate::Error> {
+        use sha2::{Digest, Sha256};
+        let source = manifest_dir.join(file);
+        let stem = file
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .ok_or_else(|| format!("{} has no file name", file.display()))?;
+        let text =
+            std::fs::read(&source).map_err(|e| format!("cannot read {}: {e}", source.display()))?;
+        let arch = String::from_utf8_lossy(&text)
+            .lines()
+            .find_map(|l| {
+                // The architecture is the first word; a comment may follow it.
+                let rest = l.trim().strip_prefix("// ptx-arch:")?;
+                rest.split_whitespace().next().map(str::to_string)
+            })
+            .unwrap_or_else(|| arch.to_string());
+        let header = crate::scan::header(&stem, declarations);
+        let header_path = out_dir.join("cuda-kernel").join(format!("{stem}.h"));
+        crate::write_if_changed(&header_path, header.as_bytes())?;
+        let local_headers = local_includes(&source, includes);
+        println!("cargo::rerun-if-changed={}", source.display());
+        for h in &local_headers {
+            println!("cargo::rerun-if-changed={}", h.display());
+        }
+        let mut args = vec!["-ptx".to_string(), format!("-arch={arch}")];
+        args.extend(flags.iter().cloned());
+        let headers: Vec<Vec<u8>> = local_headers
+            .iter()
+            .map(|h| std::fs::read(h).unwrap_or_default())
+            .collect();
+        let digest = |declarations: Option<&str>| {
+            let mut hasher = Sha256::new();
+            hasher.update(&text);
+            for h in &headers {
+                hasher.update(h);
+            }
+            if let Some(header) = declarations {
+                hasher.update(header.as_bytes());
+            }
+            hasher.update(args.join(" ").as_bytes());
+            hex(&hasher.finalize())
+        };
+        let (hash, sources_hash) = (digest(Some(&header)), digest(None));
+        Ok(Job {
+            stem,
+            source,
+            header_path,
+            args,
+            hash,
+            sources_hash,
+        })
+    }
+}
+
 /// `$NVCC`, `$CUDA_HOME/bin/nvcc`, `$CUDA_PATH/bin/nvcc`, or `nvcc` on `PATH`: the first that runs.
 pub fn find() -> Option<PathBuf> {
     let mut candidates = Vec::new();
@@ -196,15 +264,24 @@ fn compile(nvcc: &Path, job: &Job, includes: &[PathBuf]) -> Result<String, Failu
         .map_err(|e| Failure::Other(format!("cannot read {}: {e}", out.display())))
 }
 
-/// The job's source as nvcc preprocesses it for the PTX (its architecture and flags, device
-/// side), for [`generate`](crate::generate).
+/// A file's stamp in cache keys: its size and modification time (empty where it cannot be
+/// read). nvcc's, for the outputs it made; the build step's own, for generated declarations.
+pub fn stamp(path: &Path) -> String {
+    std::fs::metadata(path)
+        .map(|m| format!("{} {:?}", m.len(), m.modified().ok()))
+        .unwrap_or_default()
+}
+
+/// Bytes (a digest) as lowercase hex, as the build step's records write them.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// What a job's output depends on beyond its sources' [`hash`](Job::hash): the compiler (its
 /// path, size and modification time) and the include folders. A rebuild whose key equals the
 /// last one's reuses that build's output instead of running nvcc again.
 pub fn cache_key(nvcc: &Path, job: &Job, includes: &[PathBuf]) -> String {
-    let stamp = std::fs::metadata(nvcc)
-        .map(|m| format!("{} {:?}", m.len(), m.modified().ok()))
-        .unwrap_or_default();
+    let stamp = stamp(nvcc);
     let includes: Vec<String> = includes.iter().map(|d| d.display().to_string()).collect();
     format!(
         "{} {} {stamp} {}",
@@ -231,10 +308,7 @@ pub fn remember(output: &Path, key: &str, text: &str) {
 /// The key, and a digest of what was made for it.
 fn stamped(key: &str, text: &str) -> String {
     use sha2::{Digest, Sha256};
-    let digest: String = Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let digest = hex(&Sha256::digest(text.as_bytes()));
     format!("{key}\n{digest}")
 }
 

@@ -198,6 +198,61 @@ pub fn parse_fn_args(cx: &mut Errors, attr: &Attribute, args: &mut FnArgs) {
     }
 }
 
+/// The `#[kernel(...)]` attribute of a kernel fn as generated declarations write it, read back
+/// by [`parse_fn_args`] into the same arguments (the round trip is tested): the one writer of
+/// the fn attribute's grammar.
+///
+/// ```
+/// use cuda_kernel_syntax::attr::FnAttr;
+/// let attr = FnAttr { cpp: true, namespace: Some("ns".into()), ..FnAttr::default() };
+/// assert_eq!(attr.written(), "#[kernel(cpp, namespace = \"ns\")]");
+/// assert_eq!(FnAttr::default().written(), "");
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FnAttr {
+    /// `name = "symbol"`: the entry symbol, a pattern or a C++ name.
+    pub name: Option<String>,
+    /// `cpp`: the symbol is the C++ mangling of the signature.
+    pub cpp: bool,
+    /// `namespace = "ns"`: the C++ namespace of a `cpp` kernel.
+    pub namespace: Option<String>,
+    /// `rename = Name`: the launcher type's name.
+    pub rename: Option<String>,
+}
+
+impl FnAttr {
+    /// `#[kernel(name = "...", cpp, namespace = "...", rename = Name)]` with the arguments set,
+    /// in that order; empty where none is.
+    pub fn written(&self) -> String {
+        let mut args: Vec<String> = Vec::new();
+        if let Some(name) = &self.name {
+            args.push(format!("name = {name:?}"));
+        }
+        if self.cpp {
+            args.push("cpp".to_string());
+        }
+        if let Some(namespace) = &self.namespace {
+            args.push(format!("namespace = {namespace:?}"));
+        }
+        if let Some(rename) = &self.rename {
+            args.push(format!("rename = {rename}"));
+        }
+        match args.is_empty() {
+            true => String::new(),
+            false => format!("#[kernel({})]", args.join(", ")),
+        }
+    }
+}
+
+/// The attribute of a generated block, `#[::cuda_kernel::kernel(ptx = "...", module = pub
+/// Name)]` (without `module` where `None`), which [`parse_block_args`] reads back.
+pub fn block_attr(ptx: &str, module: Option<&str>) -> String {
+    match module {
+        Some(module) => format!("#[::cuda_kernel::kernel(ptx = {ptx:?}, module = pub {module})]"),
+        None => format!("#[::cuda_kernel::kernel(ptx = {ptx:?})]"),
+    }
+}
+
 /// `half::f16`, as written.
 pub fn path_text(path: &Path) -> String {
     let mut text = String::new();
@@ -208,4 +263,78 @@ pub fn path_text(path: &Path) -> String {
         text.push_str(&segment.ident.to_string());
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every combination the writer makes is read back by the parser into the same arguments.
+    #[test]
+    fn the_written_attributes_read_back() {
+        let names = [
+            None,
+            Some("affine_{T}"),
+            Some("scale<float>(float*, int)"),
+            Some("k\"q"),
+        ];
+        let namespaces = [None, Some("ns"), Some("cutlass::gemm")];
+        let renames = [None, Some("ScaleT")];
+        let mut count = 0;
+        for name in names {
+            for cpp in [false, true] {
+                for namespace in namespaces {
+                    for rename in renames {
+                        let attr = FnAttr {
+                            name: name.map(str::to_string),
+                            cpp,
+                            namespace: namespace.map(str::to_string),
+                            rename: rename.map(str::to_string),
+                        };
+                        let text = attr.written();
+                        if text.is_empty() {
+                            assert_eq!(attr, FnAttr::default());
+                            continue;
+                        }
+                        let parsed: Vec<Attribute> =
+                            syn::parse::Parser::parse_str(Attribute::parse_outer, &text).unwrap();
+                        let mut cx = Errors::default();
+                        let mut args = FnArgs::default();
+                        parse_fn_args(&mut cx, &parsed[0], &mut args);
+                        assert!(cx.is_empty(), "{text}");
+                        let back = FnAttr {
+                            name: args.name.map(|l| l.value()),
+                            cpp: args.cpp.is_some(),
+                            namespace: args.namespace.map(|l| l.value()),
+                            rename: args.rename.map(|i| i.to_string()),
+                        };
+                        assert_eq!(back, attr, "{text}");
+                        count += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(count, 4 * 2 * 3 * 2 - 1);
+        for module in [None, Some("Kernels")] {
+            for ptx in ["$OUT_DIR/fill.ptx", "kernels/a b.ptx"] {
+                let text = block_attr(ptx, module);
+                let parsed: Vec<Attribute> =
+                    syn::parse::Parser::parse_str(Attribute::parse_outer, &text).unwrap();
+                let syn::Meta::List(list) = &parsed[0].meta else {
+                    panic!("{text}")
+                };
+                let mut cx = Errors::default();
+                let args = parse_block_args(&mut cx, list.tokens.clone());
+                assert!(cx.is_empty(), "{text}");
+                assert_eq!(args.ptx.map(|l| l.value()).as_deref(), Some(ptx));
+                assert_eq!(
+                    args.module.map(|(vis, name)| (
+                        matches!(vis, syn::Visibility::Public(_)),
+                        name.to_string()
+                    )),
+                    module.map(|m| (true, m.to_string()))
+                );
+            }
+        }
+    }
 }

@@ -17,6 +17,7 @@ mod accounting;
 mod compiled;
 mod declare;
 mod families;
+mod items;
 mod read;
 mod rust;
 mod write;
@@ -53,6 +54,9 @@ pub struct Options<'a> {
     /// The build step's header the file was compiled with, as the facts name files: the
     /// records it defines are the crate's own `#[derive(KernelParam)]` structs.
     pub header: Option<&'a str>,
+    /// What made the PTX the declarations are made from (`sm_80, nvcc V13.0.88`), said in the
+    /// block's third line, where a committed copy keeps it.
+    pub made_by: Option<&'a str>,
 }
 
 /// The `#[kernel]` block of one `.cu` file: every entry of its PTX (`options.entries`) declared
@@ -67,50 +71,112 @@ pub fn generate(
     from_here: &dyn Fn(&str) -> bool,
     options: &Options<'_>,
 ) -> Generated {
-    let Options {
-        ptx,
-        module,
-        hand_written,
-        entries,
-        structs: bound,
-        families: named,
-        elsewhere,
-        facts,
-        header,
-    } = *options;
-    // A hand-written name may be a pattern (`u{op}_{T}`): the kernels it matches are its.
-    let tag_names: Vec<String> = family_tags().into_iter().map(|(t, _)| t).collect();
-    // One written as an instance's or an overload's C++ name (`name = "scale<float>"`,
-    // `fill(double*, int)`) is its entry's (a qualified name is its kernel's, above).
-    let by_hand = |name: &str| {
-        hand_written.iter().any(|h| {
+    let heads = scan(preprocessed, from_here);
+    let empty = crate::facts::Facts::default();
+    let facts = options.facts.unwrap_or(&empty);
+    let mut from = compiled::FromFacts::new(facts, heads.structs.clone());
+    from.crate_header = options.header.map(str::to_string);
+    // The file's type names (naming.rs): the module type's, the records', then the launchers'.
+    let mut types = naming::TypeNames::default();
+    types.reserve(options.module);
+    let by_hand = ByHand::new(options.hand_written);
+    let mut out = Generated::default();
+    let found = declare_kernels(
+        source, &heads, from_here, options, facts, &by_hand, &mut from, &mut types, &mut out,
+    );
+    let families = families(
+        &found
+            .kernels
+            .iter()
+            .filter(|k| k.twin == 0)
+            .cloned()
+            .collect::<Vec<_>>(),
+        options.hand_written,
+        options.families,
+        options.entries,
+        &mut out.warnings,
+        source,
+    );
+    let written = items::write(
+        source, &found, &families, options, &by_hand, &mut types, &mut out,
+    );
+    account(source, &found, options, &by_hand, &mut out);
+    let records = from.records;
+    if !out.declared.is_empty() {
+        out.rust = file_text(source, options, records, &written, &out.accounting);
+    }
+    out
+}
+
+/// Kernels the crate declares by hand: names of entries and C++ functions, patterns
+/// (`u{op}_{T}`), and an instance's or an overload's C++ name (`name = "scale<float>"`,
+/// `fill(double*, int)`), which is its entry's.
+struct ByHand<'a> {
+    hand_written: &'a [String],
+    tag_names: Vec<String>,
+}
+
+impl<'a> ByHand<'a> {
+    fn new(hand_written: &'a [String]) -> ByHand<'a> {
+        let tag_names = family_tags().into_iter().map(|(t, _)| t).collect();
+        ByHand {
+            hand_written,
+            tag_names,
+        }
+    }
+
+    /// Whether `name` (an entry or a C++ function) is declared by hand.
+    fn has(&self, name: &str) -> bool {
+        self.hand_written.iter().any(|h| {
             h == name
-                || (h.contains('{') && matches(h, name, &tag_names).is_some())
+                || (h.contains('{') && matches(h, name, &self.tag_names).is_some())
                 || (name.starts_with("_Z")
                     && h.contains(['<', '('])
                     && cuda_kernel_syntax::demangle::names_entry(h, name))
         })
+    }
+
+    /// The family tags' names (`f32`, `bf16`).
+    fn tag_names(&self) -> &[String] {
+        &self.tag_names
+    }
+}
+
+/// The file's kernels as [`declare_kernels`] found them.
+struct FileKernels {
+    /// The kernels declared.
+    kernels: Vec<Declared>,
+    /// Every kernel of the file, declared or not: what a named family may match.
+    defined: Vec<String>,
+    /// The kernels considered, as C++ names them: those not declared in the end are warned.
+    considered: Vec<String>,
+    /// Kernels of the toolkit's headers (CUB's), which the file's host code launches.
+    toolkit: Vec<String>,
+}
+
+/// Every entry group of the PTX declared from the facts, or warned; templates without an
+/// instance warned.
+#[allow(clippy::too_many_arguments)]
+fn declare_kernels<'f>(
+    source: &str,
+    heads: &Scanned,
+    from_here: &dyn Fn(&str) -> bool,
+    options: &Options<'_>,
+    facts: &'f crate::facts::Facts,
+    by_hand: &ByHand<'_>,
+    from: &mut compiled::FromFacts<'f>,
+    types: &mut naming::TypeNames,
+    out: &mut Generated,
+) -> FileKernels {
+    let (entries, elsewhere) = (options.entries, options.elsewhere);
+    let mut found = FileKernels {
+        kernels: Vec::new(),
+        defined: Vec::new(),
+        considered: Vec::new(),
+        toolkit: Vec::new(),
     };
-    let heads = scan(preprocessed, from_here);
-    let empty = crate::facts::Facts::default();
-    let facts_given = facts.is_some();
-    let facts = facts.unwrap_or(&empty);
-    let mut from = compiled::FromFacts::new(facts, heads.structs.clone());
-    from.crate_header = header.map(str::to_string);
-    let structs: Vec<(String, String)> = bound.to_vec();
-    // The file's type names (naming.rs): the module type's, the records', then the launchers'.
-    let mut types = naming::TypeNames::default();
-    types.reserve(module);
-    let mut out = Generated::default();
-    let mut kernels: Vec<Declared> = Vec::new();
     // The fn names of `kernels`, in Rust, each computed once.
     let mut fn_idents: Vec<String> = Vec::new();
-    // Every kernel of the file, declared or not: what a named family may match.
-    let mut defined: Vec<String> = Vec::new();
-    // The kernels considered, as C++ names them: those not declared in the end are warned.
-    let mut considered: Vec<String> = Vec::new();
-    // Kernels of the toolkit's headers (CUB's), which the file's host code launches.
-    let mut toolkit: Vec<String> = Vec::new();
     let mut groups = declare::groups(entries);
     let instances = declare::instance_counts(entries);
     // In the order the source defines them, then the others in the PTX's.
@@ -122,11 +188,12 @@ pub fn generate(
             .unwrap_or(usize::MAX)
     };
     groups.sort_by_key(|g| order(g));
+    let structs = options.structs;
     let mut cx = declare::Cx {
         facts,
-        from: &mut from,
-        structs: &structs,
-        types: &mut types,
+        from,
+        structs,
+        types,
         source,
         instances: &instances,
     };
@@ -138,20 +205,20 @@ pub fn generate(
                 .iter()
                 .any(|ns| function.starts_with(&format!("{ns}::")));
         if of_toolkit {
-            toolkit.push(function);
+            found.toolkit.push(function);
             continue;
         }
-        defined.push(function.clone());
+        found.defined.push(function.clone());
         let mine: Vec<&String> = group
             .entries
             .iter()
             .copied()
-            .filter(|e| !by_hand(e) && !by_hand(&function))
+            .filter(|e| !by_hand.has(e) && !by_hand.has(&function))
             .collect();
         if mine.is_empty() || elsewhere.contains(&function) {
             continue;
         }
-        considered.push(function.clone());
+        found.considered.push(function.clone());
         let own = file.as_deref().is_none_or(|f| {
             std::path::Path::new(f)
                 .file_name()
@@ -168,12 +235,12 @@ pub fn generate(
             function: function.clone(),
             entries: mine,
         };
-        let why = match facts_given {
-            true => declare::declare(&mut cx, &group, head, &kernels, &mut fn_idents),
+        let why = match options.facts.is_some() {
+            true => declare::declare(&mut cx, &group, head, &found.kernels, &mut fn_idents),
             false => Err("the compiler's facts of the file were not read".into()),
         };
         match why {
-            Ok(declared) => kernels.extend(declared),
+            Ok(declared) => found.kernels.extend(declared),
             Err(why) => out.warnings.push(format!(
                 "{source}: `{function}` is not generated: {why}: declare the kernel by hand"
             )),
@@ -183,7 +250,7 @@ pub fn generate(
     for kernel in heads.kernels.iter().filter(|k| k.template.is_some()) {
         let qualified = qualified(kernel.namespace.as_deref(), &kernel.name);
         if !groups.iter().any(|g| g.function == qualified)
-            && !by_hand(&qualified)
+            && !by_hand.has(&qualified)
             && !elsewhere.contains(&qualified)
         {
             out.warnings.push(format!(
@@ -192,201 +259,39 @@ pub fn generate(
             ));
         }
     }
-    let families = families(
-        &kernels
-            .iter()
-            .filter(|k| k.twin == 0)
-            .cloned()
-            .collect::<Vec<_>>(),
-        hand_written,
-        named,
-        entries,
-        &mut out.warnings,
-        source,
-    );
-    let mut items = String::new();
-    // The launcher types' names (naming.rs): families first, then kernels of the global
-    // namespace, then those of namespaces, each in the file's order.
-    let camel = |name: &str| cuda_kernel_syntax::ast::upper_camel_case(name);
-    let rename = |claimed: String, name: &str| match claimed == camel(name) {
-        true => String::new(),
-        false => format!(", rename = {claimed}"),
-    };
-    let family_renames: Vec<String> = families
-        .iter()
-        .map(|f| rename(types.claim(&[camel(&f.name)]), &f.name))
-        .collect();
-    let in_family = |kernel: &Declared| {
-        kernel.twin == 0 && families.iter().any(|f| f.members.contains(&kernel.name))
-    };
-    let mut order: Vec<usize> = (0..kernels.len())
-        .filter(|&i| !in_family(&kernels[i]))
-        .collect();
-    order.sort_by_key(|&i| kernels[i].namespace.is_some());
-    let mut kernel_renames: Vec<String> = vec![String::new(); kernels.len()];
-    for i in order {
-        let claimed = types.launcher(&kernels[i].qualified());
-        kernel_renames[i] = rename(claimed, &rust_name(&kernels[i].name));
-    }
-    for (family, rename) in families.iter().zip(&family_renames) {
-        let list: Vec<String> = family
-            .params
-            .iter()
-            .map(|(n, t)| format!("{n}: {t}"))
-            .collect();
-        // `get_rows_{q}`, chosen by name alone, has no type parameter.
-        let generics = match family.type_params.is_empty() {
-            true => String::new(),
-            false => format!("<{}>", family.type_params.join(", ")),
-        };
-        let _ = write!(
-            items,
-            "    /// `{}` of {source}: {}.\n    #[kernel(name = \"{}\"{rename})]\n    \
-             #[allow(non_snake_case)]\n    pub fn {}{generics}({});\n",
-            family.pattern,
-            family.members.join(", "),
-            family.pattern,
-            family.name,
-            list.join(", ")
-        );
-        out.declared.extend(family.members.iter().cloned());
-        if named.iter().any(|n| n.pattern == family.pattern) {
-            out.named_families.push(family.pattern.clone());
-        }
-    }
-    for family in named {
-        let matched = defined
-            .iter()
-            .any(|k| matches(&family.pattern, k, &tag_names).is_some());
-        if !matched {
-            out.warnings.push(format!(
-                "{source}: the family `{}` ({}) matches no kernel of the file",
-                family.pattern, family.name
-            ));
-        }
-    }
-    // Twins (`other::plain` beside `ns::plain`), each block of them after the main one.
-    let mut twin_blocks: Vec<String> = Vec::new();
-    for (kernel, rename) in kernels
-        .iter()
-        .zip(&kernel_renames)
-        .filter(|(k, _)| !in_family(k))
-    {
-        // A type parameter named as the launcher itself (`n<N>` is `N<N>`) takes a `_`, in the
-        // parameters' types too.
-        let launcher = match rename.split_once("rename = ") {
-            Some((_, name)) => name.to_string(),
-            None => cuda_kernel_syntax::ast::upper_camel_case(&rust_name(&kernel.name)),
-        };
-        let mut generics_list: Vec<String> = kernel.generics.clone();
-        let mut param_types: Vec<String> = kernel.params.iter().map(|(_, t)| t.clone()).collect();
-        if let Some(at) = generics_list.iter().position(|g| *g == launcher) {
-            let mut renamed = format!("{launcher}_");
-            while generics_list.contains(&renamed) {
-                renamed.push('_');
-            }
-            for ty in &mut param_types {
-                *ty = replace_words(ty, |w| (w == launcher).then_some(renamed.as_str()));
-            }
-            generics_list[at] = renamed;
-        }
-        // A parameter named as a type of the file (a tuple struct) or `None` takes a `_`, and
-        // stays unique among the kernel's.
-        let mut used: Vec<String> = kernel
-            .params
-            .iter()
-            .map(|(n, _)| n.rsplit(' ').next().unwrap_or(n).to_string())
-            .collect();
-        let list: Vec<String> = kernel
-            .params
-            .iter()
-            .zip(&param_types)
-            .map(|((n, _), t)| {
-                let (attr, name) = match n.rsplit_once(' ') {
-                    Some((attr, name)) => (format!("{attr} "), name),
-                    None => (String::new(), n.as_str()),
-                };
-                let mut unshadowed = naming::unshadowed(name, &types);
-                if unshadowed != name {
-                    while used.contains(&unshadowed) || types.is_taken(&unshadowed) {
-                        unshadowed.push('_');
-                    }
-                    used.push(unshadowed.clone());
-                }
-                format!("{attr}{unshadowed}: {t}")
-            })
-            .collect();
-        // A name a raw identifier cannot spell (`Self`, declared `Self_`) gives its symbol.
-        let fn_ident = rust_name(&kernel.name);
-        let spelled = fn_ident.trim_start_matches("r#") == kernel.name;
-        let cpp = match (kernel.extern_c, &kernel.namespace) {
-            // An instance of a variadic template, a kernel of an anonymous namespace: by its
-            // C++ name.
-            _ if kernel.cpp_name.is_some() => format!(
-                "    #[kernel(name = \"{}\"{rename})]\n",
-                kernel.cpp_name.as_deref().unwrap_or_default()
-            ),
-            (true, _) if !spelled => format!("    #[kernel(name = \"{}\"{rename})]\n", kernel.name),
+    found
+}
 
-            (true, _) if rename.is_empty() => String::new(),
-            (true, _) => format!("    #[kernel({})]\n", &rename[2..]),
-            (false, None) => format!("    #[kernel(cpp{rename})]\n"),
-            (false, Some(ns)) => format!("    #[kernel(cpp, namespace = \"{ns}\"{rename})]\n"),
-        };
-        let generics = if kernel.generics.is_empty() {
-            String::new()
-        } else {
-            let list: Vec<String> = generics_list
-                .iter()
-                .map(|g| naming::unshadowed_generic(g, &types))
-                .collect();
-            format!("<{}>", list.join(", "))
-        };
-        // Names as the source writes them (`N`, `transposeNaive`, `const blockSize: u32`).
-        let allow = if kernel.generics.is_empty() {
-            "#[allow(non_snake_case)]"
-        } else {
-            "#[allow(non_snake_case, non_camel_case_types, non_upper_case_globals)]"
-        };
-        let item = format!(
-            "    /// `{}` of {source}.\n{cpp}    {allow}\n    pub fn {}{generics}({});\n",
-            kernel.shown.clone().unwrap_or_else(|| kernel.qualified()),
-            rust_name(&kernel.name),
-            list.join(", ")
-        );
-        match kernel.twin {
-            0 => items.push_str(&item),
-            n => {
-                if twin_blocks.len() < n {
-                    twin_blocks.resize(n, String::new());
-                }
-                twin_blocks[n - 1].push_str(&item);
-            }
-        }
-        out.declared
-            .push(kernel.symbol.clone().unwrap_or_else(|| kernel.qualified()));
-    }
-    // Every entry of the PTX, by the kernel it belongs to.
-    let declared_here: Vec<String> = kernels.iter().map(Declared::qualified).collect();
-    let warned: Vec<&str> = considered
+/// Every entry of the PTX, by the kernel it belongs to: declared here, by hand, in another
+/// file's block, warned, or the toolkit's.
+fn account(
+    source: &str,
+    found: &FileKernels,
+    options: &Options<'_>,
+    by_hand: &ByHand<'_>,
+    out: &mut Generated,
+) {
+    let declared_here: Vec<String> = found.kernels.iter().map(Declared::qualified).collect();
+    let warned: Vec<&str> = found
+        .considered
         .iter()
         .filter(|qualified| !declared_here.contains(qualified))
         .map(|qualified| qualified.as_str())
         .collect();
     out.from_headers.retain(|name| declared_here.contains(name));
-    out.accounting.entries = entries.len();
-    for entry in entries {
+    out.accounting.entries = options.entries.len();
+    for entry in options.entries {
         let function = entry_function(entry);
         let bucket = if declared_here.contains(&function) || out.declared.iter().any(|d| d == entry)
         {
             &mut out.accounting.declared
-        } else if by_hand(entry) || by_hand(&function) {
+        } else if by_hand.has(entry) || by_hand.has(&function) {
             &mut out.accounting.by_hand
-        } else if elsewhere.contains(&function) {
+        } else if options.elsewhere.contains(&function) {
             &mut out.accounting.elsewhere
         } else if warned.contains(&function.as_str()) {
             &mut out.accounting.warned
-        } else if toolkit.contains(&function) {
+        } else if found.toolkit.contains(&function) {
             &mut out.accounting.toolkit
         } else {
             // Not reached above (no such case is known): named all the same.
@@ -398,67 +303,86 @@ pub fn generate(
         };
         *bucket += 1;
     }
-    // The records and enums the compiler's facts laid out.
-    let mut structs = structs;
+}
+
+/// The file's Rust: its header lines, the records and enums the declared kernels take (and
+/// those they hold), the block, and the blocks of twins.
+fn file_text(
+    source: &str,
+    options: &Options<'_>,
+    records: Vec<(usize, String, String, String, Vec<String>)>,
+    written: &items::Written,
+    accounting: &Accounting,
+) -> String {
+    let (items, twin_blocks) = (&written.items, &written.twin_blocks);
+    let mut structs: Vec<(String, String)> = options.structs.to_vec();
     let mut struct_items: Vec<(String, String, Vec<String>)> = Vec::new();
-    for (_, cpp, rust, item, uses) in from.records {
+    for (_, cpp, rust, item, uses) in records {
         if !item.is_empty() {
             structs.push((cpp.clone(), rust));
             struct_items.push((cpp, item, uses));
         }
     }
-    if !out.declared.is_empty() {
-        // The file's structs the declared kernels take, and those they hold.
-        let mut used: Vec<String> = Vec::new();
-        let mut todo: Vec<String> = struct_items
-            .iter()
-            .filter(|(name, _, _)| {
-                let Some((_, rust)) = structs.iter().find(|(c, _)| c == name) else {
-                    return false;
-                };
-                // A record a declaration names, or an enum whose values a template takes.
-                let chosen = format!("enum = \"{name}\"");
-                mentions(&items, rust)
-                    || twin_blocks.iter().any(|b| mentions(b, rust))
-                    || items.contains(&chosen)
-                    || twin_blocks.iter().any(|b| b.contains(&chosen))
-            })
-            .map(|(name, _, _)| name.clone())
-            .collect();
-        while let Some(name) = todo.pop() {
-            if used.contains(&name) {
-                continue;
-            }
-            if let Some((_, _, uses)) = struct_items.iter().find(|(n, _, _)| *n == name) {
-                todo.extend(uses.iter().cloned());
-            }
-            used.push(name);
+    // The file's structs the declared kernels take, and those they hold.
+    let mut used: Vec<String> = Vec::new();
+    let mut todo: Vec<String> = struct_items
+        .iter()
+        .filter(|(name, _, _)| {
+            let Some((_, rust)) = structs.iter().find(|(c, _)| c == name) else {
+                return false;
+            };
+            // A record a declaration names, or an enum whose values a template takes.
+            let chosen = format!("enum = \"{name}\"");
+            mentions(items, rust)
+                || twin_blocks.iter().any(|b| mentions(b, rust))
+                || items.contains(&chosen)
+                || twin_blocks.iter().any(|b| b.contains(&chosen))
+        })
+        .map(|(name, _, _)| name.clone())
+        .collect();
+    while let Some(name) = todo.pop() {
+        if used.contains(&name) {
+            continue;
         }
-        let struct_text = struct_text(
-            &struct_items
-                .iter()
-                .filter(|(name, _, _)| used.contains(name))
-                .map(|(_, item, _)| item.as_str())
-                .collect::<Vec<_>>(),
-        );
-        out.rust = format!(
-            "// Generated by cuda-kernel-build from {source}: every kernel the file defines that\n\
-             // no hand-written #[kernel] block of the crate declares. Do not edit.\n\
-             // {}.\n\
-             {struct_text}\
-             #[::cuda_kernel::kernel(ptx = \"{ptx}\", module = pub {module})]\n\
-             unsafe extern \"C\" {{\n{items}}}\n",
-            out.accounting
-        );
-        for block in &twin_blocks {
-            let _ = write!(
-                out.rust,
-                "// Kernels named as one above, in another namespace: not in `{module}`.\n\
-                 #[::cuda_kernel::kernel(ptx = \"{ptx}\")]\nunsafe extern \"C\" {{\n{block}}}\n"
-            );
+        if let Some((_, _, uses)) = struct_items.iter().find(|(n, _, _)| *n == name) {
+            todo.extend(uses.iter().cloned());
         }
+        used.push(name);
     }
-    out
+    let struct_text = struct_text(
+        &struct_items
+            .iter()
+            .filter(|(name, _, _)| used.contains(name))
+            .map(|(_, item, _)| item.as_str())
+            .collect::<Vec<_>>(),
+    );
+    let (ptx, module) = (options.ptx, options.module);
+    let mut rust = format!(
+        "// Generated by cuda-kernel-build from {source}: every kernel the file defines that\n\
+         // no hand-written #[kernel] block of the crate declares. Do not edit.\n\
+         {}// {}.\n\
+         {struct_text}\
+         {}\n\
+         unsafe extern \"C\" {{\n{items}}}\n",
+        made_by_line(options.made_by),
+        accounting,
+        cuda_kernel_syntax::attr::block_attr(ptx, Some(module)),
+    );
+    for block in twin_blocks {
+        let _ = write!(
+            rust,
+            "// Kernels named as one above, in another namespace: not in `{module}`.\n\
+             {}\nunsafe extern \"C\" {{\n{block}}}\n",
+            cuda_kernel_syntax::attr::block_attr(ptx, None),
+        );
+    }
+    rust
+}
+
+/// The line of a generated block saying what made the PTX it was made from: `// From nvcc's
+/// PTX for sm_80, nvcc V13.0.88.` (nothing where that is not known).
+pub(crate) fn made_by_line(made_by: Option<&str>) -> String {
+    made_by.map_or_else(String::new, |m| format!("// From nvcc's PTX for {m}.\n"))
 }
 
 /// How the `extern "C"` kernel `name` is defined, as the compiler's facts of its file say (its
