@@ -727,59 +727,7 @@ impl Dies {
                     file: die.decl_file.and_then(|n| self.files.get(&n).cloned()),
                 })
             }
-            dw::DW_TAG_enumeration_type => {
-                // DWARF 2 gives an enum no underlying type: the integer of its size, signed
-                // where an enumerator is negative.
-                let size = die.byte_size.unwrap_or(0);
-                // An enum of `int`'s size is an `int` (C++'s choice for an enum without a fixed
-                // type, and an `enum class`'s default) unless a value does not fit one.
-                let values = || die.children.iter().filter_map(|&c| self.dies[c].value);
-                let signed = values().any(|v| v < 0)
-                    || (size == 4 && values().all(|v| v <= i128::from(i32::MAX)))
-                    || (size == 8 && values().all(|v| v <= i128::from(i64::MAX)));
-                let base = match (size, signed) {
-                    (1, false) => Some("unsigned char"),
-                    (1, true) => Some("signed char"),
-                    (2, false) => Some("unsigned short"),
-                    (2, true) => Some("short"),
-                    (4, false) => Some("unsigned int"),
-                    (4, true) => Some("int"),
-                    (8, false) => Some("unsigned long long"),
-                    (8, true) => Some("long long"),
-                    _ => None,
-                };
-                let base = base.map(|name| {
-                    facts.types.push(Type::Base {
-                        name: name.to_string(),
-                        size,
-                    });
-                    facts.types.len() - 1
-                });
-                // EDG names an enumerator by its symbol too (`_ZN2ns1E1AE`): its last segment.
-                let enumerators = die
-                    .children
-                    .iter()
-                    .map(|&c| &self.dies[c])
-                    .filter(|c| c.tag == dw::DW_TAG_enumerator)
-                    .filter_map(|c| {
-                        let name = c.name.as_deref()?;
-                        let name = match name.starts_with("_Z") {
-                            true => cuda_kernel_syntax::demangle::demangle(name)?
-                                .rsplit("::")
-                                .next()?
-                                .to_string(),
-                            false => name.to_string(),
-                        };
-                        Some((name, c.value?))
-                    })
-                    .collect();
-                Type::Enum {
-                    name: self.qualified(index),
-                    size,
-                    base,
-                    enumerators,
-                }
-            }
+            dw::DW_TAG_enumeration_type => self.enum_type(index, facts),
             dw::DW_TAG_array_type => {
                 let range = die
                     .children
@@ -807,6 +755,61 @@ impl Dies {
         };
         facts.types[at] = ty;
         at
+    }
+
+    /// The enumeration type at `index`. DWARF 2 gives an enum no underlying type: the integer of
+    /// its size, signed where an enumerator is negative.
+    fn enum_type(&self, index: usize, facts: &mut Facts) -> Type {
+        let die = &self.dies[index];
+        let size = die.byte_size.unwrap_or(0);
+        // An enum of `int`'s size is an `int` (C++'s choice for an enum without a fixed
+        // type, and an `enum class`'s default) unless a value does not fit one.
+        let values = || die.children.iter().filter_map(|&c| self.dies[c].value);
+        let signed = values().any(|v| v < 0)
+            || (size == 4 && values().all(|v| v <= i128::from(i32::MAX)))
+            || (size == 8 && values().all(|v| v <= i128::from(i64::MAX)));
+        let base = match (size, signed) {
+            (1, false) => Some("unsigned char"),
+            (1, true) => Some("signed char"),
+            (2, false) => Some("unsigned short"),
+            (2, true) => Some("short"),
+            (4, false) => Some("unsigned int"),
+            (4, true) => Some("int"),
+            (8, false) => Some("unsigned long long"),
+            (8, true) => Some("long long"),
+            _ => None,
+        };
+        let base = base.map(|name| {
+            facts.types.push(Type::Base {
+                name: name.to_string(),
+                size,
+            });
+            facts.types.len() - 1
+        });
+        // EDG names an enumerator by its symbol too (`_ZN2ns1E1AE`): its last segment.
+        let enumerators = die
+            .children
+            .iter()
+            .map(|&c| &self.dies[c])
+            .filter(|c| c.tag == dw::DW_TAG_enumerator)
+            .filter_map(|c| {
+                let name = c.name.as_deref()?;
+                let name = match name.starts_with("_Z") {
+                    true => cuda_kernel_syntax::demangle::demangle(name)?
+                        .rsplit("::")
+                        .next()?
+                        .to_string(),
+                    false => name.to_string(),
+                };
+                Some((name, c.value?))
+            })
+            .collect();
+        Type::Enum {
+            name: self.qualified(index),
+            size,
+            base,
+            enumerators,
+        }
     }
 
     /// An entry's name with its enclosing namespaces and classes (`wp::vec_t<3, float>`).

@@ -207,15 +207,53 @@ pub(super) fn families(
     source: &str,
 ) -> Vec<Family> {
     let tags = family_tags();
-    let tag_names: Vec<String> = tags.iter().map(|(t, _)| t.clone()).collect();
     let mut taken: Vec<&str> = Vec::new();
     let mut out: Vec<Family> = Vec::new();
-    let free = |taken: &[&str]| -> Vec<&Declared> {
-        kernels
+    let given = Given {
+        kernels,
+        hand_written,
+        entries,
+        tags: &tags,
+    };
+    named_families(&given, named, warnings, source, &mut taken, &mut out);
+    stamped_families(&given, &mut taken, &mut out);
+    out
+}
+
+/// What both kinds of family are formed from.
+struct Given<'k> {
+    kernels: &'k [Declared],
+    hand_written: &'k [String],
+    entries: &'k [String],
+    tags: &'k [(String, String)],
+}
+
+impl<'k> Given<'k> {
+    /// The kernels no family has taken yet that one may: `extern "C"` and not templates.
+    fn free(&self, taken: &[&str]) -> Vec<&'k Declared> {
+        self.kernels
             .iter()
             .filter(|k| k.extern_c && k.generics.is_empty() && !taken.contains(&k.name.as_str()))
             .collect()
-    };
+    }
+
+    fn tag_names(&self) -> Vec<String> {
+        self.tags.iter().map(|(t, _)| t.clone()).collect()
+    }
+}
+
+/// The families the build script names, those whose pattern has more fixed text first.
+fn named_families<'k>(
+    given: &Given<'k>,
+    named: &[NamedFamily],
+    warnings: &mut Vec<String>,
+    source: &str,
+    taken: &mut Vec<&'k str>,
+    out: &mut Vec<Family>,
+) {
+    let (kernels, hand_written, entries, tags) =
+        (given.kernels, given.hand_written, given.entries, given.tags);
+    let tag_names = given.tag_names();
     let literal = |p: &str| {
         cuda_kernel_syntax::pattern::pieces(p)
             .iter()
@@ -251,14 +289,15 @@ pub(super) fn families(
             );
             continue;
         }
-        let candidates: Vec<Matched<'_, '_>> = free(&taken)
+        let candidates: Vec<Matched<'_, '_>> = given
+            .free(taken)
             .into_iter()
             .filter_map(|k| Some((k, matches(pattern, &k.name, &tag_names)?)))
             .collect();
         if candidates.is_empty() {
             continue; // all declared by hand, or none (said below)
         }
-        let Some((params, fitting)) = shape_of(&candidates, &tags) else {
+        let Some((params, fitting)) = shape_of(&candidates, tags) else {
             warn("no kernel it matches has its element types among the parameters".to_string());
             continue;
         };
@@ -317,11 +356,18 @@ pub(super) fn families(
             members,
         });
     }
+}
+
+/// Families stamped out per element type, of the kernels no named family took.
+fn stamped_families<'k>(given: &Given<'k>, taken: &mut Vec<&'k str>, out: &mut Vec<Family>) {
+    let (kernels, hand_written, entries, tags) =
+        (given.kernels, given.hand_written, given.entries, given.tags);
+    let tag_names = given.tag_names();
     // Families stamped out per element type: two tags, then one.
     for holes in [&["T", "U"][..], &["T"][..]] {
         let suffix: String = holes.iter().map(|h| format!("_{{{h}}}")).collect();
         let mut groups: Vec<(String, Vec<Matched<'_, '_>>)> = Vec::new();
-        for kernel in free(&taken) {
+        for kernel in given.free(taken) {
             // The prefix: the name less one tag per hole, each after a `_`.
             let mut rest = kernel.name.as_str();
             let mut values = Vec::new();
@@ -367,7 +413,7 @@ pub(super) fn families(
             {
                 continue;
             }
-            let Some((params, fitting)) = shape_of(&members, &tags) else {
+            let Some((params, fitting)) = shape_of(&members, tags) else {
                 continue;
             };
             let all_entries = entries
@@ -387,5 +433,4 @@ pub(super) fn families(
             });
         }
     }
-    out
 }
