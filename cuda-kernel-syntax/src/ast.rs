@@ -211,6 +211,9 @@ pub struct Param {
     /// What `#[kernel(ptx = ...)]` leaves to the compiler for this parameter, once the PTX was
     /// read: the size and alignment the type must have.
     pub ptx_layout: Option<PtxLayout>,
+    /// The built-in type (the table's row) the type names, looked up once when parsed
+    /// ([`builtin_of`]); `None` for pointers, the user's types and generics.
+    pub builtin: Option<&'static crate::types::BuiltinType>,
 }
 
 /// A check left to the compiler: the size and alignment of a type the front end cannot know
@@ -258,17 +261,29 @@ impl Param {
     /// Whether the kernel declares the parameter `const __grid_constant__`: a TMA descriptor
     /// (typed or raw), or a value marked `#[kernel(grid_constant)]`.
     pub fn is_grid_constant(&self) -> bool {
-        self.grid_constant.is_some() || is_descriptor(&self.ty)
+        self.grid_constant.is_some() || self.is_descriptor()
+    }
+
+    /// Whether the parameter is a TMA descriptor: `TensorMap<T, N>`, or the table's raw
+    /// `CUtensorMap` (`RawTensorMap`), which a kernel always takes as `const __grid_constant__`.
+    pub fn is_descriptor(&self) -> bool {
+        tensor_map(&self.ty).is_some()
+            || self
+                .builtin
+                .is_some_and(|t| t.rust == crate::types::TENSOR_MAP[0].rust)
     }
 }
 
-/// Whether `ty` is a TMA descriptor: `TensorMap<T, N>`, or the table's raw `CUtensorMap`
-/// (`RawTensorMap`), which a kernel always takes as `const __grid_constant__`.
-pub fn is_descriptor(ty: &Type) -> bool {
-    tensor_map(ty).is_some()
-        || matches!(ty, Type::Path(p) if p.qself.is_none()
-            && crate::types::by_rust_path(&crate::text::type_text(ty))
-                .is_some_and(|t| t.rust == crate::types::TENSOR_MAP[0].rust))
+/// The built-in type a parameter's type names by path (`f32`, `half::f16`,
+/// `cuda_kernel::Float4`), by the table: the one lookup of a parameter's type, made when it is
+/// parsed ([`Param::builtin`]).
+pub fn builtin_of(ty: &Type) -> Option<&'static crate::types::BuiltinType> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => {
+            crate::types::by_rust_path(&crate::text::type_text(ty))
+        }
+        _ => None,
+    }
 }
 
 /// Whether a pointer's element `ty` is C's `void` (`c_void` by any path: `core::ffi::c_void`,

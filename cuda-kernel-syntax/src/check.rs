@@ -144,8 +144,9 @@ fn check_kernel(cx: &mut Errors, kernel: &Kernel) {
     }
 }
 
-/// Rule: a kernel is a plain C function returning void: no generics, no variadics, no return
-/// type, no const/async/extern qualifiers.
+/// Rule: a kernel is a C function returning void: no variadics, no return type, no
+/// const/async/extern qualifiers; its generics are those [`check_generics`] allows (a C++
+/// template, or a family whose symbol pattern places them).
 fn check_signature_shape(cx: &mut Errors, kernel: &Kernel) {
     let sig = &kernel.sig;
     check_generics(cx, kernel);

@@ -310,12 +310,6 @@ impl CppType {
 }
 
 impl TemplateArg {
-    /// `T` of a `KernelParam` whose `CUDA_TYPE` is (`name`, `pointers`, `consts`), as a
-    /// template argument ([`CppType::from_cuda`]).
-    pub fn of_cuda_type(name: &str, pointers: u8, consts: u8) -> TemplateArg {
-        TemplateArg::Type(CppType::from_cuda(name, pointers, consts))
-    }
-
     /// A template argument as a demangler writes it: a type (`__half`, `float const*`), or a
     /// value (`128`, `(unsigned int)128`, `true`, `(char)97`, `(Mode)2`, `-3`). `None` for what
     /// is neither.

@@ -228,6 +228,7 @@ fn parse_kernel(cx: &mut Errors, f: ForeignItemFn, safe: bool, defaults: &BlockD
                         read_only,
                         grid_constant,
                         ptx_layout: None,
+                        builtin: crate::ast::builtin_of(&pat_type.ty),
                     })
                 }
                 pat => cx.error(

@@ -232,7 +232,9 @@ pub enum Error {
         rule: String,
     },
 
-    /// A launch feature this GPU or driver does not have.
+    /// A launch feature this GPU or driver does not have, or a call the launcher, plan or
+    /// graph does not allow as made (a kernel named at run time loaded without its name, a
+    /// launch recorded in another plan): the sentence says which and what to do.
     #[error("{0}")]
     Unsupported(&'static str),
 

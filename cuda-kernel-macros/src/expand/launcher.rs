@@ -3,13 +3,12 @@
 //! signatures with `unreachable!()` bodies.
 
 use proc_macro2::{Delimiter, Ident, TokenStream};
-use quote::{ToTokens, format_ident, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote};
 use syn::Path;
 use syn::ext::IdentExt;
-use syn::spanned::Spanned;
 
-use cuda_kernel_syntax::ast::{Kernel, KernelGeneric, ParamKind, is_void};
-use cuda_kernel_syntax::{check, types};
+use cuda_kernel_syntax::ast::{Kernel, KernelGeneric};
+use cuda_kernel_syntax::check;
 
 use crate::code::Code;
 
@@ -26,7 +25,6 @@ pub(super) fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> Toke
     let attrs = &kernel.attrs;
     let symbol = &kernel.symbol;
     let real = body == Body::Real;
-    let (unsafety, safety_doc) = launch_safety(kernel);
     let contract_methods = contract_methods(p, kernel, body);
     let contract_bounds = match (&kernel.contract, body) {
         (Some(_), Body::Real) => crate::contract::bounds(p, kernel).0,
@@ -35,7 +33,7 @@ pub(super) fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> Toke
     // A method that only calls the runtime, or in a stand-in `unreachable!()`.
     let delegate = |call: &str| match body {
         Body::Real => format!("{{ {call} }}"),
-        Body::StandIn => "{ __ck::core::unreachable!() }".to_string(),
+        Body::StandIn => STAND_IN_BODY.to_string(),
     };
     let run_time = kernel
         .run_time_name
@@ -61,17 +59,94 @@ pub(super) fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> Toke
     let checks = (real && !kernel.symbol_at_load()).then(|| expand_checks(p, kernel));
     let tensor_map_uses = tensor_map_uses(p, kernel);
     let (impl_generics, ty_generics, struct_generics) = generics(p, kernel);
-    let type_params: Vec<Ident> = kernel
-        .generics
-        .iter()
-        .filter_map(|g| match g {
-            KernelGeneric::Type(ident) => Some(ident.clone()),
-            KernelGeneric::Const { .. } => None,
-        })
-        .collect();
-    // The body is the `Kernel` impl's (which loading calls); these delegate to it, so that a
-    // crate that only loads compiles one function per kernel.
-    let symbol_item = if let Some(arg) = &run_time {
+    let symbol_item = symbol_item(p, kernel, run_time.as_ref(), real);
+    let struct_names = real.then(|| struct_name_asserts(p, kernel));
+    // The declaration's attributes (`#[cfg]`, `#[allow]`) go on the impl, which a stand-in
+    // has none of: there they would be attributes on nothing.
+    let kernel_impl = real.then(|| {
+        let kernel_impl = expand_kernel_impl(krate, kernel);
+        quote!(#(#attrs)* #kernel_impl)
+    });
+
+    // The parameters' names in text, where their spans do not matter (rustc points at `launch`'s).
+    let names: Vec<String> = kernel.params.iter().map(|p| p.ident.to_string()).collect();
+    let kinds = kinds(kernel);
+    let mut c = Code::new();
+    // The type.
+    type_docs(&mut c, kernel);
+    let stand_in_allows = match real {
+        true => "",
+        false => "#[allow(dead_code, unused_variables, clippy::diverging_sub_expression)]",
+    };
+    type_item(&mut c, kernel, &full, &struct_generics, stand_in_allows);
+
+    // Its constants and methods. The kernel's C signature fixes the argument count: `launch`
+    // takes three more (clippy's limit is 7).
+    c.stream(&quote!(#(#attrs)*)).text(stand_in_allows);
+    if kernel.params.len() + 3 > 7 {
+        c.text("#[allow(clippy::too_many_arguments)]");
+    }
+    c.text("impl")
+        .stream(&impl_generics)
+        .tokens(&ty)
+        .stream(&ty_generics);
+    c.group(Delimiter::Brace, |c| {
+        if run_time.is_none() && !kernel.is_generic() {
+            c.text("/// The kernel's entry symbol in its module.\npub const NAME: &str =")
+                .text(&Code::string(symbol))
+                .text(";");
+        } else {
+            c.stream(&symbol_item);
+        }
+        layout_const(c, kernel, &kinds, real);
+
+        let doc = format!(" Looks up `{symbol}` in `module`, checked against the layout.");
+        c.text(&format!(
+            "#[doc = {}] #[inline] pub fn load(module: &__ck::Arc<__ck::CudaModule> {name_param}) \
+             -> __ck::Result<Self>",
+            Code::string(&doc)
+        ))
+        .stream(&member_bound)
+        .text(&load);
+        let doc = format!(
+            " Looks up `{symbol}` in `library`, for every GPU, checked against the layout."
+        );
+        c.text(&format!(
+            "#[doc = {}] #[inline] pub fn load_library(library: &__ck::Arc<__ck::Library> \
+             {name_param}) -> __ck::Result<Self>",
+            Code::string(&doc)
+        ))
+        .stream(&member_bound)
+        .text(&load_library);
+        c.text(
+            "/// The function, for attributes and occupancy (`None` from a library).\n\
+             #[inline] pub fn function(&self) -> __ck::core::option::Option<&__ck::CudaFunction>",
+        )
+        .text(&delegate("__ck::Kernel::function(self)"));
+
+        pack_method(c, kernel, &names, &kinds, body);
+
+        c.stream(&contract_methods);
+
+        launch_method(c, kernel, body, &names, &kinds, &contract_bounds);
+    });
+
+    c.tokens(&quote! {
+        #kernel_impl
+        #struct_names
+        #checks
+        #tensor_map_uses
+        #member_trait
+    });
+    c.finish()
+}
+
+/// `symbol_named` or `symbol` of a launcher whose symbol is made at run time or per instance.
+/// The body is the `Kernel` impl's (which loading calls); these delegate to it, so that a
+/// crate that only loads compiles one function per kernel.
+fn symbol_item(p: &Ident, kernel: &Kernel, run_time: Option<&Ident>, real: bool) -> TokenStream {
+    let symbol = &kernel.symbol;
+    if let Some(arg) = run_time {
         let body = if real {
             quote!(#p::Cow::into_owned(<Self as #p::Kernel>::symbol_named(#arg)))
         } else {
@@ -104,32 +179,34 @@ pub(super) fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> Toke
         }
     } else {
         quote!()
-    };
-    let struct_names = real.then(|| struct_name_asserts(p, kernel));
-    // The declaration's attributes (`#[cfg]`, `#[allow]`) go on the impl, which a stand-in
-    // has none of: there they would be attributes on nothing.
-    let kernel_impl = real.then(|| {
-        let kernel_impl = expand_kernel_impl(krate, kernel);
-        quote!(#(#attrs)* #kernel_impl)
-    });
+    }
+}
 
-    // The parameters' names in text, where their spans do not matter (rustc points at `launch`'s).
-    let names: Vec<String> = kernel.params.iter().map(|p| p.ident.to_string()).collect();
-    let by_val = by_val(kernel);
-    let mut c = Code::new();
-    // The type.
-    type_docs(&mut c, kernel);
-    let stand_in_allows = match real {
-        true => "",
-        false => "#[allow(dead_code, unused_variables, clippy::diverging_sub_expression)]",
-    };
+/// The launcher's type: `#[repr(transparent)]` over the function it launches.
+fn type_item(
+    c: &mut Code,
+    kernel: &Kernel,
+    full: &str,
+    struct_generics: &TokenStream,
+    stand_in_allows: &str,
+) {
+    let attrs = &kernel.attrs;
+    let ty = kernel.type_ident();
+    let type_params: Vec<&Ident> = kernel
+        .generics
+        .iter()
+        .filter_map(|g| match g {
+            KernelGeneric::Type(ident) => Some(ident),
+            KernelGeneric::Const { .. } => None,
+        })
+        .collect();
     c.stream(&quote!(#(#attrs)*))
         .text(stand_in_allows)
         .text("#[derive(Debug, Clone)] #[repr(transparent)]")
         .stream(&kernel.vis.to_token_stream())
         .text("struct")
         .tokens(&ty)
-        .stream(&struct_generics)
+        .stream(struct_generics)
         .group(Delimiter::Parenthesis, |c| {
             c.text(&format!("{full}::Loaded"));
             if kernel.is_generic() {
@@ -143,160 +220,133 @@ pub(super) fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> Toke
             }
         })
         .text(";");
+}
 
-    // Its constants and methods. The kernel's C signature fixes the argument count: `launch`
-    // takes three more (clippy's limit is 7).
-    c.stream(&quote!(#(#attrs)*)).text(stand_in_allows);
-    if kernel.params.len() + 3 > 7 {
-        c.text("#[allow(clippy::too_many_arguments)]");
-    }
-    c.text("impl")
-        .stream(&impl_generics)
-        .tokens(&ty)
-        .stream(&ty_generics);
-    c.group(Delimiter::Brace, |c| {
-        if run_time.is_none() && !kernel.is_generic() {
-            c.text("/// The kernel's entry symbol in its module.\npub const NAME: &str =")
-                .text(&Code::string(symbol))
-                .text(";");
-        } else {
-            c.stream(&symbol_item);
-        }
-        c.text(
-            "/// Where each parameter sits in the launch's parameter buffer.\n\
-             pub const LAYOUT: __ck::ParamLayout =",
-        );
-        if real {
-            c.text("__ck::layout!").group(Delimiter::Parenthesis, |c| {
-                for (i, param) in kernel.params.iter().enumerate() {
-                    if i > 0 {
-                        c.text(",");
-                    }
-                    c.text(&Code::string(&param.ident.unraw().to_string()))
-                        .text(":");
-                    match param.kind() {
-                        ParamKind::TensorMap(..) => c.text("__ck::RawTensorMap"),
-                        // Spanned on the type, so a type that is not a parameter type is
-                        // reported there.
-                        _ => c.tokens(&param.ty),
-                    };
+/// `LAYOUT`: where each parameter sits in the launch's parameter buffer.
+fn layout_const(c: &mut Code, kernel: &Kernel, kinds: &[ParamSpelling<'_>], real: bool) {
+    c.text(
+        "/// Where each parameter sits in the launch's parameter buffer.\n\
+         pub const LAYOUT: __ck::ParamLayout =",
+    );
+    if real {
+        c.text("__ck::layout!").group(Delimiter::Parenthesis, |c| {
+            for (i, (param, kind)) in kernel.params.iter().zip(kinds).enumerate() {
+                if i > 0 {
+                    c.text(",");
                 }
-            });
-        } else {
-            c.text("__ck::ParamLayout::EMPTY");
-        }
-        c.text(";");
-
-        let doc = format!(" Looks up `{symbol}` in `module`, checked against the layout.");
-        c.text(&format!(
-            "#[doc = {}] #[inline] pub fn load(module: &__ck::Arc<__ck::CudaModule> {name_param}) \
-             -> __ck::Result<Self>",
-            Code::string(&doc)
-        ))
-        .stream(&member_bound)
-        .text(&load);
-        let doc = format!(
-            " Looks up `{symbol}` in `library`, for every GPU, checked against the layout."
-        );
-        c.text(&format!(
-            "#[doc = {}] #[inline] pub fn load_library(library: &__ck::Arc<__ck::Library> \
-             {name_param}) -> __ck::Result<Self>",
-            Code::string(&doc)
-        ))
-        .stream(&member_bound)
-        .text(&load_library);
-        c.text(
-            "/// The function, for attributes and occupancy (`None` from a library).\n\
-             #[inline] pub fn function(&self) -> __ck::core::option::Option<&__ck::CudaFunction>",
-        )
-        .text(&delegate("__ck::Kernel::function(self)"));
-
-        // `pack` takes device memory as addresses, everything else as for `launch`.
-        c.text(
-            "/// The parameter buffer `launch` would pass, device memory given as addresses.\n\
-             #[inline] pub fn pack",
-        )
-        .group(Delimiter::Parenthesis, |c| {
-            for (param, name) in kernel.params.iter().zip(&names) {
-                c.text(if real { name } else { "_" }).text(":");
-                match (param.kind(), &param.type_error) {
-                    (_, Some(_)) => c.text("impl __ck::core::marker::Sized"),
-                    (ParamKind::Value, None) => c.tokens(&param.ty),
-                    (ParamKind::TensorMap(..), None) => c.text("__ck::RawTensorMap"),
-                    _ => c.text("__ck::CUdeviceptr"),
-                };
-                c.text(",");
+                c.text(&Code::string(&param.ident.unraw().to_string()))
+                    .text(":");
+                // The declared type's own tokens, so that a type that is not a parameter
+                // type is reported there.
+                kind.write(c, Spelling::Layout, "", "", None);
             }
-        })
-        .text("-> __ck::ParamBytes");
-        if real {
-            c.group(Delimiter::Brace, |c| {
-                c.text("__ck::pack::<Self, _>")
-                    .group(Delimiter::Parenthesis, |c| {
-                        arguments(c, kernel, &names, &by_val);
-                    });
-            });
-        } else {
-            c.text(&delegate(""));
-        }
+        });
+    } else {
+        c.text("__ck::ParamLayout::EMPTY");
+    }
+    c.text(";");
+}
 
-        c.stream(&contract_methods);
-
-        let doc = format!(
-            " Launches `{symbol}` on `stream`: each argument at its [`LAYOUT`](Self::LAYOUT) \
-             offset, ordered after earlier work on its memory."
-        );
-        c.text(&format!("#[doc = {}] {safety_doc}", Code::string(&doc)))
-            .text("#[track_caller] pub")
-            .text(if unsafety {
-                "unsafe fn launch<'__config>"
-            } else {
-                "fn launch<'__config>"
-            })
-            .group(Delimiter::Parenthesis, |c| {
-                c.text(
-                    "&self, stream: &__ck::CudaStream, \
-                     config: impl __ck::IntoConfig<'__config>,",
-                );
-                launcher_args(c, kernel, body, "&mut");
-            })
-            .text("-> __ck::Result<()>")
-            .stream(&contract_bounds);
-        if real {
-            // SAFETY (in the generated code): the caller's (an unsafe launcher) or the
-            // declaration's author's (a safe one).
-            c.group(Delimiter::Brace, |c| {
-                if kernel.contract.is_some() {
-                    let memory = contract_memory(p, kernel);
-                    c.tokens(&quote! {
-                        let config: #p::Attributed<'_> = #p::IntoConfig::into_config(config);
-                        #p::contract_holds(self, Self::__contract(&config.config, #(#memory),*))?;
-                    });
+/// `pack`: the parameter buffer `launch` would pass, taking device memory as addresses and
+/// everything else as `launch` does.
+fn pack_method(
+    c: &mut Code,
+    kernel: &Kernel,
+    names: &[String],
+    kinds: &[ParamSpelling<'_>],
+    body: Body,
+) {
+    let real = body == Body::Real;
+    // `pack` takes device memory as addresses, everything else as for `launch`.
+    c.text(
+        "/// The parameter buffer `launch` would pass, device memory given as addresses.\n\
+         #[inline] pub fn pack",
+    )
+    .group(Delimiter::Parenthesis, |c| {
+        for ((param, name), kind) in kernel.params.iter().zip(names).zip(kinds) {
+            c.text(if real { name } else { "_" }).text(":");
+            match &param.type_error {
+                Some(_) => {
+                    c.text("impl __ck::core::marker::Sized");
                 }
-                c.text("unsafe").group(Delimiter::Brace, |c| {
-                    c.text("__ck::launch").group(Delimiter::Parenthesis, |c| {
-                        c.text(
-                            "&self.0, &<Self as __ck::Kernel>::LAYOUT, stream, \
-                             __ck::IntoConfig::into_config(config),",
-                        )
-                        .stream(&launch_arguments(kernel, &names, &by_val));
-                    });
+                None => kind.write(c, Spelling::Pack, "", "", None),
+            }
+            c.text(",");
+        }
+    })
+    .text("-> __ck::ParamBytes");
+    if real {
+        c.group(Delimiter::Brace, |c| {
+            c.text("__ck::pack::<Self, _>")
+                .group(Delimiter::Parenthesis, |c| {
+                    arguments(c, kernel, names, kinds);
+                });
+        });
+    } else {
+        c.text(STAND_IN_BODY);
+    }
+}
+
+/// `launch`: the contract checked where there is one, then the runtime's launch.
+fn launch_method(
+    c: &mut Code,
+    kernel: &Kernel,
+    body: Body,
+    names: &[String],
+    kinds: &[ParamSpelling<'_>],
+    contract_bounds: &TokenStream,
+) {
+    let p = &runtime();
+    let symbol = &kernel.symbol;
+    let (unsafety, safety_doc) = launch_safety(kernel);
+    let doc = format!(
+        " Launches `{symbol}` on `stream`: each argument at its [`LAYOUT`](Self::LAYOUT) \
+         offset, ordered after earlier work on its memory."
+    );
+    c.text(&format!("#[doc = {}] {safety_doc}", Code::string(&doc)))
+        .text("#[track_caller] pub")
+        .text(if unsafety {
+            "unsafe fn launch<'__config>"
+        } else {
+            "fn launch<'__config>"
+        })
+        .group(Delimiter::Parenthesis, |c| {
+            c.text(
+                "&self, stream: &__ck::CudaStream, \
+                 config: impl __ck::IntoConfig<'__config>,",
+            );
+            launcher_args(c, kernel, body, "&mut");
+        })
+        .text("-> __ck::Result<()>")
+        .stream(contract_bounds);
+    if body == Body::Real {
+        // SAFETY (in the generated code): the caller's (an unsafe launcher) or the
+        // declaration's author's (a safe one).
+        c.group(Delimiter::Brace, |c| {
+            if kernel.contract.is_some() {
+                let memory = contract_memory(kernel);
+                c.tokens(&quote! {
+                    let config: #p::Attributed<'_> = #p::IntoConfig::into_config(config);
+                    #p::contract_holds(self, Self::__contract(&config.config, #(#memory),*))?;
+                });
+            }
+            c.text("unsafe").group(Delimiter::Brace, |c| {
+                c.text("__ck::launch").group(Delimiter::Parenthesis, |c| {
+                    c.text(
+                        "&self.0, &<Self as __ck::Kernel>::LAYOUT, stream, \
+                         __ck::IntoConfig::into_config(config),",
+                    )
+                    .stream(&launch_arguments(kernel, names, kinds));
                 });
             });
-        } else {
-            c.text(&delegate(""));
-        }
-    });
-
-    c.tokens(&quote! {
-        #kernel_impl
-        #struct_names
-        #checks
-        #tensor_map_uses
-        #member_trait
-    });
-    c.finish()
+        });
+    } else {
+        c.text(STAND_IN_BODY);
+    }
 }
+
+/// A stand-in method's body.
+const STAND_IN_BODY: &str = "{ __ck::core::unreachable!() }";
 
 /// A parameter's name in a generated signature: as declared, or `_` in a stand-in (so that names
 /// the checks refused cannot cause errors of their own).
@@ -307,83 +357,41 @@ pub(super) fn param_name(c: &mut Code, param: &cuda_kernel_syntax::ast::Param, b
     };
 }
 
-/// The arguments as the runtime takes them, as one tuple (see [`nested`]): each by name, in
-/// text, but a value of a type that is not one of ours (a primitive, a vector or low-precision
-/// type), which goes through `val`, whose bound is spanned on the declared type (where the
-/// layout reports a type that is not a parameter type: rustc then reports it once).
-pub(super) fn arguments(c: &mut Code, kernel: &Kernel, names: &[String], by_val: &[bool]) {
-    let buffer = by_val
-        .contains(&true)
-        .then(|| buffer_type(&runtime(), kernel));
+/// The arguments as `pack` hands them to the runtime, as one tuple (see [`nested`]): each by
+/// name, but a value of a type not ours, which goes through `val`, whose bound is spanned on the
+/// declared type (where the layout reports a type that is not a parameter type: rustc then
+/// reports it once). Spelled by the table of kinds ([`kinds`](super::kinds)).
+pub(super) fn arguments(
+    c: &mut Code,
+    kernel: &Kernel,
+    names: &[String],
+    kinds: &[ParamSpelling<'_>],
+) {
+    let buffer = user_values(kinds).then(|| buffer_type(&runtime(), kernel));
     nested(c, names.len(), &|c, i| {
-        match &buffer {
-            Some(buffer) if by_val[i] => {
-                let (ty, name) = (&kernel.params[i].ty, &kernel.params[i].ident);
-                c.tokens(&quote_spanned!(ty.span()=> __ck::val::<#ty, #buffer>(#name)))
-            }
-            _ => c.text(&names[i]),
-        };
+        kinds[i].write(c, Spelling::PackArg, &names[i], "", buffer.as_ref());
     });
 }
 
 /// The arguments as `launch` hands them to the runtime: one `LaunchArg` per parameter, each
 /// made by its kind's constructor (compiled once per argument type, whatever the kernel), as
-/// one tuple (see [`nested`]); a value of a type that is not one of ours through `val` as in
-/// [`arguments`].
-pub(super) fn launch_arguments(kernel: &Kernel, names: &[String], by_val: &[bool]) -> TokenStream {
-    let buffer = by_val
-        .contains(&true)
-        .then(|| buffer_type(&runtime(), kernel));
+/// one tuple (see [`nested`]); a value of a type not ours through `val` as in [`arguments`].
+pub(super) fn launch_arguments(
+    kernel: &Kernel,
+    names: &[String],
+    kinds: &[ParamSpelling<'_>],
+) -> TokenStream {
+    let buffer = user_values(kinds).then(|| buffer_type(&runtime(), kernel));
     let mut c = Code::new();
     nested(&mut c, kernel.params.len(), &|c, i| {
-        let (param, name) = (&kernel.params[i], &names[i]);
-        match param.kind() {
-            ParamKind::ConstPtr(elem) if is_void(elem) => {
-                c.text(&format!("__ck::LaunchArg::input_untyped({name})"));
-            }
-            ParamKind::MutPtr(elem) if is_void(elem) => {
-                c.text(&format!("__ck::LaunchArg::output_untyped({name})"));
-            }
-            ParamKind::ConstPtr(elem) => {
-                c.text("__ck::LaunchArg::input::<")
-                    .tokens(&device_element(elem))
-                    .text(&format!(", _>({name})"));
-            }
-            ParamKind::MutPtr(elem) => {
-                c.text("__ck::LaunchArg::output::<")
-                    .tokens(&device_element(elem))
-                    .text(&format!(", _>({name})"));
-            }
-            ParamKind::TensorMap(elem, rank) => {
-                c.tokens(&quote!(__ck::LaunchArg::tensor_map::<#elem, #rank, _>))
-                    .text(&format!("(&mut {{ {name} }})"));
-            }
-            ParamKind::Value => match &buffer {
-                Some(buffer) if by_val[i] => {
-                    let (ty, ident) = (&param.ty, &param.ident);
-                    c.tokens(&quote_spanned!(ty.span()=>
-                        __ck::LaunchArg::value_of(&__ck::val::<#ty, #buffer>(#ident))));
-                }
-                _ => {
-                    c.text(&format!("__ck::LaunchArg::value(&{name})"));
-                }
-            },
-        };
+        kinds[i].write(c, Spelling::LaunchArg, &names[i], "", buffer.as_ref());
     });
     c.finish()
 }
 
-/// Which parameters [`arguments`] passes through `val`: values of a type that is not one of ours.
-pub(super) fn by_val(kernel: &Kernel) -> Vec<bool> {
-    let ours = |ty: &syn::Type| {
-        matches!(ty, syn::Type::Path(path) if path.qself.is_none()
-            && types::by_rust_path(&check::type_text(ty)).is_some())
-    };
-    kernel
-        .params
-        .iter()
-        .map(|param| matches!(param.kind(), ParamKind::Value) && !ours(&param.ty))
-        .collect()
+/// Whether a parameter is a value of a type not ours (which `val` takes, with a buffer type).
+fn user_values(kinds: &[ParamSpelling<'_>]) -> bool {
+    kinds.iter().any(|k| k.kind == Kind::ValueOfUsers)
 }
 
 /// Items (`item` writes the `i`th) as one tuple, nested in tuples of at most
@@ -506,13 +514,11 @@ pub(super) fn expand_kernel_impl(krate: &Path, kernel: &Kernel) -> TokenStream {
     let check_plan = kernel.contract.as_ref().map(|_| {
         let mut memory = Vec::new();
         let mut names = Vec::new();
-        for param in &kernel.params {
+        for (param, kind) in kernel.params.iter().zip(kinds(kernel)) {
             let name = format_ident!("__{}", param.ident.unraw());
-            memory.push(match param.kind() {
-                ParamKind::ConstPtr(_) | ParamKind::MutPtr(_) => quote!(#name.__memory()),
-                ParamKind::TensorMap(..) => quote!(()),
-                ParamKind::Value => quote!(*#name),
-            });
+            let mut c = Code::new();
+            kind.write(&mut c, Spelling::Plan, &name.to_string(), "", None);
+            memory.push(c.finish());
             names.push(name);
         }
         let names: Vec<TokenStream> = names.iter().map(|name| quote!(#name)).collect();
@@ -544,20 +550,9 @@ pub(super) fn expand_kernel_impl(krate: &Path, kernel: &Kernel) -> TokenStream {
             }
             // The parameters' kinds: `(In<f32>, Out<f32>, Val<u32>)`.
             c.text("type __Params =");
+            let kinds = kinds(kernel);
             nested(c, kernel.params.len(), &|c, i| {
-                let param = &kernel.params[i];
-                match param.kind() {
-                    ParamKind::ConstPtr(elem) if is_void(elem) => c.text("__ck::InUntyped"),
-                    ParamKind::MutPtr(elem) if is_void(elem) => c.text("__ck::OutUntyped"),
-                    ParamKind::ConstPtr(elem) => {
-                        c.text("__ck::In<").tokens(&device_element(elem)).text(">")
-                    }
-                    ParamKind::MutPtr(elem) => {
-                        c.text("__ck::Out<").tokens(&device_element(elem)).text(">")
-                    }
-                    ParamKind::TensorMap(elem, rank) => c.tokens(&quote!(#p::Tma<#elem, #rank>)),
-                    ParamKind::Value => c.text("__ck::Val<").tokens(&param.ty).text(">"),
-                };
+                kinds[i].write(c, Spelling::Params, "", "", None);
             });
             c.text(";")
                 .tokens(&quote!(#symbol #run_time #internal #family #check_plan));
@@ -573,73 +568,31 @@ pub(super) fn expand_kernel_impl(krate: &Path, kernel: &Kernel) -> TokenStream {
 /// `check_contract`, which only reads lengths.
 pub(super) fn launcher_args(c: &mut Code, kernel: &Kernel, body: Body, written: &str) {
     // `&impl DeviceArg<T>`, or with a contract `&(impl DeviceArg<T> + ExactLength)`.
-    let contract = kernel.contract.is_some();
-    let bound = |c: &mut Code, borrow: &str, arg: &str, elem: &syn::Type| {
-        c.text(borrow);
-        let bound = |c: &mut Code| {
-            c.text("impl")
-                .text(arg)
-                .tokens(&device_element(elem))
-                .text(">");
-        };
-        if contract {
-            c.group(Delimiter::Parenthesis, |c| {
-                bound(c);
-                c.text("+ __ck::ExactLength");
-            });
-        } else {
-            bound(c);
-        }
+    let spelling = match kernel.contract.is_some() {
+        true => Spelling::LauncherExact,
+        false => Spelling::Launcher,
     };
-    for param in &kernel.params {
+    for (param, kind) in kernel.params.iter().zip(kinds(kernel)) {
         param_name(c, param, body);
         c.text(":");
         if param.type_error.is_some() {
             c.text("impl __ck::core::marker::Sized,");
             continue;
         }
-        match param.kind() {
-            // Untyped memory (`void*`): any element type.
-            ParamKind::ConstPtr(elem) if is_void(elem) => {
-                c.text("&impl __ck::DeviceArgUntyped");
-            }
-            ParamKind::MutPtr(elem) if is_void(elem) => {
-                c.text(written).text("impl __ck::DeviceArgUntypedMut");
-            }
-            ParamKind::ConstPtr(elem) => bound(c, "&", "__ck::DeviceArg<", elem),
-            ParamKind::MutPtr(elem) => bound(c, written, "__ck::DeviceArgMut<", elem),
-            ParamKind::TensorMap(elem, rank) => {
-                let p = runtime();
-                c.tokens(&quote!(impl #p::TensorMapArg<#elem, #rank>));
-            }
-            ParamKind::Value => {
-                c.tokens(&param.ty);
-            }
-        }
+        kind.write(c, spelling, "", written, None);
         c.text(",");
     }
 }
 
 /// The arguments of `__contract` from a launcher's (or `check_contract`'s): `contract::Memory`
 /// of each pointer's, each value as it is.
-pub(super) fn contract_memory(p: &dyn ToTokens, kernel: &Kernel) -> Vec<TokenStream> {
-    kernel
-        .params
+pub(super) fn contract_memory(kernel: &Kernel) -> Vec<TokenStream> {
+    kinds(kernel)
         .iter()
-        .map(|param| {
-            let name = &param.ident;
-            match param.kind() {
-                ParamKind::ConstPtr(elem) => {
-                    let elem = device_element(elem);
-                    quote!(#p::contract::Memory::of::<#elem, _>(#name))
-                }
-                ParamKind::MutPtr(elem) => {
-                    let elem = device_element(elem);
-                    quote!(#p::contract::Memory::of_mut::<#elem, _>(&*#name))
-                }
-                ParamKind::TensorMap(..) => quote!(()),
-                ParamKind::Value => quote!(#name),
-            }
+        .map(|kind| {
+            let mut c = Code::new();
+            kind.write(&mut c, Spelling::Memory, "", "", None);
+            c.finish()
         })
         .collect()
 }
@@ -658,22 +611,22 @@ pub(super) fn contract_methods(p: &dyn ToTokens, kernel: &Kernel, body: Body) ->
             format_ident!("_")
         }
     };
-    let params = kernel.params.iter().map(|param| {
-        let ident = name(param);
-        match param.kind() {
-            ParamKind::ConstPtr(_) | ParamKind::MutPtr(_) => quote!(#ident: #p::contract::Memory),
-            ParamKind::TensorMap(..) => quote!(#ident: ()),
-            ParamKind::Value => {
-                let ty = &param.ty;
-                quote!(#ident: #ty)
-            }
-        }
-    });
+    let params = kernel
+        .params
+        .iter()
+        .zip(kinds(kernel))
+        .map(|(param, kind)| {
+            let ident = name(param);
+            let mut c = Code::new();
+            c.tokens(&ident).text(":");
+            kind.write(&mut c, Spelling::Contract, "", "", None);
+            c.finish()
+        });
     let mut args = Code::new();
     launcher_args(&mut args, kernel, body, "&");
     let args = args.finish();
     let (checks, check_body, bounds) = if real {
-        let memory = contract_memory(p, kernel);
+        let memory = contract_memory(kernel);
         (
             crate::contract::checks(p, kernel, contract),
             quote!(Self::__contract(&#p::core::convert::Into::into(config), #(#memory),*)),

@@ -52,39 +52,7 @@ pub(super) fn member_check(
     // `MatrixMulCUDAInPtx<64>` is not implemented for `MatrixMulCUDA<64>`".
     let name = format_ident!("{}{}", ty, check::IN_PTX);
     // Each member's arguments, in text, once, in the generics' order.
-    let krate_text = quote!(#krate).to_string();
-    let mut tuples: Vec<Vec<String>> = Vec::new();
-    for member in &members.entries {
-        let mut types = member.types.iter();
-        let args: Vec<String> = if with_values {
-            member
-                .args
-                .iter()
-                .filter_map(|arg| match arg {
-                    // A device function is chosen at load, by name.
-                    cuda_kernel_syntax::cpp::TemplateArg::Function { .. } => None,
-                    cuda_kernel_syntax::cpp::TemplateArg::Type(_) => Some(member_type_text(
-                        &krate_text,
-                        types.next().and_then(Option::as_ref),
-                    )),
-                    cuda_kernel_syntax::cpp::TemplateArg::Int { code: "b", value } => {
-                        Some((*value != 0).to_string())
-                    }
-                    cuda_kernel_syntax::cpp::TemplateArg::Int { value, .. }
-                    | cuda_kernel_syntax::cpp::TemplateArg::Enum { value, .. } => {
-                        Some(format!("{{ {value} }}"))
-                    }
-                })
-                .collect()
-        } else {
-            types
-                .map(|t| member_type_text(&krate_text, t.as_ref()))
-                .collect()
-        };
-        if !tuples.contains(&args) {
-            tuples.push(args);
-        }
-    }
+    let tuples = member_args(krate, members, with_values);
     let mut impls = Code::new();
     for args in &tuples {
         let args = args.join(", ");
@@ -99,9 +67,6 @@ pub(super) fn member_check(
         None => members.entries.iter().map(|m| m.symbol.clone()).collect(),
     };
     let shown = listed.join(", ");
-    let escape = |text: &str| text.replace('{', "{{").replace('}', "}}");
-    // What rustc writes for an argument of the call: `{T}` is the type named, `{BM}` the value.
-    let asked_of = |ident: &Ident| format!("{{{}}}", ident.unraw());
     // The generics' names as the declaration writes them, and as rustc fills them in.
     let declared_names: Vec<String> = kernel
         .generics
@@ -139,57 +104,7 @@ pub(super) fn member_check(
         args = escape(&declared_names.join(", "))
     )];
     let message = if kernel.cpp.is_some() {
-        // nvcc compiles a template only for the instances the .cu names: the explicit
-        // instantiation to add, with the values asked and, as C++ spells them only for a type
-        // it knows, the types of an instance there is.
-        let first = &members.entries[0];
-        let mut types = first.types.iter();
-        let mut example_types = Vec::new();
-        let mut sentinels = Vec::new();
-        let mut example: Vec<String> = Vec::new();
-        for (i, generic) in kernel.generics.iter().enumerate() {
-            match generic {
-                KernelGeneric::Type(_) => {
-                    let rust = match types.next() {
-                        Some(Some(MemberType::Builtin(rust))) => rust.to_string(),
-                        _ => String::new(),
-                    };
-                    example_types.push(rust.clone());
-                    example.push(rust);
-                }
-                KernelGeneric::Const { ident, .. } => {
-                    // Replaced by rustc's `{BM}` once the line is escaped.
-                    let sentinel = format!("\u{1}{i}\u{1}");
-                    sentinels.push((sentinel.clone(), asked_of(ident)));
-                    example.push(sentinel);
-                }
-            }
-        }
-        let example: Vec<&str> = example.iter().map(String::as_str).collect();
-        if let Some(line) = cuda_kernel_syntax::cuda::instantiation(kernel, &example) {
-            let mut line = escape(&line);
-            for (sentinel, asked) in &sentinels {
-                line = line.replace(sentinel, asked);
-            }
-            let which = match example_types.is_empty() {
-                true => "add this one to it".to_string(),
-                false => format!(
-                    "add one for `{}` as there is one for `{}`",
-                    asked_types.join(", "),
-                    escape(&example_types.join(", "))
-                ),
-            };
-            notes.push(format!(
-                "for {for_what} named at the call: nvcc compiles a template only for the \
-                 instances the .cu instantiates; {which}: `{line}`"
-            ));
-        }
-        format!(
-            "{} has no instance of the template `{}` for {for_what}: its instances are {}",
-            escape(&members.file),
-            escape(&kernel.symbol),
-            escape(&shown)
-        )
+        instance_message(kernel, members, &for_what, &asked_types, &shown, &mut notes)
     } else {
         match missing {
             Some(symbol) => format!(
@@ -239,6 +154,121 @@ pub(super) fn member_check(
             #impls
         }),
     )
+}
+
+/// Each member's type (and value) arguments in text, once, in the generics' order.
+fn member_args(
+    krate: &Path,
+    members: &cuda_kernel_syntax::ast::Members,
+    with_values: bool,
+) -> Vec<Vec<String>> {
+    let krate_text = quote!(#krate).to_string();
+    let mut tuples: Vec<Vec<String>> = Vec::new();
+    for member in &members.entries {
+        let mut types = member.types.iter();
+        let args: Vec<String> = if with_values {
+            member
+                .args
+                .iter()
+                .filter_map(|arg| match arg {
+                    // A device function is chosen at load, by name.
+                    cuda_kernel_syntax::cpp::TemplateArg::Function { .. } => None,
+                    cuda_kernel_syntax::cpp::TemplateArg::Type(_) => Some(member_type_text(
+                        &krate_text,
+                        types.next().and_then(Option::as_ref),
+                    )),
+                    cuda_kernel_syntax::cpp::TemplateArg::Int { code: "b", value } => {
+                        Some((*value != 0).to_string())
+                    }
+                    cuda_kernel_syntax::cpp::TemplateArg::Int { value, .. }
+                    | cuda_kernel_syntax::cpp::TemplateArg::Enum { value, .. } => {
+                        Some(format!("{{ {value} }}"))
+                    }
+                })
+                .collect()
+        } else {
+            types
+                .map(|t| member_type_text(&krate_text, t.as_ref()))
+                .collect()
+        };
+        if !tuples.contains(&args) {
+            tuples.push(args);
+        }
+    }
+    tuples
+}
+
+/// The message of a C++ template's instance the PTX lacks, with a note giving the explicit
+/// instantiation to add.
+fn instance_message(
+    kernel: &Kernel,
+    members: &cuda_kernel_syntax::ast::Members,
+    for_what: &str,
+    asked_types: &[String],
+    shown: &str,
+    notes: &mut Vec<String>,
+) -> String {
+    // nvcc compiles a template only for the instances the .cu names: the explicit
+    // instantiation to add, with the values asked and, as C++ spells them only for a type
+    // it knows, the types of an instance there is.
+    let first = &members.entries[0];
+    let mut types = first.types.iter();
+    let mut example_types = Vec::new();
+    let mut sentinels = Vec::new();
+    let mut example: Vec<String> = Vec::new();
+    for (i, generic) in kernel.generics.iter().enumerate() {
+        match generic {
+            KernelGeneric::Type(_) => {
+                let rust = match types.next() {
+                    Some(Some(MemberType::Builtin(rust))) => rust.to_string(),
+                    _ => String::new(),
+                };
+                example_types.push(rust.clone());
+                example.push(rust);
+            }
+            KernelGeneric::Const { ident, .. } => {
+                // Replaced by rustc's `{BM}` once the line is escaped.
+                let sentinel = format!("\u{1}{i}\u{1}");
+                sentinels.push((sentinel.clone(), asked_of(ident)));
+                example.push(sentinel);
+            }
+        }
+    }
+    let example: Vec<&str> = example.iter().map(String::as_str).collect();
+    if let Some(line) = cuda_kernel_syntax::cuda::instantiation(kernel, &example) {
+        let mut line = escape(&line);
+        for (sentinel, asked) in &sentinels {
+            line = line.replace(sentinel, asked);
+        }
+        let which = match example_types.is_empty() {
+            true => "add this one to it".to_string(),
+            false => format!(
+                "add one for `{}` as there is one for `{}`",
+                asked_types.join(", "),
+                escape(&example_types.join(", "))
+            ),
+        };
+        notes.push(format!(
+            "for {for_what} named at the call: nvcc compiles a template only for the \
+             instances the .cu instantiates; {which}: `{line}`"
+        ));
+    }
+    format!(
+        "{} has no instance of the template `{}` for {for_what}: its instances are {}",
+        escape(&members.file),
+        escape(&kernel.symbol),
+        escape(&shown)
+    )
+}
+
+/// Text for `format!` inside `on_unimplemented`: braces doubled.
+fn escape(text: &str) -> String {
+    text.replace('{', "{{").replace('}', "}}")
+}
+
+/// What rustc writes for an argument of the call: `{T}` is the type named, `{BM}` the value.
+fn asked_of(ident: &Ident) -> String {
+    format!("{{{}}}", ident.unraw())
 }
 
 /// A member's type argument in generated code, in text: a primitive as is, another built-in

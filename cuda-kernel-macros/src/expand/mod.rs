@@ -13,6 +13,7 @@ use cuda_kernel_syntax::{attr, check, parse, ptx_check};
 mod called;
 mod checks;
 mod global;
+mod kinds;
 mod launcher;
 mod members;
 mod module;
@@ -21,6 +22,7 @@ mod symbol;
 use called::*;
 use checks::*;
 use global::*;
+use kinds::*;
 use launcher::*;
 use members::*;
 use module::*;
@@ -208,15 +210,6 @@ fn bounded_generics_with(p: &dyn ToTokens, kernel: &Kernel, more: TokenStream) -
             KernelGeneric::Const { ident, ty, .. } => quote!(const #ident: #ty),
         })
         .collect()
-}
-
-/// What the device memory behind a pointer parameter holds: its pointee, or for a pointer to
-/// pointers (`const float* const* rows`), device addresses as `u64`.
-fn device_element(elem: &syn::Type) -> TokenStream {
-    match elem {
-        syn::Type::Ptr(_) => quote!(u64),
-        _ => quote!(#elem),
-    }
 }
 
 /// A placeholder's name as a Rust identifier (`op`; `r#type` for a keyword).

@@ -448,7 +448,7 @@ pub(super) fn check_param(
     );
     // A TMA descriptor: 128 bytes, aligned to 128 by CUDA 13's `cuda.h` and to 64 by CUDA 12's
     // (its offset is the driver's either way).
-    if crate::ast::is_descriptor(ty) {
+    if kernel.params[index].is_descriptor() {
         if ptx.size != 128 || (ptx.align != 64 && ptx.align != 128) || ptx.array_len.is_none() {
             cx.error(
                 ty,

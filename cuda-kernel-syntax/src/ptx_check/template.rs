@@ -169,6 +169,13 @@ pub(super) fn template_instances(
     if !instances.is_empty() && instance_params_differ(cx, kernel, &params, &instances, file) {
         return None;
     }
+    no_instance_error(cx, kernel, file, &instances);
+    None
+}
+
+/// The error of a template declaration no instance of the PTX is: the instances there are,
+/// the namespace it may be in, or the explicit instantiation to add.
+fn no_instance_error(cx: &mut Errors, kernel: &Kernel, file: &PtxFile, instances: &[&Entry]) {
     if !instances.is_empty() {
         let names: Vec<_> = instances.iter().map(|e| demangle::shown(&e.name)).collect();
         cx.error(
@@ -223,7 +230,6 @@ pub(super) fn template_instances(
             format!("{} has {what}{hint}; its entries are: {listed}", file.shown),
         );
     }
-    None
 }
 
 /// The template arguments of an instance's symbol, read back as the C++ types and values they
