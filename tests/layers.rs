@@ -56,7 +56,7 @@ fn is_test(attrs: &[syn::Attribute]) -> bool {
 
 /// Every module of a crate's `src` that is not test code, by path (`["driver", "module"]`).
 fn modules(src: &Path) -> BTreeMap<ModPath, Module> {
-    fn load(src: &Path, file: &Path, path: ModPath, out: &mut BTreeMap<ModPath, Module>) {
+    fn load(file: &Path, path: ModPath, out: &mut BTreeMap<ModPath, Module>) {
         let text = std::fs::read_to_string(file).unwrap();
         let file_ast = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         let dir = if file
@@ -78,7 +78,7 @@ fn modules(src: &Path) -> BTreeMap<ModPath, Module> {
                 let flat = dir.join(format!("{name}.rs"));
                 let nested = dir.join(&name).join("mod.rs");
                 let child_file = if flat.exists() { flat } else { nested };
-                load(src, &child_file, child, out);
+                load(&child_file, child, out);
             }
         }
         let mut module = Module {
@@ -100,7 +100,7 @@ fn modules(src: &Path) -> BTreeMap<ModPath, Module> {
         out.insert(path, module);
     }
     let mut out = BTreeMap::new();
-    load(src, &src.join("lib.rs"), Vec::new(), &mut out);
+    load(&src.join("lib.rs"), Vec::new(), &mut out);
     out
 }
 
@@ -533,7 +533,9 @@ fn fixture(name: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
 /// Each way one room reaches another is seen, and what is one room or not code is not.
 #[test]
 fn each_kind_of_circle_is_found() {
-    let cases: &[(&str, &[(&str, &str)], &[&str])] = &[
+    // (name, the crate's files, the circles found)
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a [&'a str]);
+    let cases: &[Case<'_>] = &[
         (
             "paths",
             &[

@@ -40,7 +40,7 @@ impl Run<'_> {
         let not_compared = match nvcc {
             Some(nvcc) => self.with_nvcc(nvcc, &mut compiled, &mut problems)?,
             None => {
-                self.from_committed(&mut compiled, &mut problems);
+                self.committed_ptx(&mut compiled, &mut problems);
                 Vec::new()
             }
         };
@@ -169,7 +169,7 @@ impl Run<'_> {
 
     /// Without nvcc: each file's committed PTX, said where a GPU of the target cannot load it;
     /// cubins and fatbins cannot be made.
-    fn from_committed(&self, compiled: &mut Compiled, problems: &mut Vec<String>) {
+    fn committed_ptx(&self, compiled: &mut Compiled, problems: &mut Vec<String>) {
         let target = self.target;
         let mut unloadable: Vec<(String, target::MadeBy)> = Vec::new();
         for job in self.jobs {

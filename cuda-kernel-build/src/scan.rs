@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use cuda_kernel_syntax::ast::{Block, ParamStruct};
+use cuda_kernel_syntax::c_struct::{self, ConstText};
 use cuda_kernel_syntax::layout::Cursor;
 use cuda_kernel_syntax::report::Errors;
 use cuda_kernel_syntax::{attr, cuda, parse, types};
@@ -283,14 +284,12 @@ fn declare(
     let guard = cuda_kernel_syntax::cpp::struct_guard(&name);
     let repr_align = s.repr_align;
     let mut text = format!("#ifndef {guard}\n#define {guard}\n");
-    if !namespace.is_empty() {
-        text.push_str(&format!("namespace {namespace} {{\n"));
-    }
-    text.push_str("struct ");
-    if repr_align > 1 {
-        text.push_str(&format!("alignas({repr_align}) "));
-    }
-    text.push_str(&format!("{local} {{\n"));
+    text.push_str(&piece(c_struct::open(
+        ConstText::new(),
+        namespace,
+        local,
+        repr_align,
+    ))?);
     let mut cursor = Cursor::START;
     let mut asserts = Vec::new();
     let mut known = true;
@@ -307,25 +306,29 @@ fn declare(
             .map(|t| t.cuda.clone())
             .or_else(|| cuda::c_type(elem))
             .unwrap_or_else(|| "/* unknown */ char".to_string());
-        let dims_text: String = dims.iter().map(|n| format!("[{n}]")).collect();
-        text.push_str(&format!("    {c_type} {}{dims_text};\n", f.c_name));
+        text.push_str(&piece(c_struct::field(
+            ConstText::new(),
+            &c_type,
+            0,
+            &f.c_name,
+            &dims,
+        ))?);
         match field {
             Some(t) => {
                 let count: usize = dims.iter().product();
                 let (offset, next) = cursor.place(t.size * count, t.align);
-                asserts.push(format!(
-                    "static_assert(offsetof({name}, {}) == {offset}, \"{name}.{}: offset differs from the Rust declaration\");\n",
-                    f.c_name, f.c_name
-                ));
+                asserts.push(piece(c_struct::offset_assert(
+                    ConstText::new(),
+                    &name,
+                    &f.c_name,
+                    offset,
+                ))?);
                 cursor = next;
             }
             None => known = false,
         }
     }
-    text.push_str("};\n");
-    if !namespace.is_empty() {
-        text.push_str("}\n");
-    }
+    text.push_str(&piece(c_struct::close(ConstText::new(), namespace))?);
     let layout = known.then(|| {
         (
             cursor.struct_size(repr_align),
@@ -333,16 +336,28 @@ fn declare(
         )
     });
     if let Some((size, align)) = layout {
-        text.push_str(&format!(
-            "static_assert(sizeof({name}) == {size}, \"{name}: size differs from the Rust declaration\");\n\
-             static_assert(alignof({name}) == {align}, \"{name}: alignment differs from the Rust declaration\");\n"
-        ));
+        text.push_str(&piece(c_struct::layout_asserts(
+            ConstText::new(),
+            &name,
+            size,
+            align,
+        ))?);
         for a in asserts {
             text.push_str(&a);
         }
     }
     text.push_str("#endif\n");
     Some((text, layout))
+}
+
+/// Bytes for one piece of a struct's C text (a line, or the two layout assertions).
+const PIECE: usize = 4096;
+
+/// A piece of a struct's C text, written by the front end's writer (the one the runtime's
+/// `CUDA_DECLARATION` uses); `None` for names too long for [`PIECE`] bytes, whose struct is then
+/// left to the user's own header.
+fn piece(text: ConstText<PIECE>) -> Option<String> {
+    (!text.overflowed()).then(|| text.as_str().to_string())
 }
 
 fn element_type(ty: &Type) -> &Type {

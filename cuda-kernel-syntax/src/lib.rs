@@ -22,6 +22,7 @@
 
 #![warn(missing_docs)]
 
+pub mod c_struct;
 pub mod cpp;
 pub mod itanium;
 pub mod layout;

@@ -257,7 +257,7 @@ fn instance_message(
         "{} has no instance of the template `{}` for {for_what}: its instances are {}",
         escape(&members.file),
         escape(&kernel.symbol),
-        escape(&shown)
+        escape(shown)
     )
 }
 

@@ -1,89 +1,13 @@
 //! CUDA C declarations of `#[derive(KernelParam)]` structs, so the device code is checked
 //! against the same layout as the host code.
 
-use crate::{CType, ParamSlot};
+use cuda_kernel_syntax::c_struct;
 
-/// Text built at compile time (a `const`), for declarations whose numbers come from layouts.
-pub struct ConstText<const CAP: usize> {
-    bytes: [u8; CAP],
-    len: usize,
-}
+use crate::ParamSlot;
 
-impl<const CAP: usize> ConstText<CAP> {
-    /// Empty text.
-    pub const fn new() -> Self {
-        ConstText {
-            bytes: [0; CAP],
-            len: 0,
-        }
-    }
-
-    /// Appends `s`; fails to evaluate when the text would exceed `CAP` bytes.
-    pub const fn push(mut self, s: &str) -> Self {
-        let b = s.as_bytes();
-        assert!(
-            self.len + b.len() <= CAP,
-            "CUDA declaration too long for its buffer"
-        );
-        let mut i = 0;
-        while i < b.len() {
-            self.bytes[self.len] = b[i];
-            self.len += 1;
-            i += 1;
-        }
-        self
-    }
-
-    /// Appends `n` in decimal.
-    pub const fn push_usize(mut self, mut n: usize) -> Self {
-        let mut digits = [0u8; 20];
-        let mut count = 0;
-        loop {
-            digits[count] = b'0' + (n % 10) as u8;
-            count += 1;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        assert!(
-            self.len + count <= CAP,
-            "CUDA declaration too long for its buffer"
-        );
-        while count > 0 {
-            count -= 1;
-            self.bytes[self.len] = digits[count];
-            self.len += 1;
-        }
-        self
-    }
-
-    /// Appends a C type: its name and its `*`s.
-    pub const fn push_type(mut self, ty: CType) -> Self {
-        self = self.push(ty.name);
-        let mut i = 0;
-        while i < ty.pointers {
-            self = self.push("*");
-            i += 1;
-        }
-        self
-    }
-
-    /// The text.
-    pub const fn as_str(&self) -> &str {
-        let (text, _) = self.bytes.split_at(self.len);
-        match core::str::from_utf8(text) {
-            Ok(s) => s,
-            Err(_) => panic!("CUDA declaration is not UTF-8"),
-        }
-    }
-}
-
-impl<const CAP: usize> Default for ConstText<CAP> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
+/// Text built at compile time (a `const`), for declarations whose numbers come from layouts:
+/// the front end's, which writes the C text of a struct for the build step too.
+pub use cuda_kernel_syntax::c_struct::ConstText;
 
 /// Array dimensions of each field of a struct declaration, outermost first: `[2, 3]` for
 /// `float m[2][3]`, empty for a field that is not an array. Names and types come from the
@@ -107,66 +31,21 @@ pub const fn struct_declaration(
     align: usize,
     repr_align: usize,
 ) -> ConstText<DECLARATION_CAPACITY> {
-    let mut t = ConstText::new();
-    if !namespace.is_empty() {
-        t = t.push("namespace ").push(namespace).push(" {\n");
-    }
-    t = t.push("struct ");
-    if repr_align > 1 {
-        t = t.push("alignas(").push_usize(repr_align).push(") ");
-    }
-    t = t.push(local).push(" {\n");
+    let mut t = c_struct::open(ConstText::new(), namespace, local, repr_align);
     let mut i = 0;
     while i < slots.len() {
-        t = t
-            .push("    ")
-            .push_type(slots[i].ty)
-            .push(" ")
-            .push(slots[i].name);
-        let mut d = 0;
-        while d < dims[i].len() {
-            t = t.push("[").push_usize(dims[i][d]).push("]");
-            d += 1;
-        }
-        t = t.push(";\n");
+        let ty = slots[i].ty;
+        t = c_struct::field(t, ty.name, ty.pointers, slots[i].name, dims[i]);
         i += 1;
     }
-    t = t.push("};\n");
-    if !namespace.is_empty() {
-        t = t.push("}\n");
-    }
-    t = t
-        .push("static_assert(sizeof(")
-        .push(name)
-        .push(") == ")
-        .push_usize(size)
-        .push(", \"")
-        .push(name)
-        .push(": size differs from the Rust declaration\");\n");
-    t = t
-        .push("static_assert(alignof(")
-        .push(name)
-        .push(") == ")
-        .push_usize(align)
-        .push(", \"")
-        .push(name)
-        .push(": alignment differs from the Rust declaration\");\n");
+    t = c_struct::close(t, namespace);
+    t = c_struct::layout_asserts(t, name, size, align);
     let mut i = 0;
     while i < slots.len() {
-        t = t
-            .push("static_assert(offsetof(")
-            .push(name)
-            .push(", ")
-            .push(slots[i].name)
-            .push(") == ")
-            .push_usize(slots[i].offset)
-            .push(", \"")
-            .push(name)
-            .push(".")
-            .push(slots[i].name)
-            .push(": offset differs from the Rust declaration\");\n");
+        t = c_struct::offset_assert(t, name, slots[i].name, slots[i].offset);
         i += 1;
     }
+    assert!(!t.overflowed(), "CUDA declaration too long for its buffer");
     t
 }
 
@@ -227,14 +106,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn numbers_and_types_are_written_out() {
-        const T: ConstText<64> = ConstText::new()
-            .push("x")
-            .push_usize(0)
-            .push(" ")
-            .push_usize(32764)
-            .push(" ")
-            .push_type(CType::named("float").pointer().pointer());
-        assert_eq!(T.as_str(), "x0 32764 float**");
+    fn a_struct_is_declared_with_its_layout() {
+        static SLOTS: [ParamSlot; 2] = crate::ParamLayout::place([
+            ParamSlot::of::<*const f32>("p"),
+            ParamSlot::of::<u32>("n"),
+        ]);
+        const T: ConstText<DECLARATION_CAPACITY> =
+            struct_declaration("ns::S", "ns", "S", &[&[], &[2]], &SLOTS, 16, 8, 0);
+        assert_eq!(
+            T.as_str(),
+            "namespace ns {\nstruct S {\n    float* p;\n    unsigned int n[2];\n};\n}\n\
+             static_assert(sizeof(ns::S) == 16, \"ns::S: size differs from the Rust declaration\");\n\
+             static_assert(alignof(ns::S) == 8, \"ns::S: alignment differs from the Rust declaration\");\n\
+             static_assert(offsetof(ns::S, p) == 0, \"ns::S.p: offset differs from the Rust declaration\");\n\
+             static_assert(offsetof(ns::S, n) == 8, \"ns::S.n: offset differs from the Rust declaration\");\n"
+        );
     }
 }
