@@ -253,6 +253,17 @@ pub fn block_attr(ptx: &str, module: Option<&str>) -> String {
     }
 }
 
+/// `#[kernel(grid_constant)]` on a value parameter the kernel declares `const
+/// __grid_constant__`, as generated declarations write it (read back by the parser's parameter
+/// attributes; tested below).
+pub const GRID_CONSTANT: &str = "#[kernel(grid_constant)]";
+
+/// `#[kernel(enum = "ns::Mode")]` on a const parameter whose values are the C++ enum's, as
+/// generated declarations write it (read back by the parser; tested below).
+pub fn enum_attr(name: &str) -> String {
+    format!("#[kernel(enum = {name:?})]")
+}
+
 /// `half::f16`, as written.
 pub fn path_text(path: &Path) -> String {
     let mut text = String::new();
@@ -315,6 +326,22 @@ mod tests {
             }
         }
         assert_eq!(count, 4 * 2 * 3 * 2 - 1);
+        // The parameters' attributes, through the parser of a block.
+        let text = format!(
+            "extern \"C\" {{ #[kernel(cpp)] fn k<{} const M: i32>({} x: u32); }}",
+            enum_attr("ns::Mode"),
+            GRID_CONSTANT
+        );
+        let item: syn::ItemForeignMod = syn::parse_str(&text).unwrap();
+        let mut cx = Errors::default();
+        let block = crate::parse::parse_block(&mut cx, item, &BlockDefaults::default());
+        assert!(cx.is_empty(), "{text}");
+        let kernel = &block.kernels[0];
+        assert!(kernel.params[0].grid_constant.is_some());
+        assert!(matches!(
+            &kernel.generics[0],
+            crate::ast::KernelGeneric::Const { enum_name: Some(e), .. } if e == "ns::Mode"
+        ));
         for module in [None, Some("Kernels")] {
             for ptx in ["$OUT_DIR/fill.ptx", "kernels/a b.ptx"] {
                 let text = block_attr(ptx, module);

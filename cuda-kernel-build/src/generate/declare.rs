@@ -313,8 +313,8 @@ fn instance<'e>(
             };
             let name = naming::param(&n, &mut taken);
             let attr = match grid_constant[i] && !types[i].ends_with("RawTensorMap") {
-                true => "#[kernel(grid_constant)] ",
-                false => "",
+                true => format!("{} ", cuda_kernel_syntax::attr::GRID_CONSTANT),
+                false => String::new(),
             };
             (format!("{attr}{name}"), types[i].clone())
         })
@@ -435,7 +435,8 @@ fn generic(
                     let _ = cx.from.value(Some(ty), cx.structs, cx.types, cx.source);
                 }
                 format!(
-                    "#[kernel(enum = \"{e}\")] const {}: i32",
+                    "{} const {}: i32",
+                    cuda_kernel_syntax::attr::enum_attr(e),
                     naming::param(&name, &mut taken)
                 )
             }

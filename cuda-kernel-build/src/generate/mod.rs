@@ -332,7 +332,7 @@ fn file_text(
                 return false;
             };
             // A record a declaration names, or an enum whose values a template takes.
-            let chosen = format!("enum = \"{name}\"");
+            let chosen = cuda_kernel_syntax::attr::enum_attr(name);
             mentions(items, rust)
                 || twin_blocks.iter().any(|b| mentions(b, rust))
                 || items.contains(&chosen)
