@@ -612,6 +612,21 @@ fn each_kind_of_circle_is_found() {
             &["under the crate: a, b"],
         ),
         (
+            "locals",
+            // A local named as a sibling module (`let y`) is not a use of it; `h`, taken through
+            // the parent's glob, is.
+            &[
+                ("lib.rs", "mod p;\n"),
+                ("p/mod.rs", "mod x;\nmod y;\nuse x::*;\n"),
+                (
+                    "p/x.rs",
+                    "use super::*;\npub fn h() {}\nfn f() { let y = 2; let _ = y; }\n",
+                ),
+                ("p/y.rs", "use super::*;\nfn g() { h(); }\n"),
+            ],
+            &[],
+        ),
+        (
             "not-circles",
             // A parent and its child using each other; `crate::` in a string, a comment, a
             // test; a glob whose names the module defines itself.

@@ -280,9 +280,13 @@ impl Build {
     }
 
     /// The virtual architecture of the PTX (`compute_90`), for files without a `// ptx-arch:`
-    /// line.
+    /// line. After [`arch_from_environment`](Build::arch_from_environment), the later call
+    /// decides: the static libraries' machine code follows it too.
     pub fn ptx_arch(&mut self, arch: impl Into<String>) -> &mut Build {
         self.ptx_arch = arch.into();
+        if matches!(self.target, Some(Ok(_))) {
+            self.target = None;
+        }
         self
     }
 
@@ -749,4 +753,25 @@ pub fn dependency_ptx(links: &str) -> Result<PathBuf, Error> {
     })?;
     println!("cargo::rustc-env={var}={}", dir.display());
     Ok(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `ptx_arch` after `arch_from_environment` decides for the whole build, libraries too.
+    #[test]
+    fn the_later_architecture_call_decides() {
+        let mut build = Build::new();
+        let default = target::Cap::parse("80").unwrap();
+        build.target = Some(target::Target::choose(Some("90"), None, default));
+        build.ptx_arch = "compute_90".to_string();
+        build.ptx_arch("compute_75");
+        assert!(build.target.is_none());
+        assert_eq!(build.compute_cap(), 75);
+        // An environment that named no architecture stays an error.
+        build.target = Some(Err("CUDA_COMPUTE_CAP names none".to_string()));
+        build.ptx_arch("compute_80");
+        assert!(matches!(build.target, Some(Err(_))));
+    }
 }
