@@ -295,12 +295,21 @@ fn generic_declarations_expand_to_generic_types_naming_instances_at_load() {
         out.contains("unsafe impl<T: __ck::KernelParam> __ck::Kernel for Reduce0<T>"),
         "{out}"
     );
+    // A family's symbol is data the runtime fills in at load (nothing compiled per instance),
+    // which its `symbol()` reads too.
     assert!(
         out.contains(
-            "family_symbol( \"affine_{T}\", &[(\"T\", __ck::family_name_with::<T>(&[]))], )"
+            "const __SYMBOL: __ck::core::option::Option<&'static __ck::FamilySymbol> = \
+             __ck::core::option::Option::Some(&__ck::FamilySymbol { pattern: \"affine_{T}\", \
+             types: &[(\"T\", <T as __ck::KernelParam>::CUDA_TYPE)], names: &[], }, );"
         ),
         "{out}"
     );
+    assert!(
+        out.contains("__ck::Cow::Owned(family.symbol(__ck::core::option::Option::None))"),
+        "{out}"
+    );
+    assert_eq!(out.matches("family_symbol("), 0, "{out}");
     assert!(
         out.contains("TemplateArg::Int { code: \"i\", value: BLOCK as i128, }"),
         "{out}"

@@ -8,13 +8,13 @@ pub use crate::declare::buffer::put;
 pub use crate::declare::cuda_declaration::{
     ConstText, DECLARATION_CAPACITY, FieldDims, struct_declaration,
 };
-pub use crate::declare::symbol::{family_name, family_name_with, template_arg};
+pub use crate::declare::symbol::{FamilySymbol, family_name, family_name_with, template_arg};
 pub use crate::driver::module::{load_ptx, load_ptx_file};
 pub use crate::driver::result::Entered;
 pub use crate::graph::plan::{PlanKernel, PlanMut, PlanRef};
 pub use crate::launch::observe::{Site, observing, refused};
 pub use crate::launch::{contract, contract_holds, enter, launch, launch_packed, pack};
-pub use crate::load::kernel::{Family, KernelInfo};
+pub use crate::load::kernel::{Family, KernelInfo, SymbolOf};
 pub use crate::load::module::{load_function, load_loaded};
 pub use crate::param::layout::{struct_align, struct_size};
 pub use crate::{

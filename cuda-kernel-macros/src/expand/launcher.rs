@@ -457,7 +457,11 @@ pub(super) fn expand_kernel_impl(krate: &Path, kernel: &Kernel) -> TokenStream {
     let ty = kernel.type_ident();
     let (_, ty_generics, _) = generics(p, kernel);
     let bounded = bounded_generics(p, kernel);
-    let symbol = if kernel.run_time_name.is_some() || kernel.is_generic() {
+    // A family's symbol as data (`__SYMBOL`, with the functions reading it), else functions.
+    let family_symbol = family_symbol(p, kernel);
+    let symbol = if family_symbol.is_some() {
+        None
+    } else if kernel.run_time_name.is_some() || kernel.is_generic() {
         Some(symbol_body(p, kernel, None, false))
     } else {
         struct_symbol_body(p, kernel)
@@ -471,14 +475,19 @@ pub(super) fn expand_kernel_impl(krate: &Path, kernel: &Kernel) -> TokenStream {
             }
         }
     });
-    let named_body = symbol_body(p, kernel, Some(quote!(name)), false);
     let run_time = kernel.run_time_name.as_ref().map(|name| {
+        let symbol_named = family_symbol.is_none().then(|| {
+            let named_body = symbol_body(p, kernel, Some(quote!(name)), false);
+            quote! {
+                fn symbol_named(name: &str) -> #p::Cow<'static, str> {
+                    #p::Cow::Owned(#named_body)
+                }
+            }
+        });
         quote! {
             const RUN_TIME_NAME: #p::core::option::Option<&'static str> =
                 #p::core::option::Option::Some(#name);
-            fn symbol_named(name: &str) -> #p::Cow<'static, str> {
-                #p::Cow::Owned(#named_body)
-            }
+            #symbol_named
         }
     });
     // A template over a device function: the instance for a `static` one.
@@ -543,7 +552,7 @@ pub(super) fn expand_kernel_impl(krate: &Path, kernel: &Kernel) -> TokenStream {
         .stream(&ty_generics)
         .group(Delimiter::Brace, |c| {
             c.text("const LAYOUT: __ck::ParamLayout = Self::LAYOUT;");
-            if symbol.is_none() {
+            if symbol.is_none() && family_symbol.is_none() {
                 c.text("const __NAME: &str =")
                     .text(&Code::string(&kernel.symbol))
                     .text(";");
@@ -555,7 +564,7 @@ pub(super) fn expand_kernel_impl(krate: &Path, kernel: &Kernel) -> TokenStream {
                 kinds[i].write(c, Spelling::Params, "", "", None);
             });
             c.text(";")
-                .tokens(&quote!(#symbol #run_time #internal #family #check_plan));
+                .tokens(&quote!(#symbol #family_symbol #run_time #internal #family #check_plan));
         });
     c.finish()
 }

@@ -137,9 +137,16 @@ pub(super) fn expand_module(
 /// cache's one function called with the kernel's `TypeId` and description, so that nothing of
 /// the cache is compiled per kernel.
 fn cache_entry(p: &dyn ToTokens, ty: &TokenStream, name: TokenStream) -> TokenStream {
+    // A constant where the compiler evaluates `TypeId::of` in one (Rust 1.91, found by the build
+    // script): else the crate that launches compiles a function per launcher type for it.
+    let type_id = if cfg!(const_type_id) {
+        quote!(const { #p::core::any::TypeId::of::<#ty>() })
+    } else {
+        quote!(#p::core::any::TypeId::of::<#ty>())
+    };
     quote! {
         match self.launchers.__entry(
-            #p::core::any::TypeId::of::<#ty>(),
+            #type_id,
             #name,
             <#ty as #p::Kernel>::__INFO,
         ) {

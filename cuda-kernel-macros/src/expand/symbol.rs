@@ -90,6 +90,59 @@ pub(super) fn symbol_body(
     }
 }
 
+/// For a generic `extern "C"` declaration over types alone (a family, `affine_{T}`), also one
+/// named at run time (`u{op}_{T}`): its symbol as data (`Kernel::__SYMBOL`: the pattern, each
+/// type parameter's CUDA type, the block's names), from which loading names each instance in
+/// the runtime, and the `symbol` functions reading it. `None` for a C++ kernel or a family over
+/// constants, whose symbol functions compute it ([`symbol_body`]).
+pub(super) fn family_symbol(p: &dyn ToTokens, kernel: &Kernel) -> Option<TokenStream> {
+    let over_types = kernel
+        .generics
+        .iter()
+        .all(|g| matches!(g, KernelGeneric::Type(_)));
+    let derived = kernel.is_generic() || kernel.run_time_name.is_some();
+    if kernel.cpp.is_some() || !over_types || !derived {
+        return None;
+    }
+    let pattern = &kernel.symbol;
+    let types = kernel.generics.iter().filter_map(|g| match g {
+        KernelGeneric::Type(t) => {
+            let name = t.to_string();
+            Some(quote!((#name, <#t as #p::KernelParam>::CUDA_TYPE)))
+        }
+        KernelGeneric::Const { .. } => None,
+    });
+    let names = kernel.type_names.iter().map(|named| {
+        let (ty, text) = (&named.ty, &named.name);
+        quote_spanned!(ty.span()=> (<#ty as #p::KernelParam>::CUDA_TYPE, #text))
+    });
+    let option = quote!(#p::core::option::Option);
+    let named = kernel.run_time_name.as_ref().map(|hole| {
+        quote! {
+            fn symbol_named(name: &str) -> #p::Cow<'static, str> {
+                match Self::__SYMBOL {
+                    #option::Some(family) => #p::Cow::Owned(family.symbol(#option::Some((#hole, name)))),
+                    #option::None => #p::Cow::Borrowed(""),
+                }
+            }
+        }
+    });
+    Some(quote! {
+        const __SYMBOL: #option<&'static #p::FamilySymbol> = #option::Some(&#p::FamilySymbol {
+            pattern: #pattern,
+            types: &[#(#types),*],
+            names: &[#(#names),*],
+        });
+        fn symbol() -> #p::Cow<'static, str> {
+            match Self::__SYMBOL {
+                #option::Some(family) => #p::Cow::Owned(family.symbol(#option::None)),
+                #option::None => #p::Cow::Borrowed(""),
+            }
+        }
+        #named
+    })
+}
+
 /// A `cpp` kernel taking structs (not a template): its symbol derived at load, each struct
 /// by its CUDA name (`<Pair as KernelParam>::CUDA_TYPE`, which may be `geo::Pair`), as a
 /// template instance's is; `None` for any other kernel, whose `NAME` is its symbol.

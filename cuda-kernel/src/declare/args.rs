@@ -125,10 +125,13 @@ pub struct LaunchArg<'a> {
 }
 
 /// A constructor of [`LaunchArg`] for one kind of device memory: borrowed as `&'a D` or
-/// `&'a mut D` (`mut`), its length from `$len`, its check `$check`, its address and guard from
-/// `$address`, all of the trait `$bound` (of `<T>` where the kind has an element type).
+/// `&'a mut D` (`mut`), erased as a `*$ptr D` (`const` or `mut`), its length from `$len`, its
+/// check `$check`, its address and guard from `$address`, all of the trait `$bound` (of `<T>`
+/// where the kind has an element type). Pointers are converted with `as`, not `ptr::from_ref`
+/// or `cast`: those are generic functions, one more item per argument type in a crate that
+/// launches (a debug build compiles each).
 macro_rules! memory_arg {
-    ($(#[$doc:meta])* $name:ident<$($t:ident)?>($($m:tt)?) $bound:ident, $from:ident,
+    ($(#[$doc:meta])* $name:ident<$($t:ident)?>($($m:tt)?) $bound:ident, $ptr:ident,
      $len:ident, $check:ident, $address:ident) => {
         $(#[$doc])*
         #[inline(always)]
@@ -140,7 +143,7 @@ macro_rules! memory_arg {
                 lengths: &mut Lengths,
             ) -> Result<(), Error> {
                 // SAFETY: `arg` is the borrow of `D` it was made from, alive for the launch.
-                let memory = unsafe { &*arg.cast::<D>() };
+                let memory = unsafe { &*(arg as *const D) };
                 if lengths.on() {
                     lengths.push(memory.$len());
                 }
@@ -155,12 +158,12 @@ macro_rules! memory_arg {
             ) -> Option<SyncOnDrop<'a>> {
                 // SAFETY: as in `check`; the one use of the borrow for `'a` (the argument is
                 // written once).
-                let memory: &'a $($m)? D = unsafe { &$($m)? *arg.cast::<D>() };
+                let memory: &'a $($m)? D = unsafe { &$($m)? *(arg as *mut D) };
                 let (ptr, sync) = memory.$address(stream);
                 put(out, slot, &ptr);
                 sync
             }
-            leaf(core::ptr::$from(memory) as *mut (), check::<$($t,)? D>, write::<$($t,)? D>)
+            leaf(memory as *$ptr D as *mut (), check::<$($t,)? D>, write::<$($t,)? D>)
         }
     };
 }
@@ -168,23 +171,23 @@ macro_rules! memory_arg {
 impl<'a> LaunchArg<'a> {
     memory_arg! {
         /// Device memory read as `T`s (a `*const T` parameter).
-        input<T>() DeviceArg, from_ref, element_count, check, device_arg
+        input<T>() DeviceArg, const, element_count, check, device_arg
     }
 
     memory_arg! {
         /// Device memory written as `T`s (a `*mut T` parameter), borrowed mutably.
-        output<T>(mut) DeviceArgMut, from_mut, element_count_mut, check_mut, device_arg_mut
+        output<T>(mut) DeviceArgMut, mut, element_count_mut, check_mut, device_arg_mut
     }
 
     memory_arg! {
         /// Device memory of any element type (a `*const void` parameter).
-        input_untyped<>() DeviceArgUntyped, from_ref, byte_count, check_untyped,
+        input_untyped<>() DeviceArgUntyped, const, byte_count, check_untyped,
         device_arg_untyped
     }
 
     memory_arg! {
         /// Writable device memory of any element type (a `*mut void` parameter).
-        output_untyped<>(mut) DeviceArgUntypedMut, from_mut, byte_count_mut, check_untyped_mut,
+        output_untyped<>(mut) DeviceArgUntypedMut, mut, byte_count_mut, check_untyped_mut,
         device_arg_untyped_mut
     }
 
@@ -201,7 +204,7 @@ impl<'a> LaunchArg<'a> {
             lengths: &mut Lengths,
         ) -> Result<(), Error> {
             // SAFETY: `arg` is the `&'a mut A` it was made from.
-            let map = unsafe { &*arg.cast::<A>() };
+            let map = unsafe { &*(arg as *const A) };
             if lengths.on() {
                 lengths.push(None);
             }
@@ -215,16 +218,12 @@ impl<'a> LaunchArg<'a> {
             out: &mut [u8],
         ) -> Option<SyncOnDrop<'a>> {
             // SAFETY: as in `check`, the one use of the mutable borrow for `'a`.
-            let map: &'a mut A = unsafe { &mut *arg.cast::<A>() };
+            let map: &'a mut A = unsafe { &mut *(arg as *mut A) };
             let (raw, guard) = map.use_on(stream);
             put(out, slot, raw);
             guard
         }
-        leaf(
-            core::ptr::from_mut(map).cast(),
-            check::<T, N, A>,
-            write::<T, N, A>,
-        )
+        leaf(map as *mut A as *mut (), check::<T, N, A>, write::<T, N, A>)
     }
 
     /// A value of a parameter type, passed as its bytes.
@@ -238,7 +237,7 @@ impl<'a> LaunchArg<'a> {
             out: &mut [u8],
         ) -> Option<SyncOnDrop<'a>> {
             // SAFETY: `arg` is the `&'a V` it was made from.
-            put(out, slot, unsafe { &*arg.cast::<V>() });
+            put(out, slot, unsafe { &*(arg as *const V) });
             None
         }
         leaf(value as *const V as *mut (), check_value, write::<V>)
@@ -255,7 +254,7 @@ impl<'a> LaunchArg<'a> {
             out: &mut [u8],
         ) -> Option<SyncOnDrop<'a>> {
             // SAFETY: `arg` is the `&'a Value<V>` it was made from.
-            unsafe { &*arg.cast::<Value<V>>() }.put(slot, out);
+            unsafe { &*(arg as *const Value<V>) }.put(slot, out);
             None
         }
         leaf(value as *const Value<V> as *mut (), check_value, write::<V>)

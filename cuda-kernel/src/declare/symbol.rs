@@ -13,18 +13,58 @@ pub fn template_arg<T: KernelParam>() -> TemplateArg {
 
 /// What `{T}` stands for in a family's symbol pattern (`f16` for `half::f16`).
 pub fn family_name<T: KernelParam>() -> String {
-    let mut name = itanium::family_name(T::CUDA_TYPE.name);
-    for _ in 0..T::CUDA_TYPE.pointers {
-        name.push_str("_ptr");
-    }
-    name
+    family_name_of(T::CUDA_TYPE, &[])
 }
 
 /// [`family_name`], unless `names` (from `#[kernel(names(F8E4M3 = "f8_e4m3"))]`) gives `T`'s
 /// CUDA type another name.
 pub fn family_name_with<T: KernelParam>(names: &[(crate::CType, &str)]) -> String {
-    match names.iter().find(|(ty, _)| *ty == T::CUDA_TYPE) {
-        Some((_, name)) => (*name).to_string(),
-        None => family_name::<T>(),
+    family_name_of(T::CUDA_TYPE, names)
+}
+
+/// What `{T}` stands for where `T`'s CUDA type is `ty`: its name in `names`, else the
+/// family name of the type (`_ptr` once per pointer). Not generic: [`family_name`],
+/// [`family_name_with`] and a [`FamilySymbol`] all name a type here.
+fn family_name_of(ty: crate::CType, names: &[(crate::CType, &str)]) -> String {
+    if let Some((_, name)) = names.iter().find(|(named, _)| *named == ty) {
+        return (*name).to_string();
+    }
+    let mut name = itanium::family_name(ty.name);
+    for _ in 0..ty.pointers {
+        name.push_str("_ptr");
+    }
+    name
+}
+
+/// An instance's symbol as data: the family's pattern (`affine_{T}`), the CUDA type each type
+/// parameter stands for in this instance, and the block's names for types
+/// (`names(F8E4M3 = "f8_e4m3")`). What a generic `extern "C"` declaration over types gives
+/// loading ([`Kernel::__SYMBOL`](crate::Kernel::__SYMBOL)), so that each instance is named by
+/// this one function of the runtime, not by a function compiled per instance in the crate that
+/// launches (a backend generic over its dtypes names hundreds).
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct FamilySymbol {
+    /// The pattern, as the declaration's `name` gives it.
+    pub pattern: &'static str,
+    /// Each type parameter's name and the CUDA type it is in this instance.
+    pub types: &'static [(&'static str, crate::CType)],
+    /// The block's names for CUDA types.
+    pub names: &'static [(crate::CType, &'static str)],
+}
+
+impl FamilySymbol {
+    /// The symbol, `run_time` (the placeholder and the name) filling the part chosen at run
+    /// time; without it that part stays open (`u{op}_f32`).
+    pub fn symbol(&self, run_time: Option<(&str, &str)>) -> String {
+        let mut subs: Vec<(&str, String)> = self
+            .types
+            .iter()
+            .map(|(param, ty)| (*param, family_name_of(*ty, self.names)))
+            .collect();
+        if let Some((hole, name)) = run_time {
+            subs.push((hole, name.to_string()));
+        }
+        itanium::family_symbol(self.pattern, &subs)
     }
 }
