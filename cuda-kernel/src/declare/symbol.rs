@@ -68,3 +68,49 @@ impl FamilySymbol {
         itanium::family_symbol(self.pattern, &subs)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::CType;
+
+    /// A family's symbol as data names an instance as the functions generated code calls do:
+    /// each type by its family name, a block's name for a type first, `_ptr` per pointer, the
+    /// part chosen at run time filled in or left open.
+    #[test]
+    fn a_family_symbol_names_instances_as_the_type_functions_do() {
+        const F16_NAMED: [(CType, &str); 1] = [(<half::f16 as KernelParam>::CUDA_TYPE, "half")];
+        let cast = FamilySymbol {
+            pattern: "cast_{T}_{U}",
+            types: &[
+                ("T", <half::bf16 as KernelParam>::CUDA_TYPE),
+                ("U", <*const f32 as KernelParam>::CUDA_TYPE),
+            ],
+            names: &[],
+        };
+        let expected = format!(
+            "cast_{}_{}",
+            family_name::<half::bf16>(),
+            family_name::<*const f32>()
+        );
+        assert_eq!(cast.symbol(None), expected);
+        assert_eq!(expected, "cast_bf16_f32_ptr");
+        let unary = FamilySymbol {
+            pattern: "u{op}_{T}",
+            types: &[("T", <half::f16 as KernelParam>::CUDA_TYPE)],
+            names: &F16_NAMED,
+        };
+        assert_eq!(
+            family_name_with::<half::f16>(&F16_NAMED),
+            "half",
+            "a block's name comes first"
+        );
+        assert_eq!(unary.symbol(Some(("op", "exp"))), "uexp_half");
+        assert_eq!(unary.symbol(None), "u{op}_half");
+        let unnamed = FamilySymbol {
+            names: &[],
+            ..unary
+        };
+        assert_eq!(unnamed.symbol(Some(("op", "exp"))), "uexp_f16");
+    }
+}
