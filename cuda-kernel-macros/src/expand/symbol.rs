@@ -93,8 +93,8 @@ pub(super) fn symbol_body(
 /// For a generic `extern "C"` declaration over types alone (a family, `affine_{T}`), also one
 /// named at run time (`u{op}_{T}`): its symbol as data (`Kernel::__SYMBOL`: the pattern, each
 /// type parameter's CUDA type, the block's names), from which loading names each instance in
-/// the runtime, and the `symbol` functions reading it. `None` for a C++ kernel or a family over
-/// constants, whose symbol functions compute it ([`symbol_body`]).
+/// the runtime, and which the `Kernel` trait's own `symbol` functions read. `None` for a C++
+/// kernel or a family over constants, whose symbol functions compute it ([`symbol_body`]).
 pub(super) fn family_symbol(p: &dyn ToTokens, kernel: &Kernel) -> Option<TokenStream> {
     let over_types = kernel
         .generics
@@ -117,29 +117,13 @@ pub(super) fn family_symbol(p: &dyn ToTokens, kernel: &Kernel) -> Option<TokenSt
         quote_spanned!(ty.span()=> (<#ty as #p::KernelParam>::CUDA_TYPE, #text))
     });
     let option = quote!(#p::core::option::Option);
-    let named = kernel.run_time_name.as_ref().map(|hole| {
-        quote! {
-            fn symbol_named(name: &str) -> #p::Cow<'static, str> {
-                match Self::__SYMBOL {
-                    #option::Some(family) => #p::Cow::Owned(family.symbol(#option::Some((#hole, name)))),
-                    #option::None => #p::Cow::Borrowed(""),
-                }
-            }
-        }
-    });
+    // The trait's `symbol` and `symbol_named` read it: nothing more per declaration.
     Some(quote! {
         const __SYMBOL: #option<&'static #p::FamilySymbol> = #option::Some(&#p::FamilySymbol {
             pattern: #pattern,
             types: &[#(#types),*],
             names: &[#(#names),*],
         });
-        fn symbol() -> #p::Cow<'static, str> {
-            match Self::__SYMBOL {
-                #option::Some(family) => #p::Cow::Owned(family.symbol(#option::None)),
-                #option::None => #p::Cow::Borrowed(""),
-            }
-        }
-        #named
     })
 }
 

@@ -103,14 +103,19 @@ pub unsafe trait Kernel: Sized {
     /// The entry symbol in its module (for a generic declaration, of this instance). For a
     /// kernel named at run time, the pattern with that part left in braces (`u{op}_f32`).
     fn symbol() -> Cow<'static, str> {
-        Cow::Borrowed(Self::__NAME)
+        match Self::__SYMBOL {
+            Some(family) => Cow::Owned(family.symbol(None)),
+            None => Cow::Borrowed(Self::__NAME),
+        }
     }
 
     /// The entry symbol with `name` for the part chosen at run time (`uexp_f32` for `"exp"`);
     /// [`symbol`](Self::symbol) for a kernel without one.
     fn symbol_named(name: &str) -> Cow<'static, str> {
-        let _ = name;
-        Self::symbol()
+        match (Self::__SYMBOL, Self::RUN_TIME_NAME) {
+            (Some(family), Some(hole)) => Cow::Owned(family.symbol(Some((hole, name)))),
+            _ => Self::symbol(),
+        }
     }
 
     /// For a C++ template over a device function: the symbol of the instance for a `static`
