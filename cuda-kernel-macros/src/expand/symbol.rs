@@ -64,11 +64,7 @@ pub(super) fn symbol_body(
         });
         quote!(#p::itanium::mangle(#symbol, #p::core::option::Option::Some(&[#(#args),*]), &[#(#params),*]))
     } else {
-        let names = kernel.type_names.iter().map(|named| {
-            let (ty, text) = (&named.ty, &named.name);
-            quote_spanned!(ty.span()=> (<#ty as #p::KernelParam>::CUDA_TYPE, #text))
-        });
-        let names = quote!(&[#(#names),*]);
+        let names = type_names(p, kernel);
         let mut subs: Vec<TokenStream> = kernel
             .generics
             .iter()
@@ -112,19 +108,27 @@ pub(super) fn family_symbol(p: &dyn ToTokens, kernel: &Kernel) -> Option<TokenSt
         }
         KernelGeneric::Const { .. } => None,
     });
-    let names = kernel.type_names.iter().map(|named| {
-        let (ty, text) = (&named.ty, &named.name);
-        quote_spanned!(ty.span()=> (<#ty as #p::KernelParam>::CUDA_TYPE, #text))
-    });
+    let names = type_names(p, kernel);
     let option = quote!(#p::core::option::Option);
     // The trait's `symbol` and `symbol_named` read it: nothing more per declaration.
     Some(quote! {
         const __SYMBOL: #option<&'static #p::FamilySymbol> = #option::Some(&#p::FamilySymbol {
             pattern: #pattern,
             types: &[#(#types),*],
-            names: &[#(#names),*],
+            names: #names,
         });
     })
+}
+
+/// The block's names for types (`names(F8E4M3 = "f8_e4m3")`) as a slice of each type's
+/// `CUDA_TYPE` and its name, spanned on the type (a type that is not a parameter type is an
+/// error there).
+fn type_names(p: &dyn ToTokens, kernel: &Kernel) -> TokenStream {
+    let names = kernel.type_names.iter().map(|named| {
+        let (ty, text) = (&named.ty, &named.name);
+        quote_spanned!(ty.span()=> (<#ty as #p::KernelParam>::CUDA_TYPE, #text))
+    });
+    quote!(&[#(#names),*])
 }
 
 /// A `cpp` kernel taking structs (not a template): its symbol derived at load, each struct

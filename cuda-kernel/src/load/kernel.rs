@@ -304,7 +304,7 @@ impl KernelInfo {
             Source::Library(library) => crate::LibraryKernel::load(library, &symbol, self.layout)
                 .map(|kernel| Loaded::library(Arc::new(kernel), &symbol)),
         };
-        loaded.map_err(|e| member_error(e, self.family, self.run_time_name.is_some(), self))
+        loaded.map_err(|e| member_error(e, self))
     }
 
     /// The symbol: for a kernel named at run time, with that part left open (`u{op}_f32`).
@@ -346,18 +346,15 @@ impl KernelInfo {
     /// the entries of the module where this crate loaded it, else of the PTX the declaration
     /// was checked against).
     fn named_symbol(&self, source: &Source<'_>, name: &str) -> Result<Cow<'static, str>, Error> {
-        let Some(hole) = self.run_time_name else {
-            return Err(Error::Unsupported(
-                "this kernel's declaration fixes its symbol: load it with load, without a name",
-            ));
-        };
         // A family's instance has no internal names (they are C++ templates').
-        let (symbol, internal_symbol) = match (&self.symbol, self.named) {
-            (SymbolOf::Family(family), _) => (Cow::Owned(family.symbol(Some((hole, name)))), None),
-            (_, Some((symbol_named, internal_symbol))) => {
+        let (symbol, internal_symbol) = match (self.run_time_name, &self.symbol, self.named) {
+            (Some(hole), SymbolOf::Family(family), _) => {
+                (Cow::Owned(family.symbol(Some((hole, name)))), None)
+            }
+            (Some(_), _, Some((symbol_named, internal_symbol))) => {
                 (symbol_named(name), Some(internal_symbol))
             }
-            (SymbolOf::Function(_), None) => {
+            _ => {
                 return Err(Error::Unsupported(
                     "this kernel's declaration fixes its symbol: load it with load, without a name",
                 ));
@@ -375,17 +372,12 @@ impl KernelInfo {
     }
 }
 
-/// A kernel not found, as a member of `family`: with the members there are for the same type
-/// arguments (or, where none, all of them). Not generic (compiled once, not per kernel): the
-/// kernel's `symbol` comes as a function.
+/// A kernel not found, as a member of the kernel's family: with the members there are for the
+/// same type arguments (or, where none, all of them). Not generic (compiled once, not per
+/// kernel): the kernel comes as its description.
 #[cold]
-fn member_error(
-    error: Error,
-    family: Option<&'static Family>,
-    run_time: bool,
-    info: &KernelInfo,
-) -> Error {
-    let (Error::KernelNotFound { kernel }, Some(family)) = (&error, family) else {
+fn member_error(error: Error, info: &KernelInfo) -> Error {
+    let (Error::KernelNotFound { kernel }, Some(family)) = (&error, info.family) else {
         return error;
     };
     if !family.instances.is_empty() {
@@ -399,7 +391,7 @@ fn member_error(
     // For a kernel named at run time, the members for this instance's type arguments: those
     // its symbol, with the run-time part open (`u{op}_f32`), matches.
     let instance = info.symbol();
-    let same_types: Vec<&str> = match run_time {
+    let same_types: Vec<&str> = match info.run_time_name.is_some() {
         true => family
             .members
             .iter()
