@@ -753,3 +753,63 @@ fn a_long_function_is_found() {
         vec![format!(":1 long ({} lines)", LONGEST_FUNCTION + 2)]
     );
 }
+
+/// Each `#[inline(always)]` of the files under `src` not under `cfg_attr` (an optimized
+/// build's alone), as `file:line`; read as text, so that macro bodies are read too.
+fn always_inline_in_debug(src: &Path) -> Vec<String> {
+    fn walk(dir: &Path, out: &mut Vec<String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut paths: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+        paths.sort();
+        for path in paths {
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                for (i, line) in text.lines().enumerate() {
+                    if line.trim_start().starts_with("#[inline(always)]") {
+                        let name = path.file_name().unwrap_or_default().to_string_lossy();
+                        out.push(format!("{name}:{}", i + 1));
+                    }
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(src, &mut out);
+    out
+}
+
+/// The runtime's functions are `#[inline(always)]` in an optimized build only: in a debug build
+/// each would be a copy per codegen unit of the crate that launches (src/lib.rs says why).
+#[test]
+fn the_runtime_inlines_always_only_when_optimized() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("cuda-kernel/src");
+    let found = always_inline_in_debug(&src);
+    assert!(
+        found.is_empty(),
+        "#[inline(always)] in a debug build too (write \
+         #[cfg_attr(debug_assertions, inline)] #[cfg_attr(not(debug_assertions), inline(always))]):\n{}",
+        found.join("\n")
+    );
+}
+
+/// The check sees a bare `#[inline(always)]` and passes one under `cfg_attr`.
+#[test]
+fn an_always_inline_in_a_debug_build_is_found() {
+    let dir = fixture(
+        "inline",
+        &[(
+            "lib.rs",
+            "#[inline(always)]\nfn a() {}\n\
+             #[cfg_attr(debug_assertions, inline)]\n\
+             #[cfg_attr(not(debug_assertions), inline(always))]\nfn b() {}\n\
+             #[inline]\nfn c() {}\n",
+        )],
+    );
+    let found = always_inline_in_debug(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(found, vec!["lib.rs:1".to_string()]);
+}

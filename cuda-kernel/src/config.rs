@@ -277,7 +277,8 @@ impl Config {
 
     /// Whether the launch needs `cuLaunchKernelEx` (any option but grid, block and shared
     /// memory): what [`check`](Self::check)'s fast test leaves to the full check.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub const fn is_extended(&self) -> bool {
         self.cluster.is_some()
             | self.cooperative
@@ -363,7 +364,8 @@ impl Config {
     /// [`Self::check`], saying whether the configuration is a plain launch's (`cuLaunchKernel`:
     /// no attribute, not even a priority): what the launch path asks, so that a launch without
     /// attributes tests for them once.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn check_plain(&self, limits: &DeviceLimits) -> Result<bool, Error> {
         // `v - 1 < limit` (wrapping) holds for 1..=limit: zero and too large in one comparison.
         let within = |v: u32, limit: u32| v.wrapping_sub(1) < limit;
@@ -740,7 +742,8 @@ impl DeviceLimits {
     }
 
     /// [`Self::of`] where it is cached, without the copy: what every launch reads first.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn cached(stream: &CudaStream) -> Option<&'static DeviceLimits> {
         LIMITS.get(stream.context().ordinal())
     }

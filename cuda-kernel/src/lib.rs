@@ -101,6 +101,12 @@
 #[cfg(not(target_endian = "little"))]
 compile_error!("cuda-kernel packs parameters for little-endian GPUs from a little-endian host");
 
+// What a launch calls is `#[inline(always)]` in an optimized build only (`cfg_attr`): in a
+// debug build such a function is compiled into every codegen unit of the crate that launches
+// (rustc makes a local copy per unit so that LLVM can inline it), where `#[inline]` makes one
+// shared copy; a backend generic over its dtypes compiled 488 copies fewer (docs/BENCHMARKS.md).
+// `tests/layers.rs` keeps every `#[inline(always)]` of this crate so.
+
 // The rooms, along the path of a launch: declare and pack, load, launch, graphs and plans; the
 // driver's room holds every raw driver call.
 mod config;

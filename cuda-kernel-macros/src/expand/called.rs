@@ -34,19 +34,31 @@ pub(super) fn expand_call_guards(block: &Block, module: Option<&Ident>) -> Token
     // Named after the block's first launcher, unique in the module (two blocks may declare
     // kernels of one name, renamed).
     let module_name = format!("{}_kernels", first.type_ident());
+    // The traits in a module of their own, which the glob import brings in as a module, not as
+    // traits: a trait in scope is one more that rustc considers for every method call and
+    // associated item of the user's module (200 declarations: 2% of their build). The
+    // functions name them by path, not through a glob import, which would make rustc's messages
+    // spell the trait with its module.
+    let traits = format!("{}_traits", first.type_ident());
     let mut c = Code::new();
     c.text("#[doc(hidden)] #[allow(non_snake_case, non_camel_case_types, dead_code, unreachable_pub, clippy::too_many_arguments)] mod")
         .text(&module_name)
         .group(Delimiter::Brace, |c| {
+            c.text(&format!("pub(super) mod {traits}"))
+                .group(Delimiter::Brace, |c| {
+                    for kernel in &guarded {
+                        guard_trait(c, kernel, module);
+                    }
+                });
             for kernel in &guarded {
-                guard(c, kernel, module);
+                guard_fn(c, kernel, &traits);
             }
         });
     c.text(&format!("#[allow(unused_imports)] use {module_name}::*;"));
     for kernel in &guarded {
         cfgs(&mut c, kernel);
         c.text(&format!(
-            "impl {module_name}::Launch{}",
+            "impl {module_name}::{traits}::Launch{}",
             kernel.type_ident()
         ))
         .text("for")
@@ -63,8 +75,8 @@ fn cfgs(c: &mut Code, kernel: &Kernel) {
     }
 }
 
-/// One kernel's function, and the trait (`LaunchVectorAdd`) whose error it gives.
-fn guard(c: &mut Code, kernel: &Kernel, module: Option<&Ident>) {
+/// The trait (`LaunchVectorAdd`) whose error a kernel's function gives.
+fn guard_trait(c: &mut Code, kernel: &Kernel, module: Option<&Ident>) {
     let name = kernel.ident.unraw();
     let ty = kernel.type_ident();
     let args: Vec<String> = kernel.params.iter().map(|p| p.ident.to_string()).collect();
@@ -84,7 +96,6 @@ fn guard(c: &mut Code, kernel: &Kernel, module: Option<&Ident>) {
         "#[kernel] declares the launcher `{ty}`: {loaded}; `launch` takes the stream, the grid \
          (`Config::for_elements(n, 256)`) and the arguments"
     );
-    let generics: Vec<String> = (0..args.len()).map(|i| format!("A{i}")).collect();
     cfgs(c, kernel);
     c.text(&format!(
         "#[diagnostic::on_unimplemented(message = {}, label = {}, note = {})] pub trait",
@@ -93,9 +104,18 @@ fn guard(c: &mut Code, kernel: &Kernel, module: Option<&Ident>) {
         Code::string(&note)
     ))
     .text(&format!("Launch{ty} {{}}"));
+}
+
+/// A kernel's function of its name, bound by its trait (in the module `traits`).
+fn guard_fn(c: &mut Code, kernel: &Kernel, traits: &str) {
+    let ty = kernel.type_ident();
+    let generics: Vec<String> = (0..kernel.params.len()).map(|i| format!("A{i}")).collect();
     cfgs(c, kernel);
     // The user's name and span: rustc's "required by a bound" points at the declaration.
-    let bound = Ident::new(&format!("Launch{ty}"), kernel.ident.span());
+    let span = kernel.ident.span();
+    let module = Ident::new(traits, span);
+    let bound = Ident::new(&format!("Launch{ty}"), span);
+    let bound = quote::quote_spanned!(span=> #module::#bound);
     c.text("pub fn")
         .tokens(&kernel.ident)
         .text(&format!("<{}:", generics[0]))

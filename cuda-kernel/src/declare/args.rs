@@ -68,7 +68,8 @@ impl<V: KernelParam, B> ParamOf<B> for V {}
 
 /// `value` as an argument of a launch whose parameter buffer is `B` ([`Value`]): what
 /// generated code passes for a value of a type that is not a primitive.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn val<V: ParamOf<B>, B>(value: V) -> Value<V> {
     Value {
         value,
@@ -77,7 +78,8 @@ pub fn val<V: ParamOf<B>, B>(value: V) -> Value<V> {
 }
 
 impl<V> Value<V> {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn put(&self, slot: &ParamSlot, out: &mut [u8]) {
         (self.write)(&self.value, &mut out[slot.offset..slot.offset + slot.size]);
     }
@@ -95,7 +97,8 @@ impl Lengths {
     }
 
     /// Whether lengths are gathered.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn on(&self) -> bool {
         self.0.is_some()
     }
@@ -134,7 +137,8 @@ macro_rules! memory_arg {
     ($(#[$doc:meta])* $name:ident<$($t:ident)?>($($m:tt)?) $bound:ident, $ptr:ident,
      $len:ident, $check:ident, $address:ident) => {
         $(#[$doc])*
-        #[inline(always)]
+        #[cfg_attr(debug_assertions, inline)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         pub fn $name<$($t,)? D: $bound$(<$t>)?>(memory: &'a $($m)? D) -> impl LaunchArgs<'a> {
             #[inline]
             fn check<$($t,)? D: $bound$(<$t>)?>(
@@ -193,7 +197,8 @@ impl<'a> LaunchArg<'a> {
 
     /// A TMA descriptor of `N`-dimensional memory of `T`s: written as its bytes, and a use of
     /// the memory it points into.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn tensor_map<T, const N: usize, A: TensorMapArg<T, N>>(
         map: &'a mut A,
     ) -> impl LaunchArgs<'a> {
@@ -227,7 +232,8 @@ impl<'a> LaunchArg<'a> {
     }
 
     /// A value of a parameter type, passed as its bytes.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn value<V: KernelParam>(value: &'a V) -> impl LaunchArgs<'a> {
         #[inline]
         fn write<'a, V: KernelParam + 'a>(
@@ -244,7 +250,8 @@ impl<'a> LaunchArg<'a> {
     }
 
     /// A value made by [`val`] (of a type that is not one of cuda-kernel's).
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn value_of<V>(value: &'a Value<V>) -> impl LaunchArgs<'a> {
         #[inline]
         fn write<'a, V: 'a>(
@@ -271,7 +278,8 @@ type WriteFn<'a> = fn(*mut (), &'a CudaStream, &ParamSlot, &mut [u8]) -> Option<
 /// compiled once per parameter count, whatever the kernels and argument types, which is what a
 /// backend's rebuild spends its time on.
 #[cfg(debug_assertions)]
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn leaf<'a>(arg: *mut (), check: CheckFn, write: WriteFn<'a>) -> LaunchArg<'a> {
     LaunchArg {
         arg,
@@ -285,7 +293,8 @@ fn leaf<'a>(arg: *mut (), check: CheckFn, write: WriteFn<'a>) -> LaunchArg<'a> {
 /// compiled for its argument types, and their checks and writes inline into it (called through
 /// pointers, a launch costs a tenth of a microsecond more).
 #[cfg(not(debug_assertions))]
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn leaf<'a, C, W>(arg: *mut (), check: C, write: W) -> Typed<'a, C, W>
 where
     C: Fn(*mut (), &CudaStream, &mut Lengths) -> Result<(), Error>,
@@ -318,12 +327,14 @@ where
     const COUNT: usize = 1;
     type Held = Option<SyncOnDrop<'a>>;
 
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn check(&self, stream: &CudaStream, lengths: &mut Lengths) -> Result<(), Error> {
         (self.check)(self.arg, stream, lengths)
     }
 
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn put(self, stream: &'a CudaStream, slots: &[ParamSlot], out: &mut [u8]) -> Self::Held {
         (self.write)(self.arg, stream, &slots[0], out)
     }
@@ -357,14 +368,16 @@ pub trait LaunchArgs<'a> {
 impl<'a> LaunchArgs<'a> for LaunchArg<'a> {
     const COUNT: usize = 1;
 
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn check(&self, stream: &CudaStream, lengths: &mut Lengths) -> Result<(), Error> {
         (self.check)(self.arg, stream, lengths)
     }
 
     type Held = Option<SyncOnDrop<'a>>;
 
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn put(self, stream: &'a CudaStream, slots: &[ParamSlot], out: &mut [u8]) -> Self::Held {
         // Taking `self`: each argument is written once (a second write of memory borrowed
         // mutably would alias).
@@ -378,7 +391,8 @@ macro_rules! launch_tuples {
         impl<'a, $($a: LaunchArgs<'a>),*> LaunchArgs<'a> for ($($a,)*) {
             const COUNT: usize = 0 $(+ $a::COUNT)*;
 
-            #[inline(always)]
+            #[cfg_attr(debug_assertions, inline)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             fn check(&self, stream: &CudaStream, lengths: &mut Lengths) -> Result<(), Error> {
                 $(self.$i.check(stream, lengths)?;)*
                 Ok(())
@@ -386,7 +400,8 @@ macro_rules! launch_tuples {
 
             type Held = ($($a::Held,)*);
 
-            #[inline(always)]
+            #[cfg_attr(debug_assertions, inline)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             fn put(self, stream: &'a CudaStream, slots: &[ParamSlot], out: &mut [u8]) -> Self::Held {
                 let mut at = 0;
                 ($({
@@ -448,14 +463,16 @@ impl<T, const N: usize> Params for Tma<T, N> {
 }
 
 impl<T, const N: usize> Pack<Tma<T, N>> for RawTensorMap {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn pack(&self, slots: &[ParamSlot], out: &mut [u8]) {
         put(out, &slots[0], self);
     }
 }
 
 impl<T, const N: usize> Pack<Tma<T, N>> for PlanTensorMap<'_, T, N> {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn pack(&self, slots: &[ParamSlot], out: &mut [u8]) {
         put(out, &slots[0], &self.raw());
     }
@@ -469,14 +486,16 @@ pub trait Pack<P> {
 }
 
 impl<V: KernelParam> Pack<Val<V>> for V {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn pack(&self, slots: &[ParamSlot], out: &mut [u8]) {
         put(out, &slots[0], self);
     }
 }
 
 impl<V> Pack<Val<V>> for Value<V> {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn pack(&self, slots: &[ParamSlot], out: &mut [u8]) {
         self.put(&slots[0], out);
     }
@@ -485,7 +504,8 @@ impl<V> Pack<Val<V>> for Value<V> {
 macro_rules! address_packs {
     ($($kind:ident),*) => {$(
         impl<T> Pack<$kind<T>> for CUdeviceptr {
-            #[inline(always)]
+            #[cfg_attr(debug_assertions, inline)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             fn pack(&self, slots: &[ParamSlot], out: &mut [u8]) {
                 put(out, &slots[0], self);
             }
@@ -495,42 +515,48 @@ macro_rules! address_packs {
 address_packs!(In, Out);
 
 impl Pack<InUntyped> for CUdeviceptr {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn pack(&self, slots: &[ParamSlot], out: &mut [u8]) {
         put(out, &slots[0], self);
     }
 }
 
 impl Pack<OutUntyped> for CUdeviceptr {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn pack(&self, slots: &[ParamSlot], out: &mut [u8]) {
         put(out, &slots[0], self);
     }
 }
 
 impl Pack<InUntyped> for PlanRef<'_, c_void> {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn pack(&self, slots: &[ParamSlot], out: &mut [u8]) {
         put(out, &slots[0], &self.address());
     }
 }
 
 impl Pack<OutUntyped> for PlanMut<'_, c_void> {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn pack(&self, slots: &[ParamSlot], out: &mut [u8]) {
         put(out, &slots[0], &self.address());
     }
 }
 
 impl<T> Pack<In<T>> for PlanRef<'_, T> {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn pack(&self, slots: &[ParamSlot], out: &mut [u8]) {
         put(out, &slots[0], &self.address());
     }
 }
 
 impl<T> Pack<Out<T>> for PlanMut<'_, T> {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn pack(&self, slots: &[ParamSlot], out: &mut [u8]) {
         put(out, &slots[0], &self.address());
     }
@@ -545,7 +571,8 @@ macro_rules! tuples {
 
         #[allow(unused_variables, unused_mut, unused_assignments)]
         impl<$($p: Params, $a: Pack<$p>),*> Pack<($($p,)*)> for ($($a,)*) {
-            #[inline(always)]
+            #[cfg_attr(debug_assertions, inline)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             fn pack(&self, slots: &[ParamSlot], out: &mut [u8]) {
                 let mut at = 0;
                 $(

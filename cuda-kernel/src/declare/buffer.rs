@@ -27,26 +27,30 @@ pub struct ParamBuffer<const N: usize>([u8; N]);
 
 impl<const N: usize> ParamBuffer<N> {
     /// A zeroed buffer.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub const fn new() -> Self {
         ParamBuffer([0; N])
     }
 
     /// Writes `value` into `slot`, which must lie inside the buffer (it panics otherwise, as
     /// slicing does; generated code only passes slots of its own layout).
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn put<T: KernelParam>(&mut self, slot: &ParamSlot, value: &T) {
         put(&mut self.0, slot, value);
     }
 
     /// The packed bytes.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn bytes(&self) -> &[u8] {
         &self.0
     }
 
     /// The packed bytes, for the driver.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn bytes_mut(&mut self) -> &mut [u8] {
         &mut self.0
     }
@@ -92,7 +96,8 @@ impl ParamBytes {
     pub const INLINE: usize = crate::MAX_PARAM_BYTES_LEGACY;
 
     /// `len` zeroed bytes.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn new(len: usize) -> Self {
         let mut bytes = ParamBytes {
             inline: Inline([core::mem::MaybeUninit::uninit(); ParamBytes::INLINE]),
@@ -109,13 +114,15 @@ impl ParamBytes {
     }
 
     /// Writes `value` into `slot`, which must lie inside the buffer (it panics otherwise).
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn put<T: KernelParam>(&mut self, slot: &ParamSlot, value: &T) {
         put(self.bytes_mut(), slot, value);
     }
 
     /// The packed bytes.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn bytes(&self) -> &[u8] {
         if self.len > ParamBytes::INLINE {
             &self.heap
@@ -126,7 +133,8 @@ impl ParamBytes {
     }
 
     /// The packed bytes, for the driver.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn bytes_mut(&mut self) -> &mut [u8] {
         if self.len > ParamBytes::INLINE {
             &mut self.heap
@@ -147,7 +155,8 @@ impl core::fmt::Debug for ParamBytes {
 
 /// Writes `value` into `slot` of the packed bytes `out` (panics, as slicing does, for a slot
 /// outside them; generated code only passes slots of its own layout).
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn put<T: KernelParam>(out: &mut [u8], slot: &ParamSlot, value: &T) {
     value.write(&mut out[slot.offset..slot.offset + T::SIZE]);
 }

@@ -26,7 +26,8 @@ pub trait DeviceArg<T> {
     /// Refuses a launch on `stream` that this memory cannot take part in (memory of another
     /// context: [`Error::WrongContext`](crate::Error::WrongContext)); called for every pointer
     /// argument before anything is borrowed or launched. Nothing to check by default.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn check(&self, stream: &CudaStream) -> Result<(), crate::Error> {
         let _ = stream;
         Ok(())
@@ -35,7 +36,8 @@ pub trait DeviceArg<T> {
     /// The memory's length in elements of `T`, where known: what the launch log and launch
     /// errors show next to its address ([`diagnostics`](crate::diagnostics)). Read only while
     /// the log or the verify mode is on. `None` by default.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn element_count(&self) -> Option<usize> {
         None
     }
@@ -79,7 +81,8 @@ pub trait DeviceArg<T> {
 )]
 pub unsafe trait ExactLength {
     /// Whether the memory is NULL ([`Null`], or `None`): what a contract's `p.is_null()` reads.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn is_null(&self) -> bool {
         false
     }
@@ -100,7 +103,8 @@ unsafe impl<T> ExactLength for UnifiedViewMut<'_, T> {}
 
 // SAFETY: NULL, with no elements.
 unsafe impl ExactLength for Null {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn is_null(&self) -> bool {
         true
     }
@@ -108,7 +112,8 @@ unsafe impl ExactLength for Null {
 
 // SAFETY: `None` is NULL with no elements; `Some` is the memory's own.
 unsafe impl<A: ExactLength> ExactLength for Option<A> {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn is_null(&self) -> bool {
         self.as_ref().is_none_or(A::is_null)
     }
@@ -132,14 +137,16 @@ pub trait DeviceArgMut<T> {
     ) -> (CUdeviceptr, Option<SyncOnDrop<'a>>);
 
     /// As [`DeviceArg::check`], for memory the kernel writes.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn check_mut(&self, stream: &CudaStream) -> Result<(), crate::Error> {
         let _ = stream;
         Ok(())
     }
 
     /// As [`DeviceArg::element_count`], for memory the kernel writes.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn element_count_mut(&self) -> Option<usize> {
         None
     }
@@ -148,7 +155,8 @@ pub trait DeviceArgMut<T> {
 /// cudarc's guard, or none where it has nothing to record: memory allocated with event tracking
 /// off has no event (`Record(None)`), whose drop does nothing, so it is not kept to be dropped
 /// after the launch.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn guard(sync: SyncOnDrop<'_>) -> Option<SyncOnDrop<'_>> {
     if let SyncOnDrop::Record(None) = sync {
         // Holds no event and no stream: forgetting it skips a drop that would do nothing.
@@ -164,7 +172,8 @@ macro_rules! device_memory {
     (read: $($ty:ty),*; write: $($mut_ty:ty),*) => {
         $(
             impl<T> DeviceArg<T> for $ty {
-                #[inline(always)]
+                #[cfg_attr(debug_assertions, inline)]
+                #[cfg_attr(not(debug_assertions), inline(always))]
                 fn device_arg<'a>(
                     &'a self,
                     stream: &'a CudaStream,
@@ -181,7 +190,8 @@ macro_rules! device_memory {
         )*
         $(
             impl<T> DeviceArgMut<T> for $mut_ty {
-                #[inline(always)]
+                #[cfg_attr(debug_assertions, inline)]
+                #[cfg_attr(not(debug_assertions), inline(always))]
                 fn device_arg_mut<'a>(
                     &'a mut self,
                     stream: &'a CudaStream,
@@ -231,19 +241,22 @@ device_memory! {
 pub struct Null;
 
 impl<T> DeviceArg<T> for Null {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn device_arg<'a>(&'a self, _: &'a CudaStream) -> (CUdeviceptr, Option<SyncOnDrop<'a>>) {
         (0, None)
     }
 
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn element_count(&self) -> Option<usize> {
         Some(0)
     }
 }
 
 impl<T> DeviceArgMut<T> for Null {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn device_arg_mut<'a>(
         &'a mut self,
         _: &'a CudaStream,
@@ -251,7 +264,8 @@ impl<T> DeviceArgMut<T> for Null {
         (0, None)
     }
 
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn element_count_mut(&self) -> Option<usize> {
         Some(0)
     }
@@ -279,7 +293,8 @@ impl<T> DeviceArgMut<T> for Null {
 /// # }
 /// ```
 impl<T, A: DeviceArg<T>> DeviceArg<T> for Option<A> {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn device_arg<'a>(&'a self, stream: &'a CudaStream) -> (CUdeviceptr, Option<SyncOnDrop<'a>>) {
         match self {
             Some(memory) => memory.device_arg(stream),
@@ -287,7 +302,8 @@ impl<T, A: DeviceArg<T>> DeviceArg<T> for Option<A> {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn check(&self, stream: &CudaStream) -> Result<(), crate::Error> {
         match self {
             Some(memory) => memory.check(stream),
@@ -304,7 +320,8 @@ impl<T, A: DeviceArg<T>> DeviceArg<T> for Option<A> {
 /// `None` is NULL, `Some(memory)` the memory, for a `*mut T` parameter the kernel allows to be
 /// NULL.
 impl<T, A: DeviceArgMut<T>> DeviceArgMut<T> for Option<A> {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn device_arg_mut<'a>(
         &'a mut self,
         stream: &'a CudaStream,
@@ -315,7 +332,8 @@ impl<T, A: DeviceArgMut<T>> DeviceArgMut<T> for Option<A> {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn check_mut(&self, stream: &CudaStream) -> Result<(), crate::Error> {
         match self {
             Some(memory) => memory.check_mut(stream),
@@ -439,7 +457,8 @@ impl<T> DeviceMemory<T> {
 }
 
 impl<T> DeviceArg<T> for DeviceMemory<T> {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn device_arg<'a>(&'a self, _: &'a CudaStream) -> (CUdeviceptr, Option<SyncOnDrop<'a>>) {
         (self.ptr, None)
     }
@@ -456,7 +475,8 @@ impl<T> DeviceArg<T> for DeviceMemory<T> {
 }
 
 impl<T> DeviceArgMut<T> for DeviceMemory<T> {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn device_arg_mut<'a>(
         &'a mut self,
         _: &'a CudaStream,
@@ -486,7 +506,8 @@ pub struct Memory {
 
 impl Memory {
     /// Of memory a `*const T` parameter reads.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn of<T, D: DeviceArg<T> + ExactLength + ?Sized>(memory: &D) -> Memory {
         Memory {
             len: memory.element_count(),
@@ -495,7 +516,8 @@ impl Memory {
     }
 
     /// Of memory a `*mut T` parameter writes.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn of_mut<T, D: DeviceArgMut<T> + ExactLength + ?Sized>(memory: &D) -> Memory {
         Memory {
             len: memory.element_count_mut(),
@@ -555,14 +577,16 @@ pub trait DeviceArgUntyped {
 
     /// Refuses a launch on `stream` that this memory cannot take part in, as
     /// [`DeviceArg::check`]. Nothing to check by default.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn check_untyped(&self, stream: &CudaStream) -> Result<(), crate::Error> {
         let _ = stream;
         Ok(())
     }
 
     /// The memory's length in bytes, where known: what the launch log shows. `None` by default.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn byte_count(&self) -> Option<usize> {
         None
     }
@@ -585,14 +609,16 @@ pub trait DeviceArgUntypedMut {
 
     /// Refuses a launch on `stream` that this memory cannot take part in, as
     /// [`DeviceArgMut::check_mut`]. Nothing to check by default.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn check_untyped_mut(&self, stream: &CudaStream) -> Result<(), crate::Error> {
         let _ = stream;
         Ok(())
     }
 
     /// The memory's length in bytes, where known: what the launch log shows. `None` by default.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn byte_count_mut(&self) -> Option<usize> {
         None
     }
@@ -603,7 +629,8 @@ macro_rules! untyped {
     (read: $($ty:ty),*; write: $($mut_ty:ty),*) => {
         $(
             impl<T> DeviceArgUntyped for $ty {
-                #[inline(always)]
+                #[cfg_attr(debug_assertions, inline)]
+                #[cfg_attr(not(debug_assertions), inline(always))]
                 fn device_arg_untyped<'a>(
                     &'a self,
                     stream: &'a CudaStream,
@@ -611,7 +638,8 @@ macro_rules! untyped {
                     DeviceArg::<T>::device_arg(self, stream)
                 }
 
-                #[inline(always)]
+                #[cfg_attr(debug_assertions, inline)]
+                #[cfg_attr(not(debug_assertions), inline(always))]
                 fn check_untyped(&self, stream: &CudaStream) -> Result<(), crate::Error> {
                     DeviceArg::<T>::check(self, stream)
                 }
@@ -624,7 +652,8 @@ macro_rules! untyped {
         )*
         $(
             impl<T> DeviceArgUntypedMut for $mut_ty {
-                #[inline(always)]
+                #[cfg_attr(debug_assertions, inline)]
+                #[cfg_attr(not(debug_assertions), inline(always))]
                 fn device_arg_untyped_mut<'a>(
                     &'a mut self,
                     stream: &'a CudaStream,
@@ -632,7 +661,8 @@ macro_rules! untyped {
                     DeviceArgMut::<T>::device_arg_mut(self, stream)
                 }
 
-                #[inline(always)]
+                #[cfg_attr(debug_assertions, inline)]
+                #[cfg_attr(not(debug_assertions), inline(always))]
                 fn check_untyped_mut(&self, stream: &CudaStream) -> Result<(), crate::Error> {
                     DeviceArgMut::<T>::check_mut(self, stream)
                 }
@@ -654,7 +684,8 @@ untyped! {
 }
 
 impl DeviceArgUntyped for Null {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn device_arg_untyped<'a>(
         &'a self,
         _: &'a CudaStream,
@@ -662,14 +693,16 @@ impl DeviceArgUntyped for Null {
         (0, None)
     }
 
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn byte_count(&self) -> Option<usize> {
         Some(0)
     }
 }
 
 impl DeviceArgUntypedMut for Null {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn device_arg_untyped_mut<'a>(
         &'a mut self,
         _: &'a CudaStream,
@@ -677,14 +710,16 @@ impl DeviceArgUntypedMut for Null {
         (0, None)
     }
 
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn byte_count_mut(&self) -> Option<usize> {
         Some(0)
     }
 }
 
 impl<A: DeviceArgUntyped> DeviceArgUntyped for Option<A> {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn device_arg_untyped<'a>(
         &'a self,
         stream: &'a CudaStream,
@@ -695,7 +730,8 @@ impl<A: DeviceArgUntyped> DeviceArgUntyped for Option<A> {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn check_untyped(&self, stream: &CudaStream) -> Result<(), crate::Error> {
         match self {
             Some(memory) => memory.check_untyped(stream),
@@ -710,7 +746,8 @@ impl<A: DeviceArgUntyped> DeviceArgUntyped for Option<A> {
 }
 
 impl<A: DeviceArgUntypedMut> DeviceArgUntypedMut for Option<A> {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn device_arg_untyped_mut<'a>(
         &'a mut self,
         stream: &'a CudaStream,
@@ -721,7 +758,8 @@ impl<A: DeviceArgUntypedMut> DeviceArgUntypedMut for Option<A> {
         }
     }
 
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn check_untyped_mut(&self, stream: &CudaStream) -> Result<(), crate::Error> {
         match self {
             Some(memory) => memory.check_untyped_mut(stream),

@@ -30,7 +30,8 @@ macro_rules! crate_type_param {
             const SIZE: usize = 1;
             const ALIGN: usize = 1;
             const CUDA_TYPE: CType = CType::named($cuda);
-            #[inline(always)]
+            #[cfg_attr(debug_assertions, inline)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             fn write(&self, out: &mut [u8]) {
                 out[0] = self.to_bits();
             }

@@ -93,7 +93,8 @@ macro_rules! handle_methods {
 
             /// What a contract reads of the memory: for a recorded launch's checks.
             #[doc(hidden)]
-            #[inline(always)]
+            #[cfg_attr(debug_assertions, inline)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             pub fn __memory(&self) -> crate::declare::device_arg::Memory {
                 crate::declare::device_arg::Memory {
                     len: self.len,

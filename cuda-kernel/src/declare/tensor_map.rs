@@ -911,12 +911,14 @@ pub trait TensorMapArg<T, const N: usize> {
 }
 
 impl<T, const N: usize> TensorMapArg<T, N> for &TensorMap<'_, T, N> {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn check(&self, stream: &CudaStream) -> Result<(), Error> {
         self.memory.check(stream)
     }
 
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn use_on<'h>(
         &'h mut self,
         stream: &'h CudaStream,
@@ -927,12 +929,14 @@ impl<T, const N: usize> TensorMapArg<T, N> for &TensorMap<'_, T, N> {
 }
 
 impl<T, const N: usize> TensorMapArg<T, N> for &mut TensorMapMut<'_, T, N> {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn check(&self, stream: &CudaStream) -> Result<(), Error> {
         self.memory.check_mut(stream)
     }
 
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn use_on<'h>(
         &'h mut self,
         stream: &'h CudaStream,

@@ -22,7 +22,8 @@ impl<T: Copy> PerDevice<T> {
 
     /// The value for device `ordinal` where it has been computed: a reference into the cache,
     /// for a launch that reads a few fields of it.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn get(&self, ordinal: usize) -> Option<&T> {
         self.slots.get(ordinal).and_then(OnceLock::get)
     }

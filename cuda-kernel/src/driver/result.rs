@@ -11,7 +11,8 @@ use crate::Error;
 use crate::driver::attribute::RawAttribute;
 
 /// `result` as `Ok`, or the driver's error named after `call`.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn check(call: &'static str, result: sys::CUresult) -> Result<(), Error> {
     match result {
         sys::CUresult::CUDA_SUCCESS => Ok(()),

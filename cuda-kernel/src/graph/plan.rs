@@ -96,12 +96,14 @@ where
 {
     type Args = <K::__Params as Params>::Plan<'a>;
 
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn pack_args(args: &Self::Args, params: &mut [u8]) {
         Pack::<K::__Params>::pack(args, K::LAYOUT.params, params);
     }
 
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn check_args(args: &Self::Args, config: &Config) -> Result<(), Error> {
         K::__check_plan(args, config)
     }

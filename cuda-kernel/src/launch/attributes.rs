@@ -271,7 +271,8 @@ impl<'a> Attributed<'a> {
     }
 
     /// Whether an attribute borrows something.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub(crate) fn borrows(&self) -> bool {
         self.l2_window.is_some()
             | self.completion_event.is_some()
@@ -279,7 +280,8 @@ impl<'a> Attributed<'a> {
     }
 
     /// Whether the launch needs `cuLaunchKernelEx`.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     pub fn is_extended(&self) -> bool {
         self.config.is_extended() || self.borrows()
     }
@@ -409,14 +411,16 @@ pub trait IntoConfig<'a> {
 
 #[diagnostic::do_not_recommend]
 impl<'a, T: Into<Attributed<'a>>> IntoConfig<'a> for T {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn into_config(self) -> Attributed<'a> {
         self.into()
     }
 }
 
 impl From<Config> for Attributed<'_> {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn from(config: Config) -> Self {
         Attributed {
             config,
@@ -428,7 +432,8 @@ impl From<Config> for Attributed<'_> {
 }
 
 impl From<cudarc::driver::LaunchConfig> for Attributed<'_> {
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn from(config: cudarc::driver::LaunchConfig) -> Self {
         Attributed::from(Config::from(config))
     }

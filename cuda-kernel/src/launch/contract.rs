@@ -13,13 +13,15 @@ pub use crate::declare::device_arg::Memory;
 pub type Value = Option<i128>;
 
 /// An integer parameter's value.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn value<T: Integer>(v: T) -> Value {
     Some(v.widen())
 }
 
 /// A memory's length in elements.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn len(count: Option<usize>) -> Value {
     count.map(|n| n as i128)
 }
@@ -34,7 +36,8 @@ pub trait Integer: Copy {
 macro_rules! integers {
     ($($ty:ty),*) => {$(
         impl Integer for $ty {
-            #[inline(always)]
+            #[cfg_attr(debug_assertions, inline)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             fn widen(self) -> i128 {
                 self as i128
             }
@@ -44,31 +47,36 @@ macro_rules! integers {
 integers!(i8, u8, i16, u16, i32, u32, i64, u64, isize, usize, i128);
 
 /// `a + b`.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn add(a: Value, b: Value) -> Value {
     a?.checked_add(b?)
 }
 
 /// `a - b`.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn sub(a: Value, b: Value) -> Value {
     a?.checked_sub(b?)
 }
 
 /// `a * b`.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn mul(a: Value, b: Value) -> Value {
     a?.checked_mul(b?)
 }
 
 /// `a / b`, rounding toward zero; no value for `b = 0`.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn div(a: Value, b: Value) -> Value {
     a?.checked_div(b?)
 }
 
 /// `a % b`; no value for `b = 0`.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn rem(a: Value, b: Value) -> Value {
     a?.checked_rem(b?)
 }
@@ -76,7 +84,8 @@ pub fn rem(a: Value, b: Value) -> Value {
 macro_rules! comparisons {
     ($($name:ident $op:tt),*) => {$(
         #[doc = concat!("`a ", stringify!($op), " b`, false where either has no value.")]
-        #[inline(always)]
+        #[cfg_attr(debug_assertions, inline)]
+        #[cfg_attr(not(debug_assertions), inline(always))]
         pub fn $name(a: Value, b: Value) -> bool {
             matches!((a, b), (Some(a), Some(b)) if a $op b)
         }
@@ -85,41 +94,47 @@ macro_rules! comparisons {
 comparisons!(ge >=, gt >, le <=, lt <, eq ==, ne !=);
 
 /// `config.threads()`: threads in the whole grid.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn threads(config: &Config) -> Value {
     mul(blocks(config), block_threads(config))
 }
 
 /// `config.blocks()`: blocks in the grid.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn blocks(config: &Config) -> Value {
     let (x, y, z) = config.grid;
     Some(x as i128 * y as i128 * z as i128)
 }
 
 /// `config.block_threads()`: threads in a block.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn block_threads(config: &Config) -> Value {
     let (x, y, z) = config.block;
     Some(x as i128 * y as i128 * z as i128)
 }
 
 /// `config.grid.N`.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn grid(config: &Config, axis: u8) -> Value {
     let (x, y, z) = config.grid;
     Some([x, y, z][axis as usize % 3] as i128)
 }
 
 /// `config.block.N`.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn block(config: &Config, axis: u8) -> Value {
     let (x, y, z) = config.block;
     Some([x, y, z][axis as usize % 3] as i128)
 }
 
 /// `config.shared_mem_bytes`.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn shared_mem_bytes(config: &Config) -> Value {
     Some(config.shared_mem_bytes as i128)
 }

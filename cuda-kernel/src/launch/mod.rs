@@ -55,7 +55,8 @@ fn launches_follow_their_stream() -> bool {
 /// Readies a launch of `loaded` on `stream` (or, `in_graph`, a graph node of it), whose context
 /// `_entered` made current: returns the function for the stream's device, and refuses what the
 /// device would ([`check`]).
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn prepare(
     entered: &Entered,
     loaded: &Loaded,
@@ -79,7 +80,8 @@ pub(crate) fn prepare(
 
 /// [`prepare`], saying whether the launch is a plain one (`cuLaunchKernel`: no attribute, no
 /// priority), which the launch path then need not ask again.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn prepare_plain(
     _entered: &Entered,
     loaded: &Loaded,
@@ -203,7 +205,8 @@ fn check_compiled_cluster(config: &Config, compiled: (u32, u32, u32)) -> Result<
 /// bytes ([`Error::ParamsTooLarge`]) and, above the default 48 KiB, the dynamic shared memory
 /// against what `kernel` may have, raising its limit where it can ([`Error::SharedMemoryLimit`]
 /// where it cannot). Whether the configuration is a plain launch's ([`Config::check_plain`]).
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn check(
     config: &Config,
     limits: &DeviceLimits,
@@ -267,10 +270,11 @@ fn fit_shared_memory(
 /// The kernel runs with these arguments unchecked: as for the generated `launch` (the caller's,
 /// or the declaration's author's for a safe one); `declared` is the layout of the kernel
 /// `loaded` was loaded and checked as, `args` its arguments in order.
-// Compiled once per parameter count; always inlined into the launcher, where the arguments'
-// functions are known and inline too (called through their pointers, a launch costs a tenth of
-// a microsecond more: docs/BENCHMARKS.md).
-#[inline(always)]
+// Compiled once per parameter count; in an optimized build always inlined into the launcher,
+// where the arguments' functions are known and inline too (called through their pointers, a
+// launch costs a tenth of a microsecond more: docs/BENCHMARKS.md).
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 #[track_caller]
 pub unsafe fn launch<'a, A: LaunchArgs<'a>>(
     loaded: &Loaded,
@@ -315,14 +319,16 @@ pub unsafe fn launch<'a, A: LaunchArgs<'a>>(
 /// The layout `kernel`'s launches pack by: its declaration's where that holds on every GPU (a
 /// constant, once inlined), else the one its loaded function places the parameters in, as the
 /// driver reported it at load ([`Loaded::layout`]).
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub(crate) fn layout_of<K: Kernel>(loaded: &Loaded) -> Result<&crate::ParamLayout, Error> {
     layout_in(loaded, const { &K::LAYOUT })
 }
 
 /// [`layout_of`] with the declared layout as a value (a constant's address, which inlining
 /// folds).
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn layout_in<'a>(
     loaded: &'a Loaded,
     declared: &'static crate::ParamLayout,
@@ -373,7 +379,8 @@ pub(crate) fn repack(
 /// launch is inlined into its launcher) only one way is compiled in, and its stack array is the
 /// smallest of 128, 512 and 4096 bytes that holds the parameters (a frame above a page probes
 /// the stack on every call).
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn with_params<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
     if len <= 128 {
         on_stack::<128, R>(len, f)
@@ -387,7 +394,8 @@ fn with_params<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
 }
 
 /// [`with_params`] in an array of `N` bytes, `len` of them zeroed and handed to `f`.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 fn on_stack<const N: usize, R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> R {
     #[repr(C, align(16))]
     struct Stack<const N: usize>([core::mem::MaybeUninit<u8>; N]);
@@ -499,7 +507,8 @@ impl Launch<'_> {
 
     /// The launch inside its NVTX range (the `nvtx` feature), a failure named after the kernel,
     /// `site` and the launch.
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     unsafe fn named(&self, params: &mut [u8], site: &Site<'_>) -> Result<(), Error> {
         let Launch {
             loaded,
@@ -536,7 +545,8 @@ impl Launch<'_> {
 }
 
 /// The launch itself: checked, then the driver call.
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 unsafe fn launch_checked(launch: &Launch<'_>, params: &mut [u8]) -> Result<(), Error> {
     let Launch {
         loaded,

@@ -58,7 +58,8 @@ pub(crate) const VERIFY_VAR: &str = "CUDA_KERNEL_VERIFY";
 
 /// What is switched on; 0 in the common case. One relaxed load: all a launch pays for the log
 /// and the verify mode while they are off (nothing without the `diagnostics` feature).
-#[inline(always)]
+#[cfg_attr(debug_assertions, inline)]
+#[cfg_attr(not(debug_assertions), inline(always))]
 pub fn observing() -> bool {
     cfg!(feature = "diagnostics") && STATE.load(Ordering::Relaxed) != 0
 }

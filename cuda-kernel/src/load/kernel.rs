@@ -129,7 +129,8 @@ pub unsafe trait Kernel: Sized {
 
     /// Wraps a function found and checked against [`LAYOUT`](Self::LAYOUT).
     #[doc(hidden)]
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn __from_loaded(loaded: Loaded) -> Self {
         const { assert_transparent::<Self>() };
         let loaded = core::mem::ManuallyDrop::new(loaded);
@@ -140,7 +141,8 @@ pub unsafe trait Kernel: Sized {
 
     /// The function this launcher launches.
     #[doc(hidden)]
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn __loaded(&self) -> &Loaded {
         const { assert_transparent::<Self>() };
         // SAFETY: as in `__from_loaded`.
@@ -149,7 +151,8 @@ pub unsafe trait Kernel: Sized {
 
     /// Checks the kernel's contract for a plan's recorded launch (nothing without one).
     #[doc(hidden)]
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn __check_plan(
         args: &<Self::__Params as Params>::Plan<'_>,
         config: &crate::Config,

@@ -162,7 +162,8 @@ macro_rules! pod_param {
             const SIZE: usize = $size;
             const ALIGN: usize = $align;
             const CUDA_TYPE: $crate::CType = $crate::CType::named($cuda);
-            #[inline(always)]
+            #[cfg_attr(debug_assertions, inline)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             fn write(&self, out: &mut [u8]) {
                 out.copy_from_slice(bytemuck::bytes_of(self));
             }
@@ -196,7 +197,8 @@ unsafe impl KernelParam for bool {
     const SIZE: usize = 1;
     const ALIGN: usize = 1;
     const CUDA_TYPE: CType = CType::named("bool");
-    #[inline(always)]
+    #[cfg_attr(debug_assertions, inline)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
     fn write(&self, out: &mut [u8]) {
         out[0] = u8::from(*self);
     }
@@ -217,7 +219,8 @@ macro_rules! pointer_param {
             const SIZE: usize = 8;
             const ALIGN: usize = 8;
             const CUDA_TYPE: CType = $cuda;
-            #[inline(always)]
+            #[cfg_attr(debug_assertions, inline)]
+            #[cfg_attr(not(debug_assertions), inline(always))]
             fn write(&self, out: &mut [u8]) {
                 (*self as usize as u64).write(out);
             }
