@@ -47,12 +47,15 @@ pub struct BuiltinType {
     /// For a C type without a fixed-width Rust name (`size_t`, `c_long`): the Rust type it
     /// names on 64-bit Linux, whose `KernelParam` impl it shares.
     pub alias_of: Option<&'static str>,
+    /// The last segment of `rust`, found when the table is built (the look-ups by name compare
+    /// it for every row).
+    name: &'static str,
 }
 
 impl BuiltinType {
     /// The name declarations are matched by: the last segment of [`rust`](Self::rust).
     pub fn name(&self) -> &'static str {
-        self.rust.rsplit("::").next().unwrap_or(self.rust)
+        self.name
     }
 
     /// The path a user writes for it with the runtime at `krate`: a Rust primitive alone
@@ -88,6 +91,22 @@ const fn row(
         primitive,
         suggested,
         alias_of,
+        name: last_segment(rust),
+    }
+}
+
+/// The part of `path` after its last `::` (all of it without one).
+const fn last_segment(path: &'static str) -> &'static str {
+    let bytes = path.as_bytes();
+    let mut end = bytes.len();
+    while end >= 2 && !(bytes[end - 1] == b':' && bytes[end - 2] == b':') {
+        end -= 1;
+    }
+    let start = if end >= 2 { end } else { 0 };
+    let (_, tail) = bytes.split_at(start);
+    match core::str::from_utf8(tail) {
+        Ok(tail) => tail,
+        Err(_) => path,
     }
 }
 
@@ -454,6 +473,17 @@ pub fn tensor_map(ty: &syn::Type) -> Option<(&syn::Type, &syn::GenericArgument)>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_is_its_paths_last_segment() {
+        for t in known() {
+            assert_eq!(t.name(), t.rust.rsplit("::").next().unwrap(), "{}", t.rust);
+        }
+        assert_eq!(last_segment("a::b::c"), "c");
+        assert_eq!(last_segment("u32"), "u32");
+        assert_eq!(last_segment("::x"), "x");
+        assert_eq!(last_segment(""), "");
+    }
 
     #[test]
     fn names_are_unique_and_sizes_multiples_of_alignments() {
