@@ -787,6 +787,11 @@ fn always_inline_in_debug(src: &Path) -> Vec<String> {
 #[test]
 fn the_runtime_inlines_always_only_when_optimized() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("cuda-kernel/src");
+    assert!(
+        src.join("launch/mod.rs").is_file(),
+        "{} not found",
+        src.display()
+    );
     let found = always_inline_in_debug(&src);
     assert!(
         found.is_empty(),
