@@ -541,3 +541,62 @@ fn profile_expansion() {
     }
     println!("syn parse + our parse + check: {:?}", start.elapsed());
 }
+
+/// Writes the expansion of every `#[kernel]` block of the repository's sources (and of
+/// `CUDA_KERNEL_PROFILE_FILE`, where set) to `CUDA_KERNEL_EXPANSION_DUMP`: a change meant to
+/// make the macro faster, not to change what it writes, compares the files before and after.
+#[test]
+#[ignore = "a profiling aid"]
+fn dump_expansions() {
+    let Some(dump) = std::env::var_os("CUDA_KERNEL_EXPANSION_DUMP") else {
+        return;
+    };
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap();
+    let mut files = vec![
+        repo.join("kernels/src/lib.rs"),
+        repo.join("kernels/src/checked.rs"),
+    ];
+    let mut dirs = vec![repo.join("tests")];
+    while let Some(dir) = dirs.pop() {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs" || e == "in") {
+                files.push(path);
+            }
+        }
+    }
+    files.extend(std::env::var_os("CUDA_KERNEL_PROFILE_FILE").map(Into::into));
+    let mut out = String::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let text = text
+            .replace("$OUT_DIR/", "../kernels/ptx/")
+            .replace("$CUDA_KERNEL_REPO/", "../");
+        for block in cuda_kernel_syntax::mutate::extern_blocks(&text) {
+            let head = text.split(&block[7..]).next().unwrap_or_default();
+            let args = head
+                .rsplit_once("#[kernel(")
+                .and_then(|(_, rest)| rest.rsplit_once(")]"))
+                .map_or(
+                    "",
+                    |(args, between)| if between.trim() == "unsafe" { args } else { "" },
+                );
+            let (Ok(args), Ok(block)) = (args.parse::<TokenStream>(), block.parse::<TokenStream>())
+            else {
+                continue;
+            };
+            out.push_str(&format!("// {}\n", file.display()));
+            out.push_str(&expand::kernel(args, block).to_string());
+            out.push('\n');
+        }
+    }
+    std::fs::write(dump, out).unwrap();
+}

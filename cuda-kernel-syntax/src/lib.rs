@@ -47,6 +47,8 @@ pub mod cuda;
 #[cfg(feature = "demangle")]
 pub mod demangle;
 #[cfg(feature = "syn")]
+pub mod foreign;
+#[cfg(feature = "syn")]
 pub mod mangle;
 #[cfg(feature = "syn")]
 pub mod parse;

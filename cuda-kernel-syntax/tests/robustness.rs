@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use cuda_kernel_syntax::mutate;
 use cuda_kernel_syntax::ptx_check::PtxFile;
 use cuda_kernel_syntax::report::Errors;
-use cuda_kernel_syntax::{check, demangle, parse, pattern, ptx, ptx_check};
+use cuda_kernel_syntax::{check, demangle, foreign, parse, pattern, ptx, ptx_check};
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
@@ -133,9 +133,22 @@ fn declarations_are_parsed_and_checked_against_ptx_without_panicking() {
     let mut which = 0;
     mutate::run("declarations", 14, &declaration_corpus(), |text| {
         which += 1;
+        // The macro's reading of a block is syn's, to the same tree, or fails where syn's does.
+        let ours = text
+            .parse::<proc_macro2::TokenStream>()
+            .map_err(|e| e.to_string())
+            .and_then(|tokens| foreign::parse(tokens).map_err(|e| e.to_string()));
         let Ok(item) = syn::parse_str::<syn::ItemForeignMod>(text) else {
+            assert!(ours.is_err(), "read where syn fails:\n{text}");
             return; // not a block any more: rustc reports that, not the macro
         };
+        let ours =
+            ours.unwrap_or_else(|e| panic!("syn reads what the macro does not ({e}):\n{text}"));
+        assert!(ours == item, "read otherwise than syn:\n{text}");
+        assert_eq!(
+            quote::quote!(#ours).to_string(),
+            quote::quote!(#item).to_string()
+        );
         let mut cx = Errors::default();
         let mut block = parse::parse_block(&mut cx, item, &Default::default());
         check::check_block(&mut cx, &block);

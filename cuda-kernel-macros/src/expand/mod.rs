@@ -2,13 +2,13 @@
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{ToTokens, quote};
-use syn::{ItemForeignMod, Path};
+use syn::Path;
 
 use std::path::PathBuf;
 
 use cuda_kernel_syntax::ast::{Block, Kernel, KernelGeneric};
 use cuda_kernel_syntax::report::Errors;
-use cuda_kernel_syntax::{attr, check, parse, ptx_check};
+use cuda_kernel_syntax::{attr, check, foreign, parse, ptx_check};
 
 mod called;
 mod checks;
@@ -32,7 +32,8 @@ use symbol::*;
 pub fn kernel(args: TokenStream, input: TokenStream) -> TokenStream {
     let mut cx = Errors::default();
     let block_args = attr::parse_block_args(&mut cx, args);
-    let item = match syn::parse2::<ItemForeignMod>(input.clone()) {
+    // syn's tree, the usual declarations read without syn's general parsers (`foreign`).
+    let item = match foreign::parse(input.clone()) {
         Ok(item) => item,
         Err(_) => {
             cx.error(
