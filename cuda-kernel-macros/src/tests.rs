@@ -60,15 +60,12 @@ fn vector_add_expands_to_a_type_with_layout_load_and_launch() {
     );
     // The layout: each parameter's name and declared type, nothing else.
     assert!(
-        out.contains("__ck::layout!(\n        \"a\" : * const f32, \"b\" : * const f32, \"c\" : * mut f32, \"n\" : u32\n    )"),
+        out.contains("__ck_layout!(\n        \"a\" : * const f32, \"b\" : * const f32, \"c\" : * mut f32, \"n\" : u32\n    )"),
         "{out}"
     );
     assert!(out.contains("pub unsafe fn launch<'__config>("), "{out}");
-    assert!(out.contains("a: &impl __ck::DeviceArg<f32>"), "{out}");
-    assert!(
-        out.contains("c: &mut impl __ck::DeviceArgMut<f32>"),
-        "{out}"
-    );
+    assert!(out.contains("a: &impl __ck_DeviceArg<f32>"), "{out}");
+    assert!(out.contains("c: &mut impl __ck_DeviceArgMut<f32>"), "{out}");
     assert!(out.contains("n: u32,"), "{out}");
     // Each method is one call into the runtime: `launch` with one erased argument per
     // parameter as one tuple (compiled per parameter count, not per signature), `pack` with the
@@ -76,22 +73,20 @@ fn vector_add_expands_to_a_type_with_layout_load_and_launch() {
     let flat: String = out.0.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
         flat.contains(
-            "unsafe { __ck::launch( &self.0, &<Self as __ck::Kernel>::LAYOUT, stream, \
-             __ck::IntoConfig::into_config(config), ( \
-             __ck::LaunchArg::input::<f32, _>(a), __ck::LaunchArg::input::<f32, _>(b), \
-             __ck::LaunchArg::output::<f32, _>(c), __ck::LaunchArg::value(&n), ), ) }"
+            "unsafe { __ck_launch( &self.0, &<Self as __ck_Kernel>::LAYOUT, stream, \
+             __ck_IntoConfig::into_config(config), ( \
+             __ck_LaunchArg::input::<f32, _>(a), __ck_LaunchArg::input::<f32, _>(b), \
+             __ck_LaunchArg::output::<f32, _>(c), __ck_LaunchArg::value(&n), ), ) }"
         ),
         "{out}"
     );
-    assert!(out.contains("__ck::pack::<Self, _>((a, b, c, n))"), "{out}");
+    assert!(out.contains("__ck_pack::<Self, _>((a, b, c, n))"), "{out}");
     // Packed into a buffer sized when made: no const-generic type per declaration.
-    assert!(out.contains("    ) -> __ck::ParamBytes {"), "{out}");
+    assert!(out.contains("    ) -> __ck_ParamBytes {"), "{out}");
     assert!(!out.contains("ParamBuffer<"), "{out}");
     // The signature's kinds, through which every launch path packs generically.
     assert!(
-        out.contains(
-            "type __Params = (__ck::In<f32>, __ck::In<f32>, __ck::Out<f32>, __ck::Val<u32>);"
-        ),
+        out.contains("type __Params = (__ck_In<f32>, __ck_In<f32>, __ck_Out<f32>, __ck_Val<u32>);"),
         "{out}"
     );
     assert!(!out.contains("compile_error"), "{out}");
@@ -116,11 +111,11 @@ fn struct_values_go_through_val_and_long_signatures_nest() {
         },
     );
     assert!(
-        out.contains("__ck::val::<Pair, __ck::ParamBuffer<{ K::LAYOUT.size }>>(p)"),
+        out.contains("__ck_val::<Pair, __ck::ParamBuffer<{ K::LAYOUT.size }>>(p)"),
         "{out}"
     );
     assert!(out.contains("(p11, p12, p13),"), "{out}");
-    assert_eq!(out.matches("__ck::Val<u32>"), 14, "{out}");
+    assert_eq!(out.matches("__ck_Val<u32>"), 14, "{out}");
     assert!(
         out.contains("#[allow(clippy::too_many_arguments)]"),
         "{out}"
@@ -204,7 +199,7 @@ fn errors_accumulate_and_stand_ins_keep_call_sites_resolving() {
         "{out}"
     );
     assert!(out.contains("unreachable!()"), "{out}");
-    assert!(out.contains("_: impl __ck::core::marker::Sized"), "{out}");
+    assert!(out.contains("_: impl __ck_core::marker::Sized"), "{out}");
 }
 
 #[test]
@@ -228,7 +223,7 @@ fn cfg_and_lint_attributes_are_carried_to_the_generated_items() {
 fn raw_identifiers_name_the_symbol_without_r_hash() {
     let out = expand(quote!(), quote! { extern "C" { fn r#match(r#in: u32); } });
     assert!(out.contains("pub const NAME: &str = \"match\";"), "{out}");
-    assert!(out.contains("__ck::layout!(\"in\" : u32)"), "{out}");
+    assert!(out.contains("__ck_layout!(\"in\" : u32)"), "{out}");
     assert!(out.contains("struct Match"), "{out}");
 }
 
@@ -243,14 +238,11 @@ fn read_only_pointers_take_shared_borrows_and_pointer_arrays_take_addresses() {
             }
         },
     );
-    assert!(out.contains("a: &impl __ck::DeviceArg<f32>"), "{out}");
-    assert!(out.contains("rows: &impl __ck::DeviceArg<u64>"), "{out}");
+    assert!(out.contains("a: &impl __ck_DeviceArg<f32>"), "{out}");
+    assert!(out.contains("rows: &impl __ck_DeviceArg<u64>"), "{out}");
+    assert!(out.contains("c: &mut impl __ck_DeviceArgMut<f32>"), "{out}");
     assert!(
-        out.contains("c: &mut impl __ck::DeviceArgMut<f32>"),
-        "{out}"
-    );
-    assert!(
-        out.contains("(__ck::In<f32>, __ck::In<u64>, __ck::Out<f32>)"),
+        out.contains("(__ck_In<f32>, __ck_In<u64>, __ck_Out<f32>)"),
         "{out}"
     );
     // The symbol keeps `float*` for the read-only pointer: g++ spells
@@ -292,7 +284,7 @@ fn generic_declarations_expand_to_generic_types_naming_instances_at_load() {
     // The parameter types reach the generated code as the model, never as text to parse.
     assert!(!out.contains("\"*mut T\""), "{out}");
     assert!(
-        out.contains("unsafe impl<T: __ck::KernelParam> __ck::Kernel for Reduce0<T>"),
+        out.contains("unsafe impl<T: __ck::KernelParam> __ck_Kernel for Reduce0<T>"),
         "{out}"
     );
     // A family's symbol is data the runtime fills in at load (nothing compiled per instance),
@@ -310,7 +302,7 @@ fn generic_declarations_expand_to_generic_types_naming_instances_at_load() {
         out.contains("TemplateArg::Int { code: \"i\", value: BLOCK as i128, }"),
         "{out}"
     );
-    assert!(out.contains("-> __ck::ParamBytes {"), "{out}");
+    assert!(out.contains("-> __ck_ParamBytes {"), "{out}");
     assert!(!out.contains("pub const NAME"), "{out}");
 }
 

@@ -100,6 +100,8 @@ pub struct Kernel {
     pub params: Vec<Param>,
     /// `#[kernel(rename = Name)]`: the generated type's name.
     pub rename: Option<Ident>,
+    /// The generated type's name ([`type_ident`](Self::type_ident)), found once when parsed.
+    pub type_name: Ident,
     /// What `{T}` stands for in the symbol pattern, for the types named: the fn's
     /// `names(...)`, then the block's.
     pub type_names: Vec<TypeName>,
@@ -360,13 +362,16 @@ impl Kernel {
     /// The generated type's name: `rename = Name`, or the fn's name in UpperCamelCase
     /// (`vector_add` -> `VectorAdd`).
     pub fn type_ident(&self) -> Ident {
-        if let Some(name) = &self.rename {
+        self.type_name.clone()
+    }
+
+    /// The generated type's name of a kernel `ident` renamed or not: what
+    /// [`type_ident`](Self::type_ident) returns.
+    pub fn type_name_of(ident: &Ident, rename: Option<&Ident>) -> Ident {
+        if let Some(name) = rename {
             return name.clone();
         }
-        Ident::new(
-            &upper_camel_case(&self.ident.to_string()),
-            self.ident.span(),
-        )
+        Ident::new(&upper_camel_case(&ident.to_string()), ident.span())
     }
 }
 

@@ -221,14 +221,19 @@ fn parse_kernel(cx: &mut Errors, f: ForeignItemFn, safe: bool, defaults: &BlockD
             FnArg::Typed(pat_type) => match &*pat_type.pat {
                 Pat::Ident(p) if p.by_ref.is_none() && p.mutability.is_none() && p.subpat.is_none() => {
                     let (read_only, grid_constant) = parse_param_attrs(cx, &pat_type.attrs);
+                    // A type of the table is a parameter type: nothing to find wrong with it.
+                    let builtin = crate::ast::builtin_of(&pat_type.ty);
                     params.push(Param {
                         ident: p.ident.clone(),
-                        type_error: check::param_type_error(&pat_type.ty),
+                        type_error: match builtin {
+                            Some(_) => None,
+                            None => check::param_type_error(&pat_type.ty),
+                        },
                         ty: (*pat_type.ty).clone(),
                         read_only,
                         grid_constant,
                         ptx_layout: None,
-                        builtin: crate::ast::builtin_of(&pat_type.ty),
+                        builtin,
                     })
                 }
                 pat => cx.error(
@@ -269,6 +274,7 @@ fn parse_kernel(cx: &mut Errors, f: ForeignItemFn, safe: bool, defaults: &BlockD
             None,
         )
     };
+    let type_name = Kernel::type_name_of(&f.sig.ident, args.rename.as_ref());
     Kernel {
         docs,
         attrs,
@@ -286,6 +292,7 @@ fn parse_kernel(cx: &mut Errors, f: ForeignItemFn, safe: bool, defaults: &BlockD
         device_fn,
         params,
         rename: args.rename,
+        type_name,
         type_names,
         run_time_name,
         members: None,

@@ -41,13 +41,13 @@ pub(super) fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> Toke
         .map(|name| format_ident!("{}", sanitized(name)));
     let (load, load_library, name_param) = match &run_time {
         Some(arg) => (
-            delegate(&format!("__ck::Kernel::load_named(module, {arg})")),
-            delegate(&format!("__ck::Kernel::load_library_named(library, {arg})")),
+            delegate(&format!("__ck_Kernel::load_named(module, {arg})")),
+            delegate(&format!("__ck_Kernel::load_library_named(library, {arg})")),
             format!(", {arg}: &str"),
         ),
         None => (
-            delegate("__ck::Kernel::load(module)"),
-            delegate("__ck::Kernel::load_library(library)"),
+            delegate("__ck_Kernel::load(module)"),
+            delegate("__ck_Kernel::load_library(library)"),
             String::new(),
         ),
     };
@@ -102,8 +102,8 @@ pub(super) fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> Toke
 
         let doc = format!(" Looks up `{symbol}` in `module`, checked against the layout.");
         c.text(&format!(
-            "#[doc = {}] #[inline] pub fn load(module: &__ck::Arc<__ck::CudaModule> {name_param}) \
-             -> __ck::Result<Self>",
+            "#[doc = {}] #[inline] pub fn load(module: &__ck_Arc<__ck_CudaModule> {name_param}) \
+             -> __ck_Result<Self>",
             Code::string(&doc)
         ))
         .stream(&member_bound)
@@ -112,17 +112,17 @@ pub(super) fn expand_launcher(krate: &Path, kernel: &Kernel, body: Body) -> Toke
             " Looks up `{symbol}` in `library`, for every GPU, checked against the layout."
         );
         c.text(&format!(
-            "#[doc = {}] #[inline] pub fn load_library(library: &__ck::Arc<__ck::Library> \
-             {name_param}) -> __ck::Result<Self>",
+            "#[doc = {}] #[inline] pub fn load_library(library: &__ck_Arc<__ck_Library> \
+             {name_param}) -> __ck_Result<Self>",
             Code::string(&doc)
         ))
         .stream(&member_bound)
         .text(&load_library);
         c.text(
             "/// The function, for attributes and occupancy (`None` from a library).\n\
-             #[inline] pub fn function(&self) -> __ck::core::option::Option<&__ck::CudaFunction>",
+             #[inline] pub fn function(&self) -> __ck_core::option::Option<&__ck_CudaFunction>",
         )
-        .text(&delegate("__ck::Kernel::function(self)"));
+        .text(&delegate("__ck_Kernel::function(self)"));
 
         pack_method(c, kernel, &names, &kinds, body);
 
@@ -226,10 +226,10 @@ fn type_item(
 fn layout_const(c: &mut Code, kernel: &Kernel, kinds: &[ParamSpelling<'_>], real: bool) {
     c.text(
         "/// Where each parameter sits in the launch's parameter buffer.\n\
-         pub const LAYOUT: __ck::ParamLayout =",
+         pub const LAYOUT: __ck_ParamLayout =",
     );
     if real {
-        c.text("__ck::layout!").group(Delimiter::Parenthesis, |c| {
+        c.text("__ck_layout!").group(Delimiter::Parenthesis, |c| {
             for (i, (param, kind)) in kernel.params.iter().zip(kinds).enumerate() {
                 if i > 0 {
                     c.text(",");
@@ -242,7 +242,7 @@ fn layout_const(c: &mut Code, kernel: &Kernel, kinds: &[ParamSpelling<'_>], real
             }
         });
     } else {
-        c.text("__ck::ParamLayout::EMPTY");
+        c.text("__ck_ParamLayout::EMPTY");
     }
     c.text(";");
 }
@@ -267,17 +267,17 @@ fn pack_method(
             c.text(if real { name } else { "_" }).text(":");
             match &param.type_error {
                 Some(_) => {
-                    c.text("impl __ck::core::marker::Sized");
+                    c.text("impl __ck_core::marker::Sized");
                 }
                 None => kind.write(c, Spelling::Pack, "", "", None),
             }
             c.text(",");
         }
     })
-    .text("-> __ck::ParamBytes");
+    .text("-> __ck_ParamBytes");
     if real {
         c.group(Delimiter::Brace, |c| {
-            c.text("__ck::pack::<Self, _>")
+            c.text("__ck_pack::<Self, _>")
                 .group(Delimiter::Parenthesis, |c| {
                     arguments(c, kernel, names, kinds);
                 });
@@ -312,12 +312,12 @@ fn launch_method(
         })
         .group(Delimiter::Parenthesis, |c| {
             c.text(
-                "&self, stream: &__ck::CudaStream, \
-                 config: impl __ck::IntoConfig<'__config>,",
+                "&self, stream: &__ck_CudaStream, \
+                 config: impl __ck_IntoConfig<'__config>,",
             );
             launcher_args(c, kernel, body, "&mut");
         })
-        .text("-> __ck::Result<()>")
+        .text("-> __ck_Result<()>")
         .stream(contract_bounds);
     if body == Body::Real {
         // SAFETY (in the generated code): the caller's (an unsafe launcher) or the
@@ -331,10 +331,10 @@ fn launch_method(
                 });
             }
             c.text("unsafe").group(Delimiter::Brace, |c| {
-                c.text("__ck::launch").group(Delimiter::Parenthesis, |c| {
+                c.text("__ck_launch").group(Delimiter::Parenthesis, |c| {
                     c.text(
-                        "&self.0, &<Self as __ck::Kernel>::LAYOUT, stream, \
-                         __ck::IntoConfig::into_config(config),",
+                        "&self.0, &<Self as __ck_Kernel>::LAYOUT, stream, \
+                         __ck_IntoConfig::into_config(config),",
                     )
                     .stream(&launch_arguments(kernel, names, kinds));
                 });
@@ -346,7 +346,7 @@ fn launch_method(
 }
 
 /// A stand-in method's body.
-const STAND_IN_BODY: &str = "{ __ck::core::unreachable!() }";
+const STAND_IN_BODY: &str = "{ __ck_core::unreachable!() }";
 
 /// A parameter's name in a generated signature: as declared, or `_` in a stand-in (so that names
 /// the checks refused cannot cause errors of their own).
@@ -547,11 +547,11 @@ pub(super) fn expand_kernel_impl(krate: &Path, kernel: &Kernel) -> TokenStream {
     let mut c = Code::new();
     c.text("unsafe impl")
         .stream(&quote!(<#(#bounded),*>))
-        .text("__ck::Kernel for")
+        .text("__ck_Kernel for")
         .tokens(&ty)
         .stream(&ty_generics)
         .group(Delimiter::Brace, |c| {
-            c.text("const LAYOUT: __ck::ParamLayout = Self::LAYOUT;");
+            c.text("const LAYOUT: __ck_ParamLayout = Self::LAYOUT;");
             if symbol.is_none() && family_symbol.is_none() {
                 c.text("const __NAME: &str =")
                     .text(&Code::string(&kernel.symbol))
@@ -585,7 +585,7 @@ pub(super) fn launcher_args(c: &mut Code, kernel: &Kernel, body: Body, written: 
         param_name(c, param, body);
         c.text(":");
         if param.type_error.is_some() {
-            c.text("impl __ck::core::marker::Sized,");
+            c.text("impl __ck_core::marker::Sized,");
             continue;
         }
         kind.write(c, spelling, "", written, None);
