@@ -2,7 +2,7 @@
 //!
 //! syn's own parser tries every form an item, a pattern and a type can take, peeking at each
 //! token for dozens of keywords; in a proc macro compiled without optimization (a debug build's
-//! are) that was a fifth of the macro's time for a block of plain kernels. A kernel declaration
+//! are) that was a quarter of the macro's time for blocks of plain kernels. A kernel declaration
 //! is almost always `#[attrs] pub fn name(a: *const f32, n: u32);`: this reads that form, each
 //! parameter a name and a type that is a path or a pointer to one, into the very syntax tree
 //! syn's parser makes of it (the same tokens, spans and all), and hands anything else, item by
