@@ -425,6 +425,29 @@ fn vector_add_expansion_stays_small() {
     assert!(lines <= 100, "{lines} lines:\n{out}");
 }
 
+/// The `#[kernel]` blocks of a file, each with the arguments of the `#[kernel(...)]` before
+/// it (empty without), as text; `$OUT_DIR` (the build step's) is the committed PTX.
+fn blocks_with_args(file: &std::path::Path) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(file).unwrap();
+    let text = text
+        .replace("$OUT_DIR/", "../kernels/ptx/")
+        .replace("$CUDA_KERNEL_REPO/", "../");
+    cuda_kernel_syntax::mutate::extern_blocks(&text)
+        .into_iter()
+        .map(|block| {
+            let head = text.split(&block[7..]).next().unwrap_or_default();
+            let args = head
+                .rsplit_once("#[kernel(")
+                .and_then(|(_, rest)| rest.rsplit_once(")]"))
+                .map_or(
+                    "",
+                    |(args, between)| if between.trim() == "unsafe" { args } else { "" },
+                );
+            (args.to_string(), block)
+        })
+        .collect()
+}
+
 /// Nothing a user writes in or on a `#[kernel]` block may panic the macro: mutations of the
 /// repository's declarations, with block arguments naming real PTX files, through the whole
 /// expansion (`CUDA_KERNEL_MUTATIONS`, 20,000 by default).
@@ -454,20 +477,7 @@ fn mutated_blocks_never_panic_the_macro() {
     }
     let mut corpus = Vec::new();
     for file in sources {
-        // Each block with its own arguments; `$OUT_DIR` (the build step's) is the committed PTX.
-        let text = std::fs::read_to_string(file).unwrap();
-        let text = text
-            .replace("$OUT_DIR/", "../kernels/ptx/")
-            .replace("$CUDA_KERNEL_REPO/", "../");
-        for block in mutate::extern_blocks(&text) {
-            let head = text.split(&block[7..]).next().unwrap_or_default();
-            let args = head
-                .rsplit_once("#[kernel(")
-                .and_then(|(_, rest)| rest.rsplit_once(")]"))
-                .map_or(
-                    "",
-                    |(args, between)| if between.trim() == "unsafe" { args } else { "" },
-                );
+        for (args, block) in blocks_with_args(&file) {
             corpus.push(format!("{args}|||{block}"));
         }
     }
@@ -568,19 +578,7 @@ fn dump_expansions() {
     files.extend(std::env::var_os("CUDA_KERNEL_PROFILE_FILE").map(Into::into));
     let mut out = String::new();
     for file in files {
-        let text = std::fs::read_to_string(&file).unwrap();
-        let text = text
-            .replace("$OUT_DIR/", "../kernels/ptx/")
-            .replace("$CUDA_KERNEL_REPO/", "../");
-        for block in cuda_kernel_syntax::mutate::extern_blocks(&text) {
-            let head = text.split(&block[7..]).next().unwrap_or_default();
-            let args = head
-                .rsplit_once("#[kernel(")
-                .and_then(|(_, rest)| rest.rsplit_once(")]"))
-                .map_or(
-                    "",
-                    |(args, between)| if between.trim() == "unsafe" { args } else { "" },
-                );
+        for (args, block) in blocks_with_args(&file) {
             let (Ok(args), Ok(block)) = (args.parse::<TokenStream>(), block.parse::<TokenStream>())
             else {
                 continue;
