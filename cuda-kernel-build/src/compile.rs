@@ -313,7 +313,7 @@ impl Run<'_> {
         let unlisted = scan::scan_sources(&scan::parsable(&unlisted_files)).unwrap_or_default();
         // Generated declarations cover a file's kernels, or name those they cannot.
         let allowed: Vec<PathBuf> = match build.generate {
-            true => build.files.clone(),
+            true => build.files.iter().map(|(file, _)| file.clone()).collect(),
             false => build.allow_undeclared.clone(),
         };
         let gaps = gap_warnings(

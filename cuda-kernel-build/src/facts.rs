@@ -18,6 +18,9 @@ use gimli::{AttributeValue, constants as dw};
 /// A type of the facts, by its index in [`Facts::types`]; `None` is `void`.
 pub type TypeRef = Option<usize>;
 
+/// What [`Type::Other`] says of a function type (what a pointer to a device function points at).
+pub const FUNCTION: &str = "a function";
+
 /// What the compiler says of one type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Type {
@@ -749,7 +752,7 @@ impl Dies {
                     _ => Type::Other("a multidimensional array"),
                 }
             }
-            dw::DW_TAG_subroutine_type => Type::Other("a function"),
+            dw::DW_TAG_subroutine_type => Type::Other(FUNCTION),
             dw::DW_TAG_ptr_to_member_type => Type::Other("a pointer to member"),
             _ => Type::Other("a type this generator does not read"),
         };

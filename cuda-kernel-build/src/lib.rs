@@ -119,7 +119,8 @@ pub const CHECK_PTX_ENV: &str = "CUDA_KERNEL_CHECK_PTX";
 /// A build of `.cu` files: configure it, then [`compile`](Build::compile).
 #[derive(Clone, Debug)]
 pub struct Build {
-    files: Vec<PathBuf>,
+    /// Each `.cu` file, and the name of its outputs where [`Build::file_as`] gave one.
+    files: Vec<(PathBuf, Option<String>)>,
     declarations: Vec<PathBuf>,
     includes: Vec<PathBuf>,
     flags: Vec<String>,
@@ -240,8 +241,31 @@ impl Build {
     /// A `.cu` file to compile, relative to the crate's `Cargo.toml`. Its PTX is
     /// `$OUT_DIR/<stem>.ptx`. A file whose kernels need a newer architecture names it in a
     /// `// ptx-arch: compute_90` line (the first word after the colon; a comment may follow).
+    ///
+    /// Two files of one name in different folders (`calcerr/f4.cu`, `extrema/f4.cu`) would
+    /// write the same outputs: the build fails naming them, and [`file_as`](Build::file_as)
+    /// names one's outputs otherwise.
     pub fn file(&mut self, path: impl AsRef<Path>) -> &mut Build {
-        self.files.push(path.as_ref().to_path_buf());
+        self.files.push((path.as_ref().to_path_buf(), None));
+        self
+    }
+
+    /// A `.cu` file whose outputs are named `stem` rather than after the file: its PTX is
+    /// `$OUT_DIR/<stem>.ptx`, its generated declarations `$OUT_DIR/cuda-kernel/<stem>.rs`, its
+    /// committed files `<stem>.ptx` and `<stem>.rs`. For files of one name in different
+    /// folders, which [`file`](Build::file) would give the same outputs.
+    ///
+    /// ```no_run
+    /// cuda_kernel_build::Build::new()
+    ///     .file("cuda/calcerr/f4.cu") // $OUT_DIR/f4.ptx
+    ///     .file_as("cuda/extrema/f4.cu", "extrema_f4") // $OUT_DIR/extrema_f4.ptx
+    ///     .compile();
+    /// ```
+    ///
+    /// A `stem` that is empty or holds a path separator is an error of the build.
+    pub fn file_as(&mut self, path: impl AsRef<Path>, stem: impl Into<String>) -> &mut Build {
+        self.files
+            .push((path.as_ref().to_path_buf(), Some(stem.into())));
         self
     }
 
@@ -668,12 +692,16 @@ impl Build {
         let includes: Vec<PathBuf> = self.includes.iter().map(|p| manifest_dir.join(p)).collect();
         std::fs::create_dir_all(out_dir.join("cuda-kernel"))
             .map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
+        let problems = nvcc::output_name_problems(&self.files);
+        if !problems.is_empty() {
+            return Err(Error { problems });
+        }
         let jobs = self
             .files
             .iter()
-            .map(|file| {
+            .map(|(file, stem)| {
                 nvcc::Job::new(
-                    file,
+                    (file, stem.as_deref()),
                     &manifest_dir,
                     &out_dir,
                     &includes,

@@ -24,12 +24,12 @@ pub struct Job {
 }
 
 impl Job {
-    /// The job of the crate's `file`: its PTX architecture (the file's `// ptx-arch:` line, else
-    /// `arch`), its header of the crate's declarations written to `$OUT_DIR/cuda-kernel/`, nvcc's
-    /// arguments and the hashes of its inputs. Tells Cargo to rerun on the file and its local
-    /// headers.
+    /// The job of the crate's `file` (its outputs named `stem`, else after the file): its PTX
+    /// architecture (the file's `// ptx-arch:` line, else `arch`), its header of the crate's
+    /// declarations written to `$OUT_DIR/cuda-kernel/`, nvcc's arguments and the hashes of its
+    /// inputs. Tells Cargo to rerun on the file and its local headers.
     pub fn new(
-        file: &Path,
+        (file, stem): (&Path, Option<&str>),
         manifest_dir: &Path,
         out_dir: &Path,
         includes: &[PathBuf],
@@ -39,10 +39,12 @@ impl Job {
     ) -> Result<Job, crate::Error> {
         use sha2::{Digest, Sha256};
         let source = manifest_dir.join(file);
-        let stem = file
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .ok_or_else(|| format!("{} has no file name", file.display()))?;
+        let stem = match stem {
+            Some(stem) => stem.to_string(),
+            None => {
+                output_stem(file).ok_or_else(|| format!("{} has no file name", file.display()))?
+            }
+        };
         let text =
             std::fs::read(&source).map_err(|e| format!("cannot read {}: {e}", source.display()))?;
         let arch = String::from_utf8_lossy(&text)
@@ -89,6 +91,73 @@ impl Job {
             sources_hash,
         })
     }
+}
+
+/// The name of a file's outputs when none is given: its file name without the extension
+/// (`all.thrust` for `all.thrust.cu`).
+fn output_stem(file: &Path) -> Option<String> {
+    file.file_stem().map(|s| s.to_string_lossy().into_owned())
+}
+
+/// What is wrong with the names the files' outputs would have: a name given that is not a file
+/// name, or two files whose outputs would have one name (the second would overwrite the first's
+/// PTX and declarations), each with the fix.
+pub fn output_name_problems(files: &[(PathBuf, Option<String>)]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut named: Vec<(String, &Path, bool)> = Vec::new();
+    for (file, given) in files {
+        if let Some(stem) = given {
+            let bad =
+                stem.is_empty() || stem == "." || stem == ".." || stem.contains(['/', '\\', '\0']);
+            if bad {
+                problems.push(format!(
+                    "Build::file_as({:?}, {stem:?}): the name of a file's outputs is a file \
+                     name (`{}` makes `$OUT_DIR/<name>.ptx`), without a folder",
+                    file.display().to_string(),
+                    file.display()
+                ));
+                continue;
+            }
+        }
+        let Some(stem) = given.clone().or_else(|| output_stem(file)) else {
+            continue;
+        };
+        match named.iter().find(|(s, _, _)| *s == stem) {
+            Some((_, first, _)) if *first == file.as_path() => problems.push(format!(
+                "{} is given to the build twice: once is enough",
+                file.display()
+            )),
+            Some((_, first, first_given)) => {
+                // The fix names the file whose name was not given, after its folder.
+                let (other, other_given) = match given {
+                    Some(_) if !first_given => (*first, false),
+                    _ => (file.as_path(), given.is_some()),
+                };
+                let folder = other
+                    .parent()
+                    .and_then(Path::file_name)
+                    .map(|f| format!("{}_", f.to_string_lossy()))
+                    .unwrap_or_default();
+                let fix = match other_given {
+                    true => "give one of them another name with `Build::file_as`".to_string(),
+                    false => format!(
+                        "name one's outputs otherwise, `.file_as({:?}, \"{folder}{stem}\")` \
+                         in place of `.file({:?})`",
+                        other.display().to_string(),
+                        other.display().to_string()
+                    ),
+                };
+                problems.push(format!(
+                    "{} and {} would both write $OUT_DIR/{stem}.ptx and \
+                     $OUT_DIR/cuda-kernel/{stem}.rs: {fix}",
+                    first.display(),
+                    file.display()
+                ));
+            }
+            None => named.push((stem, file, given.is_some())),
+        }
+    }
+    problems
 }
 
 /// `$NVCC`, `$CUDA_HOME/bin/nvcc`, `$CUDA_PATH/bin/nvcc`, or `nvcc` on `PATH`: the first that runs.

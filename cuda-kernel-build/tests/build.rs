@@ -1121,3 +1121,127 @@ fn a_static_library_is_archived_and_rebuilt_only_where_inputs_change() {
     assert!(archive.windows(12).any(|w| w == b"launch_twice"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A crate of two `f4.cu`, in folders of their own, each defining a kernel of its own; no
+/// hand-written declarations.
+fn two_files_of_one_name(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("cuda-kernel-build-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for (folder, kernel) in [("calcerr", "errors"), ("extrema", "extrema")] {
+        std::fs::create_dir_all(dir.join("cuda").join(folder)).unwrap();
+        std::fs::write(
+            dir.join("cuda").join(folder).join("f4.cu"),
+            format!("extern \"C\" __global__ void {kernel}(float *x, unsigned int n) {{ if (n) x[0] = 1.0f; }}\n"),
+        )
+        .unwrap();
+    }
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::create_dir_all(dir.join("out")).unwrap();
+    std::fs::write(dir.join("src/lib.rs"), "").unwrap();
+    dir
+}
+
+/// Files of one name in different folders would write one PTX and one declarations file (the
+/// second overwriting the first): the build refuses them, naming both and the fix, and takes
+/// them once one's outputs are named otherwise.
+#[test]
+fn files_of_one_name_are_refused_until_one_is_named_otherwise() {
+    let dir = two_files_of_one_name("one-name");
+    let base = || {
+        let mut b = Build::new();
+        b.declarations("src/lib.rs")
+            .manifest_dir(&dir)
+            .out_dir(dir.join("out"))
+            .committed_ptx("ptx")
+            .without_nvcc();
+        b
+    };
+    let e = base()
+        .file("cuda/calcerr/f4.cu")
+        .file("cuda/extrema/f4.cu")
+        .try_compile()
+        .unwrap_err();
+    assert_eq!(e.problems.len(), 1, "{e}");
+    assert!(
+        e.problems[0].starts_with(
+            "cuda/calcerr/f4.cu and cuda/extrema/f4.cu would both write $OUT_DIR/f4.ptx and \
+             $OUT_DIR/cuda-kernel/f4.rs: name one's outputs otherwise, \
+             `.file_as(\"cuda/extrema/f4.cu\", \"extrema_f4\")` in place of \
+             `.file(\"cuda/extrema/f4.cu\")`"
+        ),
+        "{e}"
+    );
+    // The fix, followed: each file's own outputs (here, without nvcc, the committed PTX each
+    // would be compared with).
+    let e = base()
+        .file("cuda/calcerr/f4.cu")
+        .file_as("cuda/extrema/f4.cu", "extrema_f4")
+        .try_compile()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("ptx/f4.ptx does not exist yet")
+            && e.contains("ptx/extrema_f4.ptx does not exist yet"),
+        "{e}"
+    );
+    // A name given that collides is the given one's to change; a name with a folder, or a file
+    // given twice, is refused.
+    let e = base()
+        .file_as("cuda/calcerr/f4.cu", "f4")
+        .file("cuda/extrema/f4.cu")
+        .try_compile()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("`.file_as(\"cuda/extrema/f4.cu\", \"extrema_f4\")`"),
+        "{e}"
+    );
+    let e = base()
+        .file_as("cuda/extrema/f4.cu", "x/f4")
+        .file("cuda/calcerr/f4.cu")
+        .file("cuda/calcerr/f4.cu")
+        .try_compile()
+        .unwrap_err();
+    assert_eq!(e.problems.len(), 2, "{e}");
+    assert!(
+        e.problems[0].starts_with("Build::file_as(\"cuda/extrema/f4.cu\", \"x/f4\"): the name")
+            && e.problems[1] == "cuda/calcerr/f4.cu is given to the build twice: once is enough",
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// With nvcc: the two files' PTX and generated declarations are each their own.
+#[test]
+#[cfg_attr(not(has_nvcc), ignore = "needs nvcc")]
+fn files_of_one_name_named_otherwise_have_outputs_of_their_own() {
+    let dir = two_files_of_one_name("one-name-nvcc");
+    Build::new()
+        .file("cuda/calcerr/f4.cu")
+        .file_as("cuda/extrema/f4.cu", "extrema_f4")
+        .declarations("src/lib.rs")
+        .manifest_dir(&dir)
+        .out_dir(dir.join("out"))
+        .generate_declarations(true)
+        .try_compile()
+        .unwrap();
+    for (stem, kernel, other) in [
+        ("f4", "errors", "extrema"),
+        ("extrema_f4", "extrema", "errors"),
+    ] {
+        let ptx = std::fs::read_to_string(dir.join(format!("out/{stem}.ptx"))).unwrap();
+        assert!(
+            ptx.contains(&format!(".entry {kernel}("))
+                && !ptx.contains(&format!(".entry {other}(")),
+            "{ptx}"
+        );
+        let rust = std::fs::read_to_string(dir.join(format!("out/cuda-kernel/{stem}.rs"))).unwrap();
+        assert!(
+            rust.contains(&format!("ptx = \"$OUT_DIR/{stem}.ptx\""))
+                && rust.contains(&format!("pub fn {kernel}("))
+                && !rust.contains(&format!("pub fn {other}(")),
+            "{rust}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

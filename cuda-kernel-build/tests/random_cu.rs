@@ -422,6 +422,66 @@ fn random_file(rng: &mut Rng, index: usize) -> String {
     out
 }
 
+/// For some files, a kernel template whose parameters are member types of a template argument
+/// (`typename C::Eq*`, as cuSZ's kernels take their configuration's types: its symbols spell
+/// `Cfg<float>::Eq*`, not the typedef's type), in a namespace of its own or none, with two
+/// instances.
+fn member_types_kernel(rng: &mut Rng, index: usize) -> Option<String> {
+    if !rng.chance(15) {
+        return None;
+    }
+    let (open, close) = match rng.chance(70) {
+        true => (format!("namespace dep{index} {{\n"), "}\n"),
+        false => (String::new(), ""),
+    };
+    let (cfg, kernel) = (format!("Cfg{index}"), format!("member_types{index}"));
+    let mut out = open;
+    let _ = writeln!(
+        out,
+        "template <typename E> struct {cfg} {{ typedef E Eq; typedef unsigned short Small; typedef E* Ptr; }};"
+    );
+    // A device function's address (ccminer's `bool (*)(uint32_t*)`), through a typedef.
+    let function = format!("Fn{index}");
+    let _ = writeln!(out, "typedef float (*{function})(float);");
+    // Parameters by what `C` stands for in them, in a random order and number.
+    let mut params: Vec<(&str, String)> = vec![
+        ("T*", "data".into()),
+        ("typename C::Eq*", "eq".into()),
+        ("const typename C::Small*", "small".into()),
+        ("typename C::Small", "n".into()),
+        ("typename C::Ptr", "ptr".into()),
+        ("typename C::Eq", "value".into()),
+        (&function, "f".into()),
+    ];
+    for i in (1..params.len()).rev() {
+        params.swap(i, rng.below(i + 1));
+    }
+    params.truncate(2 + rng.below(params.len() - 1));
+    let list: Vec<String> = params.iter().map(|(t, n)| format!("{t} {n}")).collect();
+    let _ = writeln!(
+        out,
+        "template <typename T, typename C> __global__ void {kernel}({}) {{ }}",
+        list.join(", ")
+    );
+    for (t, e) in [("float", rng.pick(SCALARS)), ("double", rng.pick(SCALARS))] {
+        let c = format!("{cfg}<{e}>");
+        let concrete: Vec<String> = params
+            .iter()
+            .map(|(p, _)| {
+                p.replace("typename C::", &format!("{c}::"))
+                    .replace("T*", &format!("{t}*"))
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "template __global__ void {kernel}<{t}, {c} >({});",
+            concrete.join(", ")
+        );
+    }
+    out.push_str(close);
+    Some(out)
+}
+
 /// For some files, a header of kernels of their own (an `extern "C"` one taking a struct
 /// whose field is an enum of the header, and a template's instances), which the file includes
 /// by a relative path outside its folder.
@@ -551,7 +611,10 @@ fn random_cu_files_generate_declarations_that_compile_and_declare_every_kernel()
     std::fs::create_dir_all(&headers).unwrap();
     let sources: Vec<String> = (0..count)
         .map(|i| {
-            let file = random_file(&mut Rng(0x5eed_0000 + i as u64), i);
+            let mut file = random_file(&mut Rng(0x5eed_0000 + i as u64), i);
+            if let Some(more) = member_types_kernel(&mut Rng(0xde9e_0000 + i as u64), i) {
+                file.push_str(&more);
+            }
             match random_header(&mut Rng(0x4ead_0000 + i as u64), i) {
                 Some(header) => {
                     // The header's hash in the file: nvcc's cached output is the file's.

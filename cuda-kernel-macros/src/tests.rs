@@ -321,6 +321,84 @@ fn statics_expand_to_typed_global_handles_and_module_fields() {
     );
 }
 
+#[test]
+fn member_types_of_template_arguments_take_any_type_of_their_pointer_levels() {
+    // cuSZ's `template <typename T, typename PC> __global__ void k(T*, size_t, typename
+    // PC::Eq*, typename PC::C2VI*, size_t, typename PC::Fp)`, instantiated for
+    // `psz::Config<float>`: the symbol spells `psz::Config<float>::Eq*`, not the typedef's type.
+    let symbol = "_ZN3psz1kIfNS_6ConfigIfEEEEvPT_mPNT0_2EqEPNS5_4C2VIEmNS5_2FpE";
+    let out = expand(
+        quote!(),
+        quote! {
+            extern "C" {
+                #[kernel(name = #symbol)]
+                pub fn k(data: *mut f32, n: u64, eq: *mut u16, cval: *mut u32, m: u64, fp: f32);
+            }
+        },
+    );
+    assert!(!out.contains("compile_error"), "{out}");
+    // Of another pointer level, still an error; and a parameter that is no member as before.
+    let out = expand(
+        quote!(),
+        quote! {
+            extern "C" {
+                #[kernel(name = #symbol)]
+                pub fn k(data: *mut f64, n: u64, eq: u16, cval: *mut u32, m: u64, fp: f32);
+            }
+        },
+    );
+    assert_eq!(out.matches("compile_error"), 2, "{out}");
+    assert!(
+        out.contains("whose parameter 3 is `psz::Config<float>::Eq*`, but `eq: u16` is"),
+        "{out}"
+    );
+    assert!(out.contains("whose parameter 1 is `float*`"), "{out}");
+}
+
+#[test]
+fn a_device_functions_address_is_declared_u64() {
+    // `apply_fn(const float*, float*, float (*)(float), unsigned int)`.
+    let symbol = "_Z8apply_fnPKfPfPFffEj";
+    let declared = |f: TokenStream| {
+        expand(
+            quote!(),
+            quote! {
+                extern "C" {
+                    #[kernel(name = #symbol)]
+                    pub fn apply_fn(x: *const f32, y: *mut f32, f: #f, n: u32);
+                }
+            },
+        )
+    };
+    for f in [quote!(u64), quote!(::cuda_kernel::ffi::c_ulonglong)] {
+        let out = declared(f);
+        assert!(!out.contains("compile_error"), "{out}");
+    }
+    let out = declared(quote!(u32));
+    assert!(
+        out.contains("whose parameter 3 is `float (*)(float)`, but `f: u32` is `unsigned int`"),
+        "{out}"
+    );
+    // Where the kernel writes addresses: `addrs(float (**)(float))`, `*mut u64`.
+    for (symbol, ok, ty) in [
+        ("_Z5addrsPPFffE", true, quote!(*mut u64)),
+        ("_Z5addrsPKPFffE", true, quote!(*const u64)),
+        ("_Z5addrsPPFffE", false, quote!(u64)),
+        ("_Z5addrsPPFffE", false, quote!(*mut *mut u64)),
+    ] {
+        let out = expand(
+            quote!(),
+            quote! {
+                extern "C" {
+                    #[kernel(name = #symbol)]
+                    pub fn addrs(out: #ty);
+                }
+            },
+        );
+        assert_eq!(!out.contains("compile_error"), ok, "{symbol}: {out}");
+    }
+}
+
 fn expand_derive(input: TokenStream) -> Expansion {
     let tokens = crate::derive::kernel_param(input);
     match syn::parse2::<syn::File>(tokens.clone()) {

@@ -414,6 +414,7 @@ pub(crate) fn check_symbol_params(
         return; // not a C++ symbol
     };
     let shown = demangle::written(symbol);
+    let template_args = demangle::template_args(symbol).unwrap_or_default();
     let written = kernel.name_arg.as_ref().map(LitStr::value);
     // The name as the user wrote it, with the C++ it stands for; a symbol the user did not
     // write, as that C++ alone.
@@ -438,6 +439,31 @@ pub(crate) fn check_symbol_params(
         let Some(declared) = crate::mangle::cpp_type(&param.ty, &[]) else {
             continue; // reported by the type checks
         };
+        // A member type of a template's type argument (`typename PC::Eq*`, which the symbol
+        // spells `psz::Config<float>::Eq*` rather than resolving the typedef) is whatever the
+        // class made it, a pointer perhaps: a declared type of at least its pointer levels
+        // takes its place (its size is checked against the PTX as any parameter's).
+        if member_of_argument(expected, &template_args)
+            .is_some_and(|levels| pointer_levels(&declared) >= levels)
+        {
+            continue;
+        }
+        // A pointer to a device function (`bool (*)(unsigned int*)`) is the function's address
+        // on the device, which a declaration takes as a 64-bit integer (read from a
+        // `__device__` variable holding it, a `static` of the block); a pointer to such
+        // pointers (`float (**)(float)`) a pointer to them.
+        if function_pointer_levels(expected).is_some_and(|levels| {
+            let mut to = &declared;
+            for _ in 1..levels {
+                match to {
+                    crate::cpp::CppType::Pointer { to: inner, .. } => to = inner,
+                    _ => return false,
+                }
+            }
+            FUNCTION_ADDRESS.contains(&to.demangled().as_str())
+        }) {
+            continue;
+        }
         // An anonymous namespace is no part of a class's name a declaration spells.
         let unqualified = expected
             .replace(" volatile", "")
@@ -478,6 +504,63 @@ pub(crate) fn check_symbol_params(
                 ),
             );
         }
+    }
+}
+
+/// The C++ spellings of the types a declaration gives a device function's address: `u64`
+/// (`uint64_t`, `unsigned long` on the 64-bit platforms CUDA runs on) and `c_ulonglong`.
+const FUNCTION_ADDRESS: &[&str] = &["unsigned long", "unsigned long long"];
+
+/// How many pointers deep a function pointer type is, as the demangler writes it: 1 for
+/// `float (*)(float)`, 2 for `float (**)(float)` or `float (* const*)(float)`; `None` for
+/// another type.
+fn function_pointer_levels(ty: &str) -> Option<usize> {
+    let open = ty.find("(*")?;
+    let close = open + ty[open..].find(")(")?;
+    let declarator = &ty[open + 1..close];
+    let only_pointers = declarator
+        .replace("const", "")
+        .replace("volatile", "")
+        .chars()
+        .all(|c| c == '*' || c == ' ');
+    only_pointers.then(|| declarator.matches('*').count())
+}
+
+/// Whether `ty`, a parameter type as the demangler writes it, is a member type of one of the
+/// template arguments `args` (`psz::Config<float>::Eq*`, `psz::Config<float>` an argument): a
+/// name that depends on a template parameter, which a symbol spells but does not resolve; with
+/// its pointer levels (the least the type has: the member may be a pointer itself).
+fn member_of_argument(ty: &str, args: &[String]) -> Option<usize> {
+    let mut base = ty.trim_end();
+    let mut levels = 0;
+    loop {
+        if let Some(rest) = base.strip_suffix('*') {
+            levels += 1;
+            base = rest.trim_end();
+        } else if let Some(rest) = base
+            .strip_suffix(" const")
+            .or_else(|| base.strip_suffix(" volatile"))
+        {
+            base = rest.trim_end();
+        } else {
+            break;
+        }
+    }
+    let member = args.iter().find_map(|arg| {
+        base.strip_prefix(arg.as_str())
+            .and_then(|rest| rest.strip_prefix("::"))
+    })?;
+    let names = member.split("::").all(|name| {
+        !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    });
+    names.then_some(levels)
+}
+
+/// How many pointers deep a C++ type is (`float**`: 2).
+fn pointer_levels(ty: &crate::cpp::CppType) -> usize {
+    match ty {
+        crate::cpp::CppType::Pointer { to, .. } => 1 + pointer_levels(to),
+        _ => 0,
     }
 }
 

@@ -32,7 +32,81 @@ pub fn demangle(symbol: &str) -> Option<String> {
         .ok()?;
     // An empty pack is written `f<>(float*, )`: without the dangling comma.
     let text = text.replace(", )", ")");
+    let text = declarators_after_member_names(&text);
     Some(text.strip_prefix("void ").unwrap_or(&text).to_string())
+}
+
+/// A member type of a template parameter written as C++ writes it. In a function named in a
+/// namespace (`_ZN3psz1fI...EEvPNT0_2EqE`), the demangler writes the declarator that applies
+/// to `T0_::Eq` after `T0_`'s argument, inside the name: `psz::Config<float>*::Eq`,
+/// `A const::Eq*` (c++filt: `psz::Config<float>::Eq*`, `A::Eq const*`). A declarator (`*`, `&`,
+/// `const`, `volatile`) never qualifies a name in C++, so one before `::` is moved after the
+/// qualified name it interrupts.
+fn declarators_after_member_names(text: &str) -> String {
+    let mut out = text.to_string();
+    let mut from = 0;
+    while let Some(found) = out[from..].find("::") {
+        let at = from + found;
+        // The run of declarators that ends where `::` begins.
+        let mut start = at;
+        loop {
+            let head = &out[..start];
+            if head.ends_with('*') || head.ends_with('&') {
+                start -= 1;
+            } else if head.ends_with(" const") {
+                start -= " const".len();
+            } else if head.ends_with(" volatile") {
+                start -= " volatile".len();
+            } else {
+                break;
+            }
+        }
+        // The qualified name after it: `::Eq`, `::B::C`, `::B<int>`.
+        let mut end = at;
+        while out[end..].starts_with("::") {
+            let name = out[end + 2..]
+                .bytes()
+                .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                .count();
+            if name == 0 {
+                break;
+            }
+            let mut next = end + 2 + name;
+            if out[next..].starts_with('<') {
+                match closing_angle(&out[next..]) {
+                    Some(close) => next += close + 1,
+                    None => break,
+                }
+            }
+            end = next;
+        }
+        if start == at || end == at {
+            from = at + 2;
+            continue;
+        }
+        let moved = format!("{}{}", &out[at..end], &out[start..at]);
+        out.replace_range(start..end, &moved);
+        from = start;
+    }
+    out
+}
+
+/// Where the template argument list that `text` opens with `<` closes.
+fn closing_angle(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, c) in text.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// `symbol` for messages: `name` alone, or `reduce0<int>(int*, int*, unsigned int)` for a C++
@@ -383,6 +457,49 @@ mod tests {
         // A function pointer parameter keeps its own parentheses.
         let types = param_types("_Z5applyPFffEPf").unwrap();
         assert_eq!(types, ["float (*)(float)", "float*"]);
+    }
+
+    #[test]
+    fn member_types_of_template_parameters_are_written_as_cpp_writes_them() {
+        // Each with what c++filt writes for it (binutils 2.40).
+        for (symbol, cpp) in [
+            (
+                "_ZN1n1fIfNS_1AEEEvPT_PNT0_2EqE",
+                "n::f<float, n::A>(float*, n::A::Eq*)",
+            ),
+            (
+                "_ZN1n1fIfNS_1AEEEvPKNT0_2EqE",
+                "n::f<float, n::A>(n::A::Eq const*)",
+            ),
+            (
+                "_ZN1n1fIfNS_1AEEEvPPNT0_2EqE",
+                "n::f<float, n::A>(n::A::Eq**)",
+            ),
+            ("_ZN1n1fIfNS_1AEEEvNT0_2EqE", "n::f<float, n::A>(n::A::Eq)"),
+            (
+                "_ZN1n1fIfNS_1AEEEvPNT0_1B1CE",
+                "n::f<float, n::A>(n::A::B::C*)",
+            ),
+            (
+                "_ZN1n1fIfNS_1AEEEvPNT0_1BIiEE",
+                "n::f<float, n::A>(n::A::B<int>*)",
+            ),
+            ("_Z1fIf1AEvPT_PNT0_2EqE", "f<float, A>(float*, A::Eq*)"),
+            // cuSZ's Lorenzo kernel: `typename PC::Eq*` and its siblings.
+            (
+                "_ZN3psz1kIfNS_6ConfigIfEEEEvPT_mPNT0_2EqEPNS5_4C2VIEmNS5_2FpE",
+                "psz::k<float, psz::Config<float> >(float*, unsigned long, \
+                 psz::Config<float>::Eq*, psz::Config<float>::C2VI*, unsigned long, \
+                 psz::Config<float>::Fp)",
+            ),
+        ] {
+            assert_eq!(demangle(symbol).as_deref(), Some(cpp), "{symbol}");
+        }
+        // What is not a declarator before `::` stays.
+        assert_eq!(
+            declarators_after_member_names("f((anonymous namespace)::A*, B<C*>::D)"),
+            "f((anonymous namespace)::A*, B<C*>::D)"
+        );
     }
 
     #[test]

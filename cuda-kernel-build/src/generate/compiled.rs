@@ -5,7 +5,7 @@
 
 use cuda_kernel_syntax::types;
 
-use crate::facts::{Facts, MAX_DEPTH, Member, Record, Type, TypeRef};
+use crate::facts::{FUNCTION, Facts, MAX_DEPTH, Member, Record, Type, TypeRef};
 use crate::naming;
 
 /// The Rust the facts give a file's kernels: the records written so far.
@@ -174,6 +174,10 @@ impl<'a> FromFacts<'a> {
                             "takes a pointer to `{}`, {NO_LAYOUT}",
                             name.as_deref().unwrap_or("an unnamed record")
                         )),
+                        // A device function's address (ccminer's `bool (*)(uint32_t*)`): a
+                        // 64-bit integer, read on the host from a `__device__` variable that
+                        // holds it; the symbol's check takes `u64` for it.
+                        Type::Other(FUNCTION) => Ok("u64".to_string()),
                         Type::Other(what) => Err(format!("takes a pointer to {what}")),
                         _ => Ok(format!(
                             "*{q} {}",

@@ -112,6 +112,9 @@ pub(super) fn declare(
         let ident = rust_name(&name);
         let twin = fn_idents.iter().filter(|i| **i == ident).count();
         fn_idents.push(ident);
+        // A device function's address is declared `u64`: the doc line says which function type.
+        let takes_function = demangle::param_types(one.entry)
+            .is_some_and(|types| types.iter().any(|t| t.contains("(*)(")));
         return Ok(vec![Declared {
             name: name.clone(),
             namespace: namespace.clone(),
@@ -120,7 +123,7 @@ pub(super) fn declare(
             params: one.params,
             twin,
             symbol: None,
-            shown: None,
+            shown: takes_function.then(|| demangle::written(one.entry)),
             // What no declaration derives (an anonymous namespace's hash, a `volatile`
             // pointee, a class template): by its C++ name, which the PTX check finds.
             cpp_name: (!derived).then(|| group.function.clone()),

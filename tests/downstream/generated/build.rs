@@ -9,6 +9,7 @@ fn main() {
             "cuda/names.cu",
             "cuda/toolkit.cu",
             "cuda/records.cu",
+            "cuda/idioms.cu",
         ])
         .include("../../../kernels/cuda")
         .include("../../../kernels/cuda/llmc-compat")

@@ -4,6 +4,7 @@
 
 use cuda_kernel::{Config, kernel};
 
+pub mod idioms;
 pub mod llmc_bf16;
 pub mod names;
 pub mod namespaces;
@@ -78,6 +79,7 @@ fn main() -> Result<(), cuda_kernel::Error> {
     let pair = names::b::Pair { n: 3 };
     assert_eq!(names::BPair::pack(pair, 0x1000).bytes()[..4], 3i32.to_le_bytes());
     records::check_layouts();
+    idioms::check_layouts();
     println!(
         "generated: {}, {}, {} and the hand-written {}",
         fill::FillU32::NAME,
@@ -108,6 +110,7 @@ fn main() -> Result<(), cuda_kernel::Error> {
         llmc_bf16::run(&ctx)?;
         namespaces::run(&ctx)?;
         records::run(&ctx)?;
+        idioms::run(&ctx)?;
     }
     Ok(())
 }
