@@ -424,8 +424,8 @@ fn random_file(rng: &mut Rng, index: usize) -> String {
 
 /// For some files, a kernel template whose parameters are member types of a template argument
 /// (`typename C::Eq*`, as cuSZ's kernels take their configuration's types: its symbols spell
-/// `Cfg<float>::Eq*`, not the typedef's type), in a namespace of its own or none, with two
-/// instances.
+/// `Cfg<float>::Eq*`, not the typedef's type), a device function's address and 128-bit
+/// integers, in a namespace of its own or none, with two instances.
 fn member_types_kernel(rng: &mut Rng, index: usize) -> Option<String> {
     if !rng.chance(15) {
         return None;
@@ -452,6 +452,9 @@ fn member_types_kernel(rng: &mut Rng, index: usize) -> Option<String> {
         ("typename C::Ptr", "ptr".into()),
         ("typename C::Eq", "value".into()),
         (&function, "f".into()),
+        // tfhe-rs's 128-bit torus.
+        ("unsigned __int128", "wide".into()),
+        ("const __int128*", "wides".into()),
     ];
     for i in (1..params.len()).rev() {
         params.swap(i, rng.below(i + 1));

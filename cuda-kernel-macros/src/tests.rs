@@ -399,6 +399,40 @@ fn a_device_functions_address_is_declared_u64() {
     }
 }
 
+#[test]
+fn integers_of_128_bits_are_cudas_int128() {
+    // `k(unsigned __int128, __int128, unsigned __int128*)`: the symbol derived from the types,
+    // and the values in 16 bytes aligned to 16.
+    let out = expand(
+        quote!(),
+        quote! {
+            extern "C" {
+                #[kernel(cpp)]
+                pub fn k(a: u128, b: i128, p: *mut u128);
+            }
+        },
+    );
+    assert!(!out.contains("compile_error"), "{out}");
+    assert!(
+        out.contains("pub const NAME: &str = \"_Z1konPo\";"),
+        "{out}"
+    );
+    // Bound by name to a symbol of other types, the message names the C++ ones.
+    let out = expand(
+        quote!(),
+        quote! {
+            extern "C" {
+                #[kernel(name = "_Z1konPo")]
+                pub fn k(a: u64, b: i128, p: *mut u128);
+            }
+        },
+    );
+    assert!(
+        out.contains("whose parameter 1 is `unsigned __int128`, but `a: u64` is"),
+        "{out}"
+    );
+}
+
 fn expand_derive(input: TokenStream) -> Expansion {
     let tokens = crate::derive::kernel_param(input);
     match syn::parse2::<syn::File>(tokens.clone()) {

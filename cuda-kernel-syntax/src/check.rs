@@ -771,9 +771,6 @@ fn path_type_error(path: &syn::Path, text: &dyn std::fmt::Display) -> Option<Str
         "char" => {
             "`char` is a 4-byte Unicode scalar in Rust: write i8 or u8 for C's char".to_string()
         }
-        "i128" | "u128" => format!(
-            "`{name}` is not a CUDA kernel parameter type: split it into two 64-bit parameters"
-        ),
         "str" => "unsupported parameter type `str`: pass device bytes as *const u8".to_string(),
         _ if path.segments.len() == 1 && matches!(last.arguments, PathArguments::None) => {
             return c_name_error(&name);

@@ -128,8 +128,10 @@ macro_rules! aggregates {
 /// `signed char`: a kernel written with `char` has the same layout but another C++ symbol
 /// (`ffi::c_char`). `usize` and
 /// `isize` are `size_t` and `ptrdiff_t`, 8 bytes on every CUDA host (all are 64-bit; the runtime
-/// refuses to compile for another).
-pub const SCALARS: [BuiltinType; 13] = scalars! {
+/// refuses to compile for another). `u128` and `i128` are CUDA's `unsigned __int128` and
+/// `__int128` (16 bytes, aligned to 16, as Rust lays them out since 1.77), which PTX passes as
+/// an aligned byte array, as it does the vector types.
+pub const SCALARS: [BuiltinType; 15] = scalars! {
     "u8" => "unsigned char", "h", 1, Integer, true;
     "i8" => "signed char", "a", 1, Integer, true;
     "bool" => "bool", "b", 1, Integer, true;
@@ -143,6 +145,8 @@ pub const SCALARS: [BuiltinType; 13] = scalars! {
     "isize" => "ptrdiff_t", "l", 8, Integer, false;
     "f32" => "float", "f", 4, Float, true;
     "f64" => "double", "d", 8, Float, true;
+    "u128" => "unsigned __int128", "o", 16, Aggregate, false;
+    "i128" => "__int128", "n", 16, Aggregate, false;
 };
 
 /// The half-precision floats, CUDA's `__half` and `__nv_bfloat16` (class types in C++).
@@ -320,6 +324,8 @@ pub fn c_typedef(name: &str) -> &str {
         "int16_t" => "short",
         "uint32_t" => "unsigned int",
         "int32_t" => "int",
+        "__uint128_t" => "unsigned __int128",
+        "__int128_t" => "__int128",
         "__nv_bfloat16_raw" => "__nv_bfloat16",
         "half" => "__half",
         "half2" => "__half2",
@@ -446,6 +452,8 @@ pub fn fundamental_name(code: &str) -> &'static str {
         "y" => "unsigned long long",
         "f" => "float",
         "d" => "double",
+        "n" => "__int128",
+        "o" => "unsigned __int128",
         _ => "?",
     }
 }
@@ -496,7 +504,7 @@ mod tests {
             );
             assert!(t.align.is_power_of_two() && t.size % t.align == 0, "{t:?}");
         }
-        assert_eq!(all.len(), 110);
+        assert_eq!(all.len(), 112);
     }
 
     #[test]

@@ -20,7 +20,7 @@ macro_rules! rows {
 fn every_builtin_impl_matches_its_table_row() {
     let impls = rows! {
         bool => "bool", i8 => "i8", u8 => "u8", i16 => "i16", u16 => "u16", i32 => "i32",
-        u32 => "u32", i64 => "i64", u64 => "u64", usize => "usize", isize => "isize",
+        u32 => "u32", i64 => "i64", u64 => "u64", i128 => "i128", u128 => "u128", usize => "usize", isize => "isize",
         f32 => "f32", f64 => "f64",
         f16 => "half::f16", bf16 => "half::bf16",
         Char1 => "Char1", Char2 => "Char2", Char3 => "Char3", Char4 => "Char4",

@@ -181,6 +181,8 @@ pod_param! {
     u32 => 4, 4, "unsigned int";
     i64 => 8, 8, "int64_t";
     u64 => 8, 8, "uint64_t";
+    i128 => 16, 16, "__int128";
+    u128 => 16, 16, "unsigned __int128";
     usize => 8, 8, "size_t";
     isize => 8, 8, "ptrdiff_t";
     f32 => 4, 4, "float";

@@ -1,8 +1,9 @@
 // Idioms of production code the generated declarations take: a device function's address as a
 // kernel parameter (ccminer's compaction kernels take a `bool (*)(uint32_t*)`, read on the host
-// from `__device__` variables with cudaMemcpyFromSymbol), and a kernel template whose
-// parameters are its configuration's member types (cuSZ's Lorenzo kernels take
-// `typename PC::Eq*`, which their symbols spell rather than resolve).
+// from `__device__` variables with cudaMemcpyFromSymbol), a kernel template whose parameters
+// are its configuration's member types (cuSZ's Lorenzo kernels take `typename PC::Eq*`, which
+// their symbols spell rather than resolve), and 128-bit integers (tfhe-rs's 128-bit torus,
+// `__uint128_t`).
 
 typedef float (*unary_fn)(float);
 
@@ -20,6 +21,15 @@ __global__ void apply_fn(const float *x, float *y, unary_fn f, unsigned int n)
     if (i < n) {
         y[i] = f(x[i]);
     }
+}
+
+// out[0] = a + b and out[1] = a * c, in 128 bits, and out[2] the high half of a (a by value in
+// 16 aligned bytes, as PTX passes `unsigned __int128`).
+__global__ void wide(__uint128_t a, __int128 b, unsigned long long c, unsigned __int128 *out)
+{
+    out[0] = a + (unsigned __int128)b;
+    out[1] = a * c;
+    out[2] = a >> 64;
 }
 
 namespace idioms {

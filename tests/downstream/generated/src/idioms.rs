@@ -1,6 +1,7 @@
 //! Idioms of production code (cuda/idioms.cu): a kernel taking a device function's address
-//! (ccminer's compaction kernels), and a kernel template whose parameters are its
-//! configuration's member types (cuSZ's Lorenzo kernels), both declared by the build step.
+//! (ccminer's compaction kernels), a kernel template whose parameters are its configuration's
+//! member types (cuSZ's Lorenzo kernels), and 128-bit integers (tfhe-rs's 128-bit torus), all
+//! declared by the build step.
 
 use cuda_kernel::cudarc::driver::CudaContext;
 use cuda_kernel::{Config, Error, kernel};
@@ -27,6 +28,12 @@ pub fn check_layouts() {
     let apply = ApplyFn::pack(0x1000, 0x2000, 0xdead_beef_0000, 7);
     assert_eq!(apply.bytes()[16..24], 0xdead_beef_0000u64.to_le_bytes());
     assert_eq!(apply.bytes()[24..28], 7u32.to_le_bytes());
+    // `unsigned __int128` by value: 16 bytes aligned to 16, little-endian.
+    let a = (7u128 << 64) | 5;
+    let wide = Wide::pack(a, -2, 3, 0x1000);
+    assert_eq!(wide.bytes()[..16], a.to_le_bytes());
+    assert_eq!(wide.bytes()[16..32], (-2i128).to_le_bytes());
+    assert_eq!(wide.bytes()[32..40], 3u64.to_le_bytes());
     let quantize = QuantizeDoubleIdiomsConfigShort::pack(0x1000, 0x2000, 0x3000, 9, 0.5);
     assert_eq!(quantize.bytes()[24..26], 9u16.to_le_bytes());
     assert_eq!(quantize.bytes()[32..40], 0.5f64.to_le_bytes());
@@ -64,6 +71,18 @@ pub fn run(ctx: &Arc<CudaContext>) -> Result<(), Error> {
     let got = stream.clone_dtoh(&eq)?;
     assert!(got.iter().zip(&host).all(|(g, h)| *g == (h * 0.5) as i32));
     assert_eq!(stream.clone_dtoh(&counts)?, [n as u32]);
-    println!("generated: a device function's address and a configuration's member types, ok");
+    // 128-bit integers by value and in device memory.
+    let a = (7u128 << 64) | 0xffff_ffff_ffff_fff0;
+    let mut out = stream.alloc_zeros::<u128>(3)?;
+    // SAFETY: wide writes out[0..3], of a buffer of 3.
+    unsafe { kernels.wide.launch(&stream, Config::for_elements(1, 1), a, -32, 3, &mut out)? };
+    assert_eq!(
+        stream.clone_dtoh(&out)?,
+        [a.wrapping_add(-32i128 as u128), a.wrapping_mul(3), a >> 64]
+    );
+    println!(
+        "generated: a device function's address, a configuration's member types and 128-bit \
+         integers, ok"
+    );
     Ok(())
 }
