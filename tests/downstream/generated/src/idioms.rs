@@ -23,7 +23,8 @@ unsafe extern "C" {
     pub static negated_fn: u64;
 }
 
-/// What the launchers send, without a GPU: the function's address at its offset.
+/// What the launchers send, without a GPU: a function's address, 128-bit integers and the
+/// member-typed parameters where nvcc put them.
 pub fn check_layouts() {
     let apply = ApplyFn::pack(0x1000, 0x2000, 0xdead_beef_0000, 7);
     assert_eq!(apply.bytes()[16..24], 0xdead_beef_0000u64.to_le_bytes());
