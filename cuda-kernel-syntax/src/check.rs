@@ -444,7 +444,7 @@ pub(crate) fn check_symbol_params(
         // class made it, a pointer perhaps: a declared type of at least its pointer levels
         // takes its place (its size is checked against the PTX as any parameter's).
         if member_of_argument(expected, &template_args)
-            .is_some_and(|levels| pointer_levels(&declared) >= levels)
+            .is_some_and(|levels| declared.pointee().0 >= levels)
         {
             continue;
         }
@@ -452,15 +452,9 @@ pub(crate) fn check_symbol_params(
         // on the device, which a declaration takes as a 64-bit integer (read from a
         // `__device__` variable holding it, a `static` of the block); a pointer to such
         // pointers (`float (**)(float)`) a pointer to them.
-        if function_pointer_levels(expected).is_some_and(|levels| {
-            let mut to = &declared;
-            for _ in 1..levels {
-                match to {
-                    crate::cpp::CppType::Pointer { to: inner, .. } => to = inner,
-                    _ => return false,
-                }
-            }
-            FUNCTION_ADDRESS.contains(&to.demangled().as_str())
+        if demangle::function_pointer_levels(expected).is_some_and(|levels| {
+            let (depth, address) = declared.pointee();
+            depth + 1 == levels && FUNCTION_ADDRESS.contains(&address.demangled().as_str())
         }) {
             continue;
         }
@@ -511,21 +505,6 @@ pub(crate) fn check_symbol_params(
 /// (`uint64_t`, `unsigned long` on the 64-bit platforms CUDA runs on) and `c_ulonglong`.
 const FUNCTION_ADDRESS: &[&str] = &["unsigned long", "unsigned long long"];
 
-/// How many pointers deep a function pointer type is, as the demangler writes it: 1 for
-/// `float (*)(float)`, 2 for `float (**)(float)` or `float (* const*)(float)`; `None` for
-/// another type.
-fn function_pointer_levels(ty: &str) -> Option<usize> {
-    let open = ty.find("(*")?;
-    let close = open + ty[open..].find(")(")?;
-    let declarator = &ty[open + 1..close];
-    let only_pointers = declarator
-        .replace("const", "")
-        .replace("volatile", "")
-        .chars()
-        .all(|c| c == '*' || c == ' ');
-    only_pointers.then(|| declarator.matches('*').count())
-}
-
 /// Whether `ty`, a parameter type as the demangler writes it, is a member type of one of the
 /// template arguments `args` (`psz::Config<float>::Eq*`, `psz::Config<float>` an argument): a
 /// name that depends on a template parameter, which a symbol spells but does not resolve; with
@@ -554,14 +533,6 @@ fn member_of_argument(ty: &str, args: &[String]) -> Option<usize> {
         !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
     });
     names.then_some(levels)
-}
-
-/// How many pointers deep a C++ type is (`float**`: 2).
-fn pointer_levels(ty: &crate::cpp::CppType) -> usize {
-    match ty {
-        crate::cpp::CppType::Pointer { to, .. } => 1 + pointer_levels(to),
-        _ => 0,
-    }
 }
 
 /// Rule: a kernel named by its C++ name (`name = "k<op, float>"`) is looked up in the PTX, so

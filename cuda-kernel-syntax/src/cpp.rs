@@ -186,6 +186,18 @@ impl CppType {
         self.class_name().is_some()
     }
 
+    /// How many pointers deep the type is, and the type the innermost one points at:
+    /// `(2, float)` for `float**`, `(0, int)` for `int`.
+    pub fn pointee(&self) -> (usize, &CppType) {
+        match self {
+            CppType::Pointer { to, .. } => {
+                let (depth, base) = to.pointee();
+                (depth + 1, base)
+            }
+            base => (0, base),
+        }
+    }
+
     /// A C++ type as a demangler or a C declaration writes it (`float const*`, `const float*`,
     /// `unsigned long`, `__nv_bfloat16`, `ns::Pair* const*`). `None` for what is not a plain
     /// type name with pointers and `const`s (templates, references, arrays, functions).

@@ -36,6 +36,28 @@ pub fn demangle(symbol: &str) -> Option<String> {
     Some(text.strip_prefix("void ").unwrap_or(&text).to_string())
 }
 
+/// How many pointers deep a function pointer type is, as the demangler writes it: 1 for
+/// `float (*)(float)`, 2 for `float (**)(float)` or `float (* const*)(float)`; `None` for
+/// another type.
+///
+/// ```
+/// use cuda_kernel_syntax::demangle;
+/// let types = demangle::param_types("_Z8apply_fnPKfPfPFffEj").unwrap();
+/// assert_eq!(demangle::function_pointer_levels(&types[2]), Some(1));
+/// assert_eq!(demangle::function_pointer_levels(&types[0]), None);
+/// ```
+pub fn function_pointer_levels(ty: &str) -> Option<usize> {
+    let open = ty.find("(*")?;
+    let close = open + ty[open..].find(")(")?;
+    let declarator = &ty[open + 1..close];
+    let only_pointers = declarator
+        .replace("const", "")
+        .replace("volatile", "")
+        .chars()
+        .all(|c| c == '*' || c == ' ');
+    only_pointers.then(|| declarator.matches('*').count())
+}
+
 /// A member type of a template parameter written as C++ writes it. In a function named in a
 /// namespace (`_ZN3psz1fI...EEvPNT0_2EqE`), the demangler writes the declarator that applies
 /// to `T0_::Eq` after `T0_`'s argument, inside the name: `psz::Config<float>*::Eq`,

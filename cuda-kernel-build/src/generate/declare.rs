@@ -113,8 +113,11 @@ pub(super) fn declare(
         let twin = fn_idents.iter().filter(|i| **i == ident).count();
         fn_idents.push(ident);
         // A device function's address is declared `u64`: the doc line says which function type.
-        let takes_function = demangle::param_types(one.entry)
-            .is_some_and(|types| types.iter().any(|t| t.contains("(*)(")));
+        let takes_function = demangle::param_types(one.entry).is_some_and(|types| {
+            types
+                .iter()
+                .any(|t| demangle::function_pointer_levels(t).is_some())
+        });
         return Ok(vec![Declared {
             name: name.clone(),
             namespace: namespace.clone(),
