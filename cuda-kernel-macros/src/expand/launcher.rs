@@ -466,8 +466,8 @@ pub(super) fn expand_kernel_impl(krate: &Path, kernel: &Kernel) -> TokenStream {
     } else {
         struct_symbol_body(p, kernel)
     };
-    // `__NAME` (below) is what the default `symbol()` returns: a kernel that overrides it has
-    // none.
+    // `__NAMED`'s name (below) is what the default `symbol()` returns: a kernel that overrides it
+    // has only `LAYOUT`.
     let symbol = symbol.map(|body| {
         quote! {
             fn symbol() -> #p::Cow<'static, str> {
@@ -551,11 +551,14 @@ pub(super) fn expand_kernel_impl(krate: &Path, kernel: &Kernel) -> TokenStream {
         .tokens(&ty)
         .stream(&ty_generics)
         .group(Delimiter::Brace, |c| {
-            c.text("const LAYOUT: __ck_ParamLayout = Self::LAYOUT;");
+            // The name and layout as one constant where the kernel has both (one item less per
+            // declaration than two); the trait's `LAYOUT` reads it.
             if symbol.is_none() && family_symbol.is_none() {
-                c.text("const __NAME: &str =")
+                c.text("const __NAMED: (&str, __ck_ParamLayout) = (")
                     .text(&Code::string(&kernel.symbol))
-                    .text(";");
+                    .text(", Self::LAYOUT);");
+            } else {
+                c.text("const LAYOUT: __ck_ParamLayout = Self::LAYOUT;");
             }
             // The parameters' kinds: `(In<f32>, Out<f32>, Val<u32>)`.
             c.text("type __Params =");

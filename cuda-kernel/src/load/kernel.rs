@@ -52,12 +52,16 @@ pub unsafe trait Kernel: Sized {
     /// signature with a parameter aligned above 16 bytes, the offsets from that parameter on
     /// ([`ParamLayout::fixed`]) are the GPU's, which the loaded function keeps
     /// ([`Loaded::layout`]) and every launch uses.
-    const LAYOUT: ParamLayout;
+    const LAYOUT: ParamLayout = Self::__NAMED.1;
 
     /// The entry symbol of a kernel whose declaration fixes it (what [`symbol`](Self::symbol)
-    /// returns unless the declaration derives it).
+    /// returns unless the declaration derives it; else empty), with [`LAYOUT`](Self::LAYOUT).
+    /// A declaration with a fixed symbol writes this constant, one item where `LAYOUT` and the
+    /// name would be two; any other writes `LAYOUT`. (Each default reads the other: an impl
+    /// writing neither fails to compile where they are used, a cycle; only `#[kernel]` writes
+    /// impls.)
     #[doc(hidden)]
-    const __NAME: &'static str = "";
+    const __NAMED: (&'static str, ParamLayout) = ("", Self::LAYOUT);
 
     /// The parameters as a tuple of kinds (`In<f32>` for `*const float`, `Out<f32>` for
     /// `float*`, a value's type), through which every launch path packs them generically.
@@ -105,7 +109,7 @@ pub unsafe trait Kernel: Sized {
     fn symbol() -> Cow<'static, str> {
         match Self::__SYMBOL {
             Some(family) => Cow::Owned(family.symbol(None)),
-            None => Cow::Borrowed(Self::__NAME),
+            None => Cow::Borrowed(Self::__NAMED.0),
         }
     }
 

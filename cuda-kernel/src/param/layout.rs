@@ -66,14 +66,16 @@ impl ParamSlot {
 }
 
 /// The layout of a declared signature, each parameter named by a string, computed at compile
-/// time: what a generated `LAYOUT` is (`layout!("a": *const f32, "n": u32)`).
+/// time: what a generated `LAYOUT` is (`layout!("a": *const f32, "n": u32)`). Only in a
+/// constant's initializer, where the placed slots are promoted to a `'static` (an inline
+/// `const { .. }` block would do the same as one more item per declaration to compile).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __layout {
     ($($name:literal: $ty:ty),* $(,)?) => {
-        $crate::ParamLayout::from_slots(const {
-            &$crate::ParamLayout::place([$($crate::ParamSlot::of::<$ty>($name)),*])
-        })
+        $crate::ParamLayout::from_slots(
+            &$crate::ParamLayout::place([$($crate::ParamSlot::of::<$ty>($name)),*]),
+        )
     };
 }
 
