@@ -65,6 +65,9 @@ pub(crate) fn generate_all(
     }
     // Kernels of headers, declared by the first file whose block has them.
     let mut claimed: Vec<String> = Vec::new();
+    // Templates a file's PTX has no instance of, with the files: said once, after every file,
+    // unless a file declares them.
+    let mut no_instance: Vec<(String, Vec<String>)> = Vec::new();
     // What is not the crate's: the CUDA toolkit's headers (CUB's kernels, which the file's
     // host code launches), by where the toolkit is installed, and the build step's output (its
     // force-included header). Any other header is read as the file's own, wherever it is
@@ -105,6 +108,12 @@ pub(crate) fn generate_all(
                 };
                 warnings.extend(generated.warnings);
                 claimed.extend(generated.from_headers);
+                for template in generated.no_instance {
+                    match no_instance.iter_mut().find(|(t, _)| *t == template) {
+                        Some((_, files)) => files.push(shown.clone()),
+                        None => no_instance.push((template, vec![shown.clone()])),
+                    }
+                }
                 let rust = generated.rust;
                 let compared = committed_path
                     .as_ref()
@@ -134,6 +143,11 @@ pub(crate) fn generate_all(
             continue;
         }
         paths.push(out);
+    }
+    for (template, files) in no_instance {
+        if !claimed.contains(&template) {
+            warnings.push(generate::no_instance(&template, &files));
+        }
     }
     if problems.is_empty() {
         Ok((paths, warnings))
@@ -166,6 +180,8 @@ struct FileDeclarations {
     warnings: Vec<String>,
     /// Kernels of headers its block declares.
     from_headers: Vec<String>,
+    /// Kernel templates its PTX has no instance of ([`generate::Generated::no_instance`]).
+    no_instance: Vec<String>,
 }
 
 impl FileGeneration<'_> {
@@ -242,6 +258,7 @@ impl FileGeneration<'_> {
             rust,
             warnings,
             from_headers: generated.from_headers,
+            no_instance: generated.no_instance,
         };
         if facts.is_ok() && std::fs::write(&cache, made.written()).is_ok() {
             nvcc::remember(&cache, &key, &made.written());
@@ -251,12 +268,15 @@ impl FileGeneration<'_> {
 }
 
 impl FileDeclarations {
-    /// As kept: the counts of headers' kernels and of warnings, a line each (a warning's
-    /// line breaks as U+0001), then the Rust.
+    /// As kept: the counts of headers' kernels, of templates without an instance and of
+    /// warnings, a line each (a warning's line breaks as U+0001), then the Rust.
     fn written(&self) -> String {
-        let mut text = format!("{}\n", self.from_headers.len());
-        for name in &self.from_headers {
-            text.push_str(&format!("{name}\n"));
+        let mut text = String::new();
+        for names in [&self.from_headers, &self.no_instance] {
+            text.push_str(&format!("{}\n", names.len()));
+            for name in names {
+                text.push_str(&format!("{name}\n"));
+            }
         }
         text.push_str(&format!("{}\n", self.warnings.len()));
         for warning in &self.warnings {
@@ -273,9 +293,12 @@ impl FileDeclarations {
             rest = after;
             Some(line)
         };
-        let from_headers = (0..line()?.parse::<usize>().ok()?)
-            .map(|_| line().map(str::to_string))
-            .collect::<Option<Vec<_>>>()?;
+        let mut names = || {
+            (0..line()?.parse::<usize>().ok()?)
+                .map(|_| line().map(str::to_string))
+                .collect::<Option<Vec<_>>>()
+        };
+        let (from_headers, no_instance) = (names()?, names()?);
         let warnings = (0..line()?.parse::<usize>().ok()?)
             .map(|_| line().map(|w| w.replace('\u{1}', "\n")))
             .collect::<Option<Vec<_>>>()?;
@@ -283,6 +306,7 @@ impl FileDeclarations {
             rust: rest.to_string(),
             warnings,
             from_headers,
+            no_instance,
         })
     }
 }

@@ -1245,3 +1245,74 @@ fn files_of_one_name_named_otherwise_have_outputs_of_their_own() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Kernel templates of a header that several files include: one a later file instantiates is
+/// not warned of by the files before it, and one that no file instantiates is said once, with
+/// the files, not once per file.
+#[test]
+#[cfg_attr(not(has_nvcc), ignore = "needs nvcc")]
+fn a_header_template_without_instances_is_said_once_for_the_build() {
+    let dir = std::env::temp_dir().join(format!(
+        "cuda-kernel-build-{}-header-templates",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    for folder in ["src", "cuda", "out"] {
+        std::fs::create_dir_all(dir.join(folder)).unwrap();
+    }
+    std::fs::write(dir.join("src/lib.rs"), "").unwrap();
+    std::fs::write(
+        dir.join("cuda/common.cuh"),
+        "template <typename T> __global__ void fill(T *y, T v) { y[threadIdx.x] = v; }\n\
+         template <typename T> __global__ void never(T *y) { y[0] = T(0); }\n",
+    )
+    .unwrap();
+    let files = [
+        ("first.cu", ""),
+        (
+            "second.cu",
+            "template __global__ void fill<float>(float *, float);\n",
+        ),
+        ("third.cu", ""),
+    ];
+    for (name, body) in files {
+        std::fs::write(
+            dir.join("cuda").join(name),
+            format!(
+                "#include \"common.cuh\"\n{body}extern \"C\" __global__ void own_{}(float *y) {{ y[0] = 1.0f; }}\n",
+                name.trim_end_matches(".cu")
+            ),
+        )
+        .unwrap();
+    }
+    let mut b = Build::new();
+    for (name, _) in files {
+        b.file(format!("cuda/{name}"));
+    }
+    let built = b
+        .manifest_dir(&dir)
+        .out_dir(dir.join("out"))
+        .generate_declarations(true)
+        .try_compile()
+        .unwrap();
+    let about = |name: &str| -> Vec<&String> {
+        built
+            .warnings
+            .iter()
+            .filter(|w| w.contains(&format!("`{name}`")))
+            .collect()
+    };
+    assert!(about("fill").is_empty(), "{:?}", built.warnings);
+    assert_eq!(
+        about("never"),
+        [&"first.cu, second.cu and third.cu: `never` is not generated: a template none of their \
+           PTX has an instance of (nvcc compiles the instances a .cu names: add an explicit \
+           instantiation)"
+            .to_string()],
+        "{:?}",
+        built.warnings
+    );
+    let second = std::fs::read_to_string(dir.join("out/cuda-kernel/second.rs")).unwrap();
+    assert!(second.contains("fn fill"), "{second}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

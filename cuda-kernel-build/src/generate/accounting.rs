@@ -17,6 +17,36 @@ pub struct Generated {
     /// The kernels declared that a header defines, not the file itself: the blocks of other
     /// files including that header leave them out ([`Options::elsewhere`](super::Options::elsewhere)).
     pub from_headers: Vec<String>,
+    /// Kernel templates of the file or its headers that its PTX has no instance of, qualified:
+    /// worded once for the whole build ([`no_instance`]), where no file declares them.
+    pub no_instance: Vec<String>,
+}
+
+/// The warning for a kernel template that no PTX of the build has an instance of, naming the
+/// files (`shown`, in build order) that define or include it, the first three by name.
+pub fn no_instance(qualified: &str, shown: &[String]) -> String {
+    const NAMED: usize = 3;
+    let files = match shown {
+        [] => String::from("the build"),
+        [one] => one.clone(),
+        _ if shown.len() <= NAMED => {
+            let (last, first) = shown.split_last().unwrap_or((&shown[0], &[]));
+            format!("{} and {last}", first.join(", "))
+        }
+        _ => format!(
+            "{} and {} more files",
+            shown[..NAMED].join(", "),
+            shown.len() - NAMED
+        ),
+    };
+    let whose = match shown.len() {
+        0 | 1 => "the PTX has no",
+        _ => "none of their PTX has an",
+    };
+    format!(
+        "{files}: `{qualified}` is not generated: a template {whose} instance of (nvcc \
+         compiles the instances a .cu names: add an explicit instantiation)"
+    )
 }
 
 /// What became of the PTX's entries: every one is declared (here, by hand, or in the block of
@@ -73,5 +103,28 @@ pub fn entry_function(entry: &str) -> String {
             None => name,
         },
         None => entry.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::no_instance;
+
+    #[test]
+    fn a_template_without_instances_is_said_with_its_files() {
+        let files = |n: usize| (0..n).map(|i| format!("f{i}.cu")).collect::<Vec<_>>();
+        assert_eq!(
+            no_instance("scale", &files(1)),
+            "f0.cu: `scale` is not generated: a template the PTX has no instance of (nvcc \
+             compiles the instances a .cu names: add an explicit instantiation)"
+        );
+        assert!(
+            no_instance("ns::scale", &files(2))
+                .starts_with("f0.cu and f1.cu: `ns::scale` is not generated: a template none of their PTX has an instance of")
+        );
+        assert!(no_instance("s", &files(3)).starts_with("f0.cu, f1.cu and f2.cu: `s`"));
+        assert!(
+            no_instance("s", &files(18)).starts_with("f0.cu, f1.cu, f2.cu and 15 more files: `s`")
+        );
     }
 }

@@ -22,7 +22,7 @@ mod read;
 mod rust;
 mod write;
 
-pub use accounting::{Accounting, Generated, entry_function};
+pub use accounting::{Accounting, Generated, entry_function, no_instance};
 pub use families::NamedFamily;
 use families::*;
 use read::*;
@@ -246,17 +246,16 @@ fn declare_kernels<'f>(
             )),
         }
     }
-    // Templates of the file the PTX has no instance of: nothing to declare, and said.
+    // Templates of the file the PTX has no instance of: nothing to declare, and said once for
+    // the build where no other file declares them (a header's templates are in every file
+    // that includes it).
     for kernel in heads.kernels.iter().filter(|k| k.template.is_some()) {
         let qualified = qualified(kernel.namespace.as_deref(), &kernel.name);
         if !groups.iter().any(|g| g.function == qualified)
             && !by_hand.has(&qualified)
             && !elsewhere.contains(&qualified)
         {
-            out.warnings.push(format!(
-                "{source}: `{qualified}` is not generated: a template the PTX has no instance of \
-                 (nvcc compiles the instances the .cu names: add an explicit instantiation)"
-            ));
+            out.no_instance.push(qualified);
         }
     }
     found
