@@ -347,3 +347,35 @@ pub(crate) fn not_generated(stem: &str) -> String {
          ::core::compile_error!({message:?});\n"
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::FileDeclarations;
+
+    /// What a file's generation keeps reads back as it was, multi-line warnings included.
+    #[test]
+    fn kept_declarations_read_back_whole() {
+        let made = FileDeclarations {
+            rust: "#[kernel]\nunsafe extern \"C\" {}\n".into(),
+            warnings: vec!["a.cu: one\nand two lines".into(), "b".into()],
+            from_headers: vec!["ns::k".into()],
+            no_instance: vec!["t".into(), "ns::u".into()],
+        };
+        let read = FileDeclarations::read(&made.written()).unwrap();
+        assert_eq!(
+            (
+                read.rust,
+                read.warnings,
+                read.from_headers,
+                read.no_instance
+            ),
+            (
+                made.rust,
+                made.warnings,
+                made.from_headers,
+                made.no_instance
+            )
+        );
+        assert!(FileDeclarations::read("2\nonly one\n").is_none());
+    }
+}

@@ -29,10 +29,7 @@ pub fn no_instance(qualified: &str, shown: &[String]) -> String {
     let files = match shown {
         [] => String::from("the build"),
         [one] => one.clone(),
-        _ if shown.len() <= NAMED => {
-            let (last, first) = shown.split_last().unwrap_or((&shown[0], &[]));
-            format!("{} and {last}", first.join(", "))
-        }
+        [first @ .., last] if shown.len() <= NAMED => format!("{} and {last}", first.join(", ")),
         _ => format!(
             "{} and {} more files",
             shown[..NAMED].join(", "),
