@@ -18,7 +18,7 @@ pub struct Generated {
     /// files including that header leave them out ([`Options::elsewhere`](super::Options::elsewhere)).
     pub from_headers: Vec<String>,
     /// Kernel templates of the file or its headers that its PTX has no instance of, qualified:
-    /// worded once for the whole build ([`no_instance`]), where no file declares them.
+    /// worded once for the whole build, where no file declares them.
     pub no_instance: Vec<String>,
 }
 
