@@ -1316,3 +1316,33 @@ fn a_header_template_without_instances_is_said_once_for_the_build() {
     assert!(second.contains("fn fill"), "{second}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A `.cu` that defines a name CUDA's half-precision headers define too (Blender Cycles' `typedef
+/// unsigned short half;` and its own `__float2half`, in a file that includes no `cuda_fp16.h`)
+/// builds: the force-included header includes those headers only where the prototypes use their
+/// types. Its kernel taking that `half` is generated as `u16`.
+#[test]
+#[cfg_attr(not(has_nvcc), ignore = "needs nvcc")]
+fn a_cu_defining_its_own_half_builds() {
+    let dir = project(
+        "own-half",
+        &format!(
+            "{GOOD}\ntypedef unsigned short half;\n\
+             __device__ half __float2half(const float f) {{ return (half)f; }}\n\
+             extern \"C\" __global__ void to_half(const float *x, half *y) {{ y[0] = __float2half(x[0]); }}\n"
+        ),
+    );
+    let built = build(&dir).generate_declarations(true).try_compile();
+    assert!(built.is_ok(), "{:?}", built.err());
+    let header = std::fs::read_to_string(dir.join("out/cuda-kernel/axpy.h")).unwrap();
+    assert!(
+        !header.contains("cuda_fp16.h") && !header.contains("cuda_bf16.h"),
+        "{header}"
+    );
+    let rust = std::fs::read_to_string(dir.join("out/cuda-kernel/axpy.rs")).unwrap();
+    assert!(
+        rust.contains("pub fn to_half(x: *const f32, y: *mut u16);"),
+        "{rust}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
